@@ -1,0 +1,157 @@
+/* The diagnosis as a person reads it in ten seconds, from the result
+ * object (so the terminal shows exactly what --json and the store hold). */
+#include <stdio.h>
+#include <string.h>
+#include "render.h"
+
+static const char *s(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) && v ? json_object_get_string(v) : NULL;
+}
+
+static struct json_object *arr(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_array) ? v : NULL;
+}
+
+static void evidence(FILE *out, struct json_object *sym, const char *indent)
+{
+	struct json_object *ev = arr(sym, "evidence");
+
+	for (size_t i = 0; ev && i < json_object_array_length(ev); i++) {
+		struct json_object *e = json_object_array_get_idx(ev, i), *ln;
+
+		json_object_object_get_ex(e, "line", &ln);
+		fprintf(out, "%s%s:%d\n%s  %s\n", indent, s(e, "file"), json_object_get_int(ln), indent,
+			s(e, "text"));
+	}
+}
+
+/* HH:MM:SS.mmm of an RFC 3339 time */
+static void clock_of(const char *t, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.12s", t && strlen(t) > 11 ? t + 11 : "?");
+}
+
+static void node_list(FILE *out, struct json_object *a)
+{
+	for (size_t i = 0; a && i < json_object_array_length(a); i++)
+		fprintf(out, "%s%s", i ? ", " : "", json_object_get_string(json_object_array_get_idx(a, i)));
+	if (!a || !json_object_array_length(a))
+		fputs("none", out);
+}
+
+void render_text(FILE *out, struct json_object *r)
+{
+	struct json_object *rc, *syms = arr(r, "symptoms"), *cov = arr(r, "coverage"),
+			       *acts = arr(r, "actions");
+
+	fprintf(out, "job %s %s: %s / %s\n\n", s(r, "job_id"), s(r, "terminal_state"), s(r, "outcome"),
+		s(r, "sub_domain"));
+	if (json_object_object_get_ex(r, "root_cause", &rc) && rc) {
+		fprintf(out, "Root cause   %s [%s]\n", s(rc, "symptom"), s(rc, "code"));
+		fprintf(out, "             on %s%s%s at %s\n", s(rc, "node") ? s(rc, "node") : "(no single node)",
+			s(rc, "device") ? " " : "", s(rc, "device") ? s(rc, "device") : "", s(rc, "time"));
+		if (s(rc, "resolution"))
+			fprintf(out, "             resolution: %s\n", s(rc, "resolution"));
+		evidence(out, rc, "             ");
+	} else if (syms) {
+		for (size_t i = 0; i < json_object_array_length(syms); i++) {
+			struct json_object *y = json_object_array_get_idx(syms, i);
+
+			if (strcmp(s(y, "role"), "root"))
+				continue;
+			fprintf(out, "Candidate    %s [%s] on %s\n", s(y, "symptom"), s(y, "code"),
+				s(y, "node") ? s(y, "node") : "(job)");
+			evidence(out, y, "             ");
+		}
+	}
+	fputs("Culprit      ", out);
+	node_list(out, arr(r, "culprit_nodes"));
+	fputs("\nAffected     ", out);
+	node_list(out, arr(r, "affected_nodes"));
+	fputs("\n\n", out);
+
+	/* first symptom per node, in time order (symptoms are sorted by role
+	 * then time; collect and order by time) */
+	fputs("Timeline (first symptom per node)\n", out);
+	struct json_object *seen = json_object_new_object();
+	struct json_object *firsts = json_object_new_array();
+	for (size_t i = 0; syms && i < json_object_array_length(syms); i++) {
+		struct json_object *y = json_object_array_get_idx(syms, i);
+		const char *node = s(y, "node") ? s(y, "node") : "(job)";
+		struct json_object *prev;
+
+		if (!strcmp(s(y, "role"), "interesting"))
+			continue;
+		if (json_object_object_get_ex(seen, node, &prev) &&
+		    strcmp(s(prev, "first_time"), s(y, "first_time")) <= 0)
+			continue;
+		json_object_object_add(seen, node, json_object_get(y));
+	}
+	json_object_object_foreach(seen, key, val) {
+		(void)key;
+		json_object_array_add(firsts, json_object_get(val));
+	}
+	size_t n = json_object_array_length(firsts);
+	for (size_t i = 0; i < n; i++)	/* few entries: selection order by time */
+		for (size_t k = i + 1; k < n; k++)
+			if (strcmp(s(json_object_array_get_idx(firsts, k), "first_time"),
+				   s(json_object_array_get_idx(firsts, i), "first_time")) < 0) {
+				struct json_object *a = json_object_get(json_object_array_get_idx(firsts, i));
+				struct json_object *b = json_object_get(json_object_array_get_idx(firsts, k));
+
+				json_object_array_put_idx(firsts, i, b);
+				json_object_array_put_idx(firsts, k, a);
+			}
+	for (size_t i = 0; i < n && i < 20; i++) {
+		struct json_object *y = json_object_array_get_idx(firsts, i);
+		char clk[16];
+
+		clock_of(s(y, "first_time"), clk, sizeof(clk));
+		fprintf(out, "  %-12s%s %-12s %-11s %s\n", clk, s(y, "time_approximate") ? "~" : " ",
+			s(y, "node") ? s(y, "node") : "(job)", s(y, "role"), s(y, "symptom"));
+	}
+	if (n > 20)
+		fprintf(out, "  ... %zu more nodes\n", n - 20);
+	if (!n)
+		fputs("  (no failure symptom)\n", out);
+	json_object_put(seen);
+	json_object_put(firsts);
+
+	long down = 0, downcount = 0;
+	for (size_t i = 0; syms && i < json_object_array_length(syms); i++) {
+		struct json_object *y = json_object_array_get_idx(syms, i), *c;
+
+		if (!strcmp(s(y, "role"), "downstream")) {
+			down++;
+			json_object_object_get_ex(y, "count", &c);
+			downcount += json_object_get_int64(c);
+		}
+	}
+	fprintf(out, "\nDownstream   %ld symptoms (%ld log lines) explained by the root cause\n", down, downcount);
+
+	fputs("Missing      ", out);
+	if (!cov || !json_object_array_length(cov))
+		fputs("nothing\n", out);
+	for (size_t i = 0; cov && i < json_object_array_length(cov); i++) {
+		struct json_object *c = json_object_array_get_idx(cov, i);
+
+		fprintf(out, "%s%s (%s): %s\n", i ? "             " : "", s(c, "source"), s(c, "status"),
+			s(c, "detail"));
+	}
+	fputs("Actions      ", out);
+	if (!acts || !json_object_array_length(acts))
+		fputs("none\n", out);
+	for (size_t i = 0; acts && i < json_object_array_length(acts); i++) {
+		struct json_object *c = json_object_array_get_idx(acts, i);
+
+		fprintf(out, "%s%s %s: %s\n", i ? "             " : "", s(c, "action"), s(c, "node"),
+			s(c, "reason"));
+	}
+	fprintf(out, "\n%s\n", s(r, "explanation"));
+}

@@ -1,0 +1,47 @@
+/* attrib_analyze: the pipeline, phase by phase. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+static void analysis_free(struct analysis *a)
+{
+	symptoms_free(a);
+	for (int i = 0; i < a->ncov; i++) {
+		free(a->cov[i].source);
+		free(a->cov[i].status);
+		free(a->cov[i].detail);
+	}
+	free(a->cov);
+	strlist_free(&a->files);
+	identity_free(a->id);
+	job_free(&a->job);
+}
+
+struct json_object *attrib_analyze(const attrib_catalog *cat, const char *dir, char *err,
+				   size_t errlen)
+{
+	struct analysis a = { .cat = cat, .dir = dir };
+	struct verdict v;
+	struct json_object *res;
+	char *path = xmalloc(strlen(dir) + 16);
+
+	sprintf(path, "%s/job.json", dir);
+	if (job_load(&a.job, path, err, errlen) < 0) {
+		free(path);
+		job_free(&a.job);
+		return NULL;
+	}
+	free(path);
+	a.tc.ref = a.job.start;
+	a.tc.tz = a.job.tz;
+	a.id = identity_new(&a.job);
+
+	scan_case(&a);		/* extract, filter, collapse */
+	symptoms_resolve(&a);	/* per node and device */
+	correlate(&a, &v);	/* refiners, first cause, verdict */
+	res = result_build(&a, &v);
+	free(v.roots);
+	analysis_free(&a);
+	return res;
+}

@@ -1,0 +1,224 @@
+/* Job-wide reasoning: the refiners of the catalog mark what explains
+ * what, then the first cause in time among what remains is the verdict.
+ * Nothing here knows a particular failure; only kinds, scopes, times and
+ * nodes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+static bool any_of(const struct strlist *want, const struct strlist *have)
+{
+	for (int i = 0; i < want->n; i++)
+		if (strlist_has(have, want->v[i]))
+			return true;
+	return false;
+}
+
+bool selector_match(const struct selector *s, const struct symptom *sym)
+{
+	const struct code *c = sym->code;
+	bool ok;
+
+	if (s->codes.n) {
+		ok = false;
+		for (int i = 0; i < s->codes.n && !ok; i++)
+			ok = glob_match(s->codes.v[i], c->code);
+		if (!ok)
+			return false;
+	}
+	if (s->tags.n && !any_of(&s->tags, &c->tags))
+		return false;
+	if (s->kinds.n) {
+		ok = false;
+		for (int i = 0; i < s->kinds.n && !ok; i++)
+			ok = kind_parse(s->kinds.v[i]) == (int)c->kind;
+		if (!ok)
+			return false;
+	}
+	if (s->classes.n && (!c->class_name || !strlist_has(&s->classes, c->class_name)))
+		return false;
+	if (s->sub_domains.n && (!c->sub_domain || !strlist_has(&s->sub_domains, c->sub_domain)))
+		return false;
+	return true;
+}
+
+static bool pids_meet(const struct symptom *a, const struct symptom *b)
+{
+	for (int i = 0; i < a->npids; i++)
+		for (int k = 0; k < b->npids; k++)
+			if (a->pids[i] == b->pids[k])
+				return true;
+	return false;
+}
+
+/* A symptom whose node is unknown may be on any node. */
+static bool same_node(const struct symptom *t, const struct symptom *by)
+{
+	return t->node < 0 || t->node == by->node;
+}
+
+static bool related(const struct refiner *r, const struct symptom *t,
+		    const struct symptom *by, double skew)
+{
+	double d = t->first - by->first;
+
+	switch (r->same) {
+	case SAME_NODE:
+		if (!same_node(t, by))
+			return false;
+		break;
+	case SAME_PID:
+		if (!same_node(t, by) || !pids_meet(t, by))
+			return false;
+		break;
+	case SAME_GPU:
+		if (!same_node(t, by) || !t->device || !by->device || strcmp(t->device, by->device))
+			return false;
+		break;
+	case SAME_JOB:
+		break;
+	}
+	if (r->order_after && d < -skew)
+		return false;
+	if (r->within > 0 && fabs(d) > r->within + skew)
+		return false;
+	return true;
+}
+
+void refiner_apply(const struct refiner *r, struct symptom **sym, int n, double skew)
+{
+		for (int i = 0; i < n; i++) {
+			struct symptom *t = sym[i];
+
+			if (t->role != ROLE_NONE || !selector_match(&r->target, t))
+				continue;
+			for (int j = 0; j < n; j++) {
+				const struct symptom *by = sym[j];
+
+				if (j == i || !selector_match(&r->by, by) || !related(r, t, by, skew))
+					continue;
+				t->role = r->verdict;
+				t->explained_by = by;
+				t->refined_by = r->id;
+				break;
+			}
+		}
+}
+
+void refine(const attrib_catalog *cat, struct symptom **sym, int n)
+{
+	for (int k = 0; k < cat->nrefiners; k++)
+		refiner_apply(&cat->refiners[k], sym, n, cat->set.clock_skew);
+}
+
+static bool is_candidate(const struct symptom *s)
+{
+	return s->role == ROLE_NONE &&
+	       (s->code->kind == KIND_FAULT || s->code->kind == KIND_SCHEDULER);
+}
+
+static int by_time(const void *x, const void *y)
+{
+	const struct symptom *a = *(struct symptom *const *)x, *b = *(struct symptom *const *)y;
+
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	/* an exact time before an approximate one */
+	return (int)a->first_approx - (int)b->first_approx;
+}
+
+/* Survivors that blame one place: same sub_domain, and for node-scoped
+ * causes the same node (an unknown node joins the one known node). */
+static int group_count(struct symptom **r, int n, int *node_out)
+{
+	int node = -1;
+
+	for (int i = 1; i < n; i++)
+		if (strcmp(r[i]->code->sub_domain, r[0]->code->sub_domain))
+			return 2;
+	for (int i = 0; i < n; i++) {
+		if (r[i]->code->scope != SCOPE_NODE || r[i]->node < 0)
+			continue;
+		if (node >= 0 && node != r[i]->node)
+			return 2;
+		node = r[i]->node;
+	}
+	*node_out = node;
+	return 1;
+}
+
+static bool job_completed(const struct job *j)
+{
+	return !strcmp(j->state, "COMPLETED") &&
+	       (!j->exit_code || !strcmp(j->exit_code, "0:0"));
+}
+
+void correlate(struct analysis *a, struct verdict *v)
+{
+	struct symptom **c = xcalloc(a->nsym + 1, sizeof(*c));
+	int nc = 0;
+	double skew = a->cat->set.clock_skew, tie = a->cat->set.tie_window;
+
+	memset(v, 0, sizeof(*v));
+	if (job_completed(&a->job)) {
+		for (int i = 0; i < a->nsym; i++)
+			a->sym[i]->role = ROLE_INTERESTING;
+		v->pass = true;
+		v->sub_domain = "Pass";
+		free(c);
+		return;
+	}
+	refine(a->cat, a->sym, a->nsym);
+	for (int i = 0; i < a->nsym; i++)
+		if (is_candidate(a->sym[i]))
+			c[nc++] = a->sym[i];
+	qsort(c, nc, sizeof(*c), by_time);
+
+	/* first cause: the earliest candidate and those tied with it; a
+	 * scheduler decision first wins over faults that follow it */
+	int ns = 0;
+	if (nc) {
+		const struct symptom *first = c[0];
+		enum kind k = first->code->kind;
+
+		for (int i = 0; i < nc; i++) {
+			bool tied = c[i]->first <= first->first + tie + (c[i]->first_approx ? 0 : skew);
+
+			if (tied && c[i]->code->kind == k) {
+				c[ns++] = c[i];
+			} else {
+				c[i]->role = ROLE_DOWNSTREAM;
+				c[i]->explained_by = first;
+			}
+		}
+	}
+	int node = -1;
+	if (ns && group_count(c, ns, &node) == 1) {
+		v->sub_domain = c[0]->code->sub_domain;
+		v->root = c[0];
+		for (int i = 0; i < ns; i++)	/* the root names the culprit if any does */
+			if (c[i]->code->scope == SCOPE_NODE && c[i]->node == node && node >= 0) {
+				v->root = c[i];
+				break;
+			}
+	} else if (ns) {
+		v->sub_domain = "ambiguous";
+	} else {
+		v->sub_domain = "unattributed";
+	}
+	v->roots = c;
+	v->nroots = ns;
+	for (int i = 0; i < ns; i++)
+		c[i]->role = ROLE_ROOT;
+	for (int i = 0; i < a->nsym; i++) {
+		struct symptom *s = a->sym[i];
+
+		if (s->role != ROLE_NONE)
+			continue;
+		if (s->code->kind == KIND_CONSEQUENCE && ns)
+			s->role = ROLE_DOWNSTREAM;
+		else
+			s->role = ROLE_INTERESTING;
+	}
+}

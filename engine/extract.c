@@ -1,0 +1,260 @@
+/* One line to events: the timestamp header, the prefixes, then the
+ * extractors in priority order.  The scan and the rule self-test both go
+ * through line_extract(), so a rule's inline case checks exactly what a
+ * scan of a real log does. */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+static pcre2_match_context *mctx;
+static pcre2_jit_stack *jstack;
+
+/* Bounds every regex: a rule that backtracks catastrophically on a hostile
+ * line fails that line instead of hanging the engine. */
+static pcre2_match_context *match_context(void)
+{
+	if (!mctx) {
+		mctx = pcre2_match_context_create(NULL);
+		pcre2_set_match_limit(mctx, 1000000);
+		pcre2_set_depth_limit(mctx, 10000);
+		jstack = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
+		pcre2_jit_stack_assign(mctx, NULL, jstack);
+	}
+	return mctx;
+}
+
+void event_clear(struct event *ev)
+{
+	strlist_free(&ev->names);
+	strlist_free(&ev->values);
+	memset(ev, 0, sizeof(*ev));
+}
+
+const char *event_field(const struct event *ev, const char *name)
+{
+	for (int i = 0; i < ev->names.n; i++)
+		if (!strcmp(ev->names.v[i], name))
+			return ev->values.v[i];
+	return NULL;
+}
+
+static void set_field(struct event *ev, const char *name, const char *value, size_t vlen)
+{
+	char *v = xstrndup(value, vlen);
+
+	for (int i = 0; i < ev->names.n; i++)
+		if (!strcmp(ev->names.v[i], name)) {
+			free(ev->values.v[i]);
+			ev->values.v[i] = v;
+			return;
+		}
+	strlist_add(&ev->names, name);
+	ev->values.v = xrealloc(ev->values.v, ev->names.n * sizeof(char *));
+	ev->values.v[ev->values.n++] = v;
+}
+
+/* Named captures of the last match into ev (later ones overwrite). */
+static void captures(pcre2_code *re, pcre2_match_data *md, const char *subj, struct event *ev)
+{
+	uint32_t count, size;
+	PCRE2_SPTR table;
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+
+	pcre2_pattern_info(re, PCRE2_INFO_NAMECOUNT, &count);
+	pcre2_pattern_info(re, PCRE2_INFO_NAMEENTRYSIZE, &size);
+	pcre2_pattern_info(re, PCRE2_INFO_NAMETABLE, &table);
+	for (uint32_t i = 0; i < count; i++) {
+		const unsigned char *e = table + i * size;
+		int n = (e[0] << 8) | e[1];
+
+		if (ov[2 * n] == PCRE2_UNSET)
+			continue;
+		set_field(ev, (const char *)e + 2, subj + ov[2 * n], ov[2 * n + 1] - ov[2 * n]);
+	}
+}
+
+void line_context(const attrib_catalog *cat, const struct timectx *tc, const char *line,
+		  size_t len, struct line_ctx *lc)
+{
+	pcre2_match_data *md = pcre2_match_data_create(32, NULL);
+	size_t pos;
+	bool again = true;
+
+	memset(lc, 0, sizeof(*lc));
+	lc->has_time = time_parse_header(tc, line, len, &lc->time, &pos);
+	for (int guard = 0; again && guard < 8; guard++) {
+		again = false;
+		for (int i = 0; i < cat->nprefixes; i++) {
+			const struct prefix *p = &cat->prefixes[i];
+			PCRE2_SIZE *ov;
+
+			if (!p->re || pcre2_match(p->re, (PCRE2_SPTR)line + pos, len - pos, 0, 0, md,
+						  match_context()) < 0)
+				continue;
+			ov = pcre2_get_ovector_pointer(md);
+			if (ov[1] == 0)
+				continue;	/* an empty prefix makes no progress */
+			captures(p->re, md, line + pos, &lc->ctx);
+			pos += ov[1];
+			again = true;
+			break;
+		}
+	}
+	lc->body = pos;
+	const char *t = event_field(&lc->ctx, "time");
+	if (!lc->has_time && t)
+		lc->has_time = time_parse_any(tc, t, strlen(t), &lc->time);
+	pcre2_match_data_free(md);
+}
+
+void line_context_free(struct line_ctx *lc)
+{
+	event_clear(&lc->ctx);
+}
+
+/* xid.{xid} -> xid.149 */
+static char *expand(const char *tpl, const struct event *ev)
+{
+	size_t cap = strlen(tpl) + 64, o = 0;
+	char *out = xmalloc(cap);
+
+	for (const char *p = tpl; *p;) {
+		const char *e, *v = NULL;
+		size_t vl;
+
+		if (*p == '{' && (e = strchr(p, '}'))) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "%.*s", (int)(e - p - 1), p + 1);
+			v = event_field(ev, name);
+			p = e + 1;
+		} else {
+			v = p++;
+			vl = 1;
+			goto put;
+		}
+		if (!v)
+			v = "";
+		vl = strlen(v);
+put:
+		if (o + vl + 1 > cap)
+			out = xrealloc(out, cap = (o + vl + 1) * 2);
+		memcpy(out + o, v, vl);
+		o += vl;
+	}
+	out[o] = 0;
+	return out;
+}
+
+/* The catalog row a decoded field selects (NVLink5 Xid sub-codes). */
+static const struct code *decode(const struct code *c, const struct event *ev)
+{
+	const char *v = c->decode_field ? event_field(ev, c->decode_field) : NULL;
+	char *end;
+	unsigned long raw;
+
+	if (!v)
+		return c;
+	raw = strtoul(v, &end, 0);
+	if (end == v)
+		return c;
+	long key = (long)((raw >> c->decode_shift) & c->decode_mask);
+	for (int i = 0; i < c->nrows; i++)
+		for (int k = 0; k < c->rows[i].nvalues; k++)
+			if (c->rows[i].values[k] == key)
+				return c->rows[i].as;
+	return c;
+}
+
+bool extractor_apply(const attrib_catalog *cat, const struct extractor *x, const char *subj,
+		     size_t len, struct event *ev)
+{
+	pcre2_match_data *md;
+	bool ok;
+
+	if (!x->re)
+		return false;
+	md = pcre2_match_data_create_from_pattern(x->re, NULL);
+	ok = pcre2_match(x->re, (PCRE2_SPTR)subj, len, 0, 0, md, match_context()) >= 0;
+	if (ok) {
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+
+		ev->match_start = ov[0];
+		captures(x->re, md, subj, ev);
+		for (int i = 0; i < x->const_names.n; i++)
+			if (!event_field(ev, x->const_names.v[i]))
+				set_field(ev, x->const_names.v[i], x->const_values.v[i],
+					  strlen(x->const_values.v[i]));
+		if (x->code) {
+			ev->code = x->code;
+		} else if (x->code_tpl) {
+			char *c = expand(x->code_tpl, ev);
+
+			ev->code = catalog_code(cat, c);
+			if (!ev->code)
+				ev->code = cat->unknown;
+			free(c);
+		}
+		if (ev->code)
+			ev->code = decode(ev->code, ev);
+	}
+	pcre2_match_data_free(md);
+	return ok;
+}
+
+void event_merge_context(struct event *ev, const struct line_ctx *lc)
+{
+	for (int i = 0; i < lc->ctx.names.n; i++)
+		if (!event_field(ev, lc->ctx.names.v[i]))
+			set_field(ev, lc->ctx.names.v[i], lc->ctx.values.v[i],
+				  strlen(lc->ctx.values.v[i]));
+	if (lc->has_time && !ev->has_time) {
+		ev->time = lc->time;
+		ev->has_time = true;
+	}
+}
+
+int line_extract(const attrib_catalog *cat, const struct timectx *tc, const char *line,
+		 size_t len, int source, const int *cand, int ncand, struct line_ctx *lc,
+		 struct event *out, struct event *identity, int *nidentity, int maxidentity)
+{
+	bool have_ctx = false, found = false;
+
+	*nidentity = 0;
+	for (int k = 0; k < ncand; k++) {
+		const struct extractor *x = &cat->extractors[cand[k]];
+		struct event ev = { 0 };
+
+		if (!(x->sources & source) || (found && !x->identity))
+			continue;
+		if (!extractor_apply(cat, x, line, len, &ev)) {
+			event_clear(&ev);
+			continue;
+		}
+		if (!have_ctx) {
+			line_context(cat, tc, line, len, lc);
+			have_ctx = true;
+		}
+		event_merge_context(&ev, lc);
+		/* a time the rule itself captured wins over the line's */
+		const char *t = event_field(&ev, "time");
+		double tt;
+		if (t && time_parse_any(tc, t, strlen(t), &tt)) {
+			ev.time = tt;
+			ev.has_time = true;
+		}
+		ev.extractor = cand[k];
+		if (x->identity) {
+			if (*nidentity < maxidentity)
+				identity[(*nidentity)++] = ev;
+			else
+				event_clear(&ev);
+		} else {
+			*out = ev;
+			found = true;
+		}
+	}
+	if (!have_ctx)
+		memset(lc, 0, sizeof(*lc));
+	return found;
+}

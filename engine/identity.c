@@ -1,0 +1,212 @@
+/* Node identity: the names logs really use (short names, FQDNs, IP
+ * addresses from NCCL's bootstrap lines, ranks, PCI bus ids) resolved to
+ * the job's nodes. */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/linkhash.h>
+#include "internal.h"
+
+struct identity {
+	const struct job *job;
+	struct lh_table *names;	/* lower-case name, short name or IP -> node + 1 */
+	int *rank_node;		/* rank -> node, -1 */
+	int nrank;
+	struct strlist gpu_key, gpu_pci;	/* "node/gpu" -> pci */
+};
+
+static void free_key(struct lh_entry *e)
+{
+	free((void *)lh_entry_k(e));
+}
+
+static char *lower(const char *s, size_t n)
+{
+	char *p = xstrndup(s, n);
+
+	for (char *q = p; *q; q++)
+		*q = (char)tolower((unsigned char)*q);
+	return p;
+}
+
+static void learn(struct identity *id, const char *name, size_t n, int node)
+{
+	char *k = lower(name, n);
+
+	if (lh_table_lookup_entry(id->names, k)) {	/* first writer wins */
+		free(k);
+		return;
+	}
+	lh_table_insert(id->names, k, (void *)(intptr_t)(node + 1));
+}
+
+struct identity *identity_new(const struct job *job)
+{
+	struct identity *id = xcalloc(1, sizeof(*id));
+
+	id->job = job;
+	id->names = lh_kchar_table_new(64 + job->nodes.n * 4, free_key);
+	for (int i = 0; i < job->nodes.n; i++)
+		learn(id, job->nodes.v[i], strlen(job->nodes.v[i]), i);
+	/* short names after all full names, so a full name always wins */
+	for (int i = 0; i < job->nodes.n; i++) {
+		const char *dot = strchr(job->nodes.v[i], '.');
+
+		if (dot && !isdigit((unsigned char)job->nodes.v[i][0]))
+			learn(id, job->nodes.v[i], dot - job->nodes.v[i], i);
+	}
+	for (int i = 0; i < job->nranks; i++)
+		identity_learn_rank(id, job->ranks[i].rank, job->ranks[i].node);
+	return id;
+}
+
+void identity_free(struct identity *id)
+{
+	if (!id)
+		return;
+	lh_table_free(id->names);
+	free(id->rank_node);
+	strlist_free(&id->gpu_key);
+	strlist_free(&id->gpu_pci);
+	free(id);
+}
+
+static int lookup(const struct identity *id, const char *s, size_t n)
+{
+	char *k;
+	void *v = NULL;
+
+	if (!n)
+		return -1;
+	k = lower(s, n);
+	lh_table_lookup_ex(id->names, k, &v);
+	free(k);
+	return v ? (int)(intptr_t)v - 1 : -1;
+}
+
+int identity_node(const struct identity *id, const char *name)
+{
+	size_t n;
+	int node;
+
+	if (!name)
+		return -1;
+	while (*name == ' ' || *name == '[' || *name == '(')
+		name++;
+	n = strcspn(name, "<> \t,;()[]");	/* host<port>, "host, ..." */
+	if ((node = lookup(id, name, n)) >= 0)
+		return node;
+	/* a.b.c.d:port, host:port */
+	const char *colon = memchr(name, ':', n);
+	if (colon && !memchr(colon + 1, ':', n - (colon + 1 - name)) &&
+	    (node = lookup(id, name, colon - name)) >= 0)
+		return node;
+	/* an FQDN of a node the job names by its short name */
+	const char *dot = memchr(name, '.', n);
+	if (dot && !isdigit((unsigned char)name[0]))
+		return lookup(id, name, dot - name);
+	return -1;
+}
+
+int identity_rank_node(const struct identity *id, int rank)
+{
+	return rank >= 0 && rank < id->nrank ? id->rank_node[rank] : -1;
+}
+
+void identity_learn_ip(struct identity *id, const char *ip, int node)
+{
+	if (ip && node >= 0)
+		learn(id, ip, strcspn(ip, "<> \t"), node);
+}
+
+void identity_learn_rank(struct identity *id, int rank, int node)
+{
+	if (rank < 0 || node < 0 || rank > 10000000)
+		return;
+	if (rank >= id->nrank) {
+		int n = rank + 64;
+
+		id->rank_node = xrealloc(id->rank_node, n * sizeof(int));
+		for (int i = id->nrank; i < n; i++)
+			id->rank_node[i] = -1;
+		id->nrank = n;
+	}
+	if (id->rank_node[rank] < 0)
+		id->rank_node[rank] = node;
+}
+
+void identity_learn_gpu(struct identity *id, int node, const char *gpu, const char *pci)
+{
+	char key[64], norm[32];
+
+	if (node < 0 || !gpu || !pci || !pci_normalise(pci, norm, sizeof(norm)))
+		return;
+	snprintf(key, sizeof(key), "%d/%s", node, gpu);
+	if (strlist_has(&id->gpu_key, key))
+		return;
+	strlist_add(&id->gpu_key, key);
+	strlist_add(&id->gpu_pci, norm);
+}
+
+const char *identity_gpu_pci(const struct identity *id, int node, const char *gpu)
+{
+	char key[64];
+
+	if (node < 0 || !gpu)
+		return NULL;
+	snprintf(key, sizeof(key), "%d/%s", node, gpu);
+	for (int i = 0; i < id->gpu_key.n; i++)
+		if (!strcmp(id->gpu_key.v[i], key))
+			return id->gpu_pci.v[i];
+	return NULL;
+}
+
+bool pci_normalise(const char *in, char *out, size_t outlen)
+{
+	unsigned long dom = 0, bus, dev;
+	char *end;
+	const char *s = in;
+
+	if (!s)
+		return false;
+	if (!strncmp(s, "PCI:", 4))
+		s += 4;
+	/* NCCL busId: the id as a hex number, e.g. 61000 = 0000:61:00.0 */
+	if (!strchr(s, ':')) {
+		unsigned long v = strtoul(s, &end, 16);
+
+		if (end == s || *end || strlen(s) < 4)
+			return false;
+		dom = v >> 16;
+		bus = (v >> 8) & 0xff;
+		dev = (v >> 3) & 0x1f;
+		snprintf(out, outlen, "%04lx:%02lx:%02lx", dom, bus, dev);
+		return true;
+	}
+	unsigned long a = strtoul(s, &end, 16);
+	if (end == s || *end != ':')
+		return false;
+	const char *p = end + 1;
+	unsigned long b = strtoul(p, &end, 16);
+	if (end == p)
+		return false;
+	if (*end == ':') {	/* dom:bus:dev[.fn] */
+		p = end + 1;
+		dev = strtoul(p, &end, 16);
+		if (end == p)
+			return false;
+		dom = a;
+		bus = b;
+	} else {		/* bus:dev[.fn] */
+		bus = a;
+		dev = b;
+	}
+	if (*end && *end != '.' && *end != ')' && *end != ' ')
+		return false;
+	if (bus > 0xff || dev > 0x1f || dom > 0xffffffffUL)
+		return false;
+	snprintf(out, outlen, "%04lx:%02lx:%02lx", dom & 0xffff, bus, dev);
+	return true;
+}

@@ -1,0 +1,350 @@
+/* Types shared by the engine's phases.  Not installed. */
+#ifndef ATTRIB_INTERNAL_H
+#define ATTRIB_INTERNAL_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/linkhash.h>
+#include "attrib.h"
+
+/* ---- vocabulary (the contract's, one place) ---- */
+
+enum kind { KIND_NONE = 0, KIND_FAULT, KIND_CONSEQUENCE, KIND_SCHEDULER, KIND_INFO };
+enum scope { SCOPE_JOB = 0, SCOPE_NODE };
+enum source { SRC_NODE = 1, SRC_APP = 2, SRC_SCHED = 4, SRC_JOB = 8, SRC_ANY = 15 };
+enum role { ROLE_NONE = 0, ROLE_ROOT, ROLE_DOWNSTREAM, ROLE_INTERESTING };
+
+const char *kind_name(enum kind k);
+int kind_parse(const char *s);
+const char *role_name(enum role r);
+/* The contract's domain for a sub_domain, or NULL if it is not one. */
+const char *sub_domain_domain(const char *sub_domain);
+bool action_valid(const char *action);
+
+/* ---- catalog ---- */
+
+struct strlist { char **v; int n; };
+
+struct code {
+	char *code;		/* xid.149 */
+	char *class_name;
+	enum kind kind;
+	char *sub_domain;	/* NULL for consequence/info */
+	enum scope scope;
+	char *action;		/* drain | reboot | reset_gpu | inspect | none */
+	char *title, *doc, *resolution, *mnemonic;
+	struct strlist tags;
+	/* decode: choose a row by (field >> shift) & mask */
+	char *decode_field;
+	int decode_shift;
+	unsigned long decode_mask;
+	struct code_row *rows;
+	int nrows;
+	const char *file;
+	int line;
+};
+
+struct code_row {
+	long *values;
+	int nvalues;
+	struct code *as;	/* the code with this row's overrides applied */
+};
+
+struct test_case {
+	char *line;		/* extractor case */
+	char *code;		/* expected code (NULL: the extractor's own) */
+	bool none;		/* the extractor must not take this line */
+	struct strlist field_names, field_values;
+	/* refiner case */
+	struct test_event *events;
+	int nevents;
+	struct strlist expect_codes, expect_roles;
+	int src_line;
+};
+
+struct test_event {
+	char *code, *node, *time, *pid, *pci;
+};
+
+struct prefix {
+	char *id;
+	pcre2_code *re;
+	const char *file;
+	int line;
+};
+
+struct extractor {
+	char *id;
+	int sources;
+	char *regex;
+	pcre2_code *re;
+	char *code_tpl;
+	const struct code *code;	/* when code_tpl has no {capture} */
+	int lines;
+	int priority;
+	bool identity;
+	struct strlist const_names, const_values;
+	struct test_case *tests;
+	int ntests;
+	const char *file;
+	int line;
+};
+
+struct selector {
+	struct strlist codes, tags, kinds, classes, sub_domains;
+	bool any;		/* empty selector */
+};
+
+enum same { SAME_JOB = 0, SAME_NODE, SAME_PID, SAME_GPU };
+
+struct refiner {
+	char *id, *doc;
+	struct selector target, by;
+	enum same same;
+	bool order_after;
+	double within;		/* <= 0: no limit */
+	enum role verdict;
+	struct test_case *tests;
+	int ntests;
+	const char *file;
+	int line;
+};
+
+struct settings {
+	double window_before, window_after, clock_skew, tie_window;
+	int max_evidence;
+};
+
+struct attrib_catalog {
+	struct settings set;
+	struct code **codes;
+	int ncodes;
+	struct code **classes;	/* class defaults, as codes without a code */
+	int nclasses;
+	struct prefix *prefixes;
+	int nprefixes;
+	struct extractor *extractors;
+	int nextractors;
+	struct refiner *refiners;
+	int nrefiners;
+	struct strlist files;	/* owns the file names rules point at */
+	struct matcher *matcher;
+	struct code *unknown;	/* for templated codes that are not in the catalog */
+	struct lh_table *code_index;	/* code string -> struct code */
+	int *by_priority;	/* extractor indexes, highest priority first */
+};
+
+const struct code *catalog_code(const attrib_catalog *cat, const char *code);
+int catalog_selftest(const attrib_catalog *cat, FILE *out, int verbose);
+
+/* ---- timestamps (timefmt.c) ---- */
+
+/* Context for turning partial timestamps (no year, local zone) into epoch
+ * seconds: the job's window and the logs' time zone offset. */
+struct timectx {
+	double ref;		/* job start: picks the year of year-less formats */
+	const char *tz;		/* IANA name or NULL/UTC */
+};
+
+/* Parses a timestamp header at the start of line; returns the epoch time
+ * and sets *hdr_len to the bytes it spans (0 if none). */
+bool time_parse_header(const struct timectx *tc, const char *s, size_t len,
+		       double *t, size_t *hdr_len);
+/* Parses a whole timestamp string (RFC 3339, ISO with a space, glog
+ * E0908 23:53:26.858, syslog Nov 29 08:12:01, dmesg -T). */
+bool time_parse_any(const struct timectx *tc, const char *s, size_t len, double *t);
+bool time_parse_rfc3339(const char *s, double *t);
+void time_format(double t, char *buf, size_t len);	/* 2026-11-29T08:12:01.331270Z */
+
+/* ---- the job (job.c) ---- */
+
+struct rank_info {
+	int rank;
+	int node;		/* index into job.nodes */
+	char *gpu;
+	int exit_code, signal;	/* -1 unknown */
+	double exit_time;	/* 0 unknown */
+	bool has_exit;
+};
+
+struct job {
+	struct json_object *root;
+	const char *job_id, *state, *reason, *exit_code, *derived_exit_code, *tz;
+	struct strlist nodes;
+	double start, end;
+	struct rank_info *ranks;
+	int nranks;
+};
+
+int job_load(struct job *job, const char *path, char *err, size_t errlen);
+void job_free(struct job *job);
+
+/* ---- node identity (identity.c) ---- */
+
+struct identity;
+struct identity *identity_new(const struct job *job);
+void identity_free(struct identity *id);
+/* Resolves a host name, FQDN or IP (optionally with <port> or :port) to a
+ * job node index, or -1. */
+int identity_node(const struct identity *id, const char *name);
+int identity_rank_node(const struct identity *id, int rank);
+void identity_learn_ip(struct identity *id, const char *ip, int node);
+void identity_learn_rank(struct identity *id, int rank, int node);
+void identity_learn_gpu(struct identity *id, int node, const char *gpu, const char *pci);
+/* Normalises a PCI bus id (0000:61:00, 61:00.0, 00000000:61:00.0, NCCL
+ * busId 61000) to "0000:61:00"; false if it is not one. */
+bool pci_normalise(const char *in, char *out, size_t outlen);
+const char *identity_gpu_pci(const struct identity *id, int node, const char *gpu);
+
+/* ---- the multi-pattern matcher (matcher.c) ---- */
+
+struct matcher;
+struct matcher *matcher_build(const attrib_catalog *cat, FILE *err);
+void matcher_free(struct matcher *m);
+/* Calls hit(rule index, line start, line end) once per (rule, line) where
+ * the rule may match; the caller confirms with PCRE2. */
+typedef void (*matcher_hit)(void *ctx, int rule, size_t line_start, size_t match_end);
+int matcher_scan(const struct matcher *m, const char *buf, size_t len,
+		 matcher_hit hit, void *ctx);
+
+/* ---- events and symptoms (scan.c, symptoms.c) ---- */
+
+struct evidence {
+	int file;		/* index into the case's file list */
+	long line;
+	double time;
+	char *text;
+};
+
+#define MAX_PIDS 8
+
+struct symptom {
+	const struct code *code;
+	int node;		/* job node index or -1 */
+	char *node_raw;		/* the name the log used, when it is not a job node */
+	const char *file_node;	/* node directory the evidence came from */
+	char *rank, *gpu, *pci, *peer;	/* as captured */
+	char *device;		/* normalised PCI id or NULL */
+	long pids[MAX_PIDS];
+	int npids;
+	double first, last;	/* epoch seconds */
+	bool first_approx;	/* first is a neighbouring line's time */
+	long count;
+	struct evidence *ev;
+	int nev;
+	enum role role;
+	const struct symptom *explained_by;
+	const char *refined_by;
+};
+
+struct coverage {
+	char *source, *status, *detail;
+};
+
+struct analysis {
+	const attrib_catalog *cat;
+	const char *dir;
+	struct job job;
+	struct identity *id;
+	struct timectx tc;
+	struct strlist files;	/* relative paths */
+	struct symptom **sym;
+	int nsym, capsym;
+	struct coverage *cov;
+	int ncov, capcov;
+	struct lh_table *tab;	/* collapse index: raw key -> symptom */
+	long lines_scanned;
+	long events;
+};
+
+void analysis_add_coverage(struct analysis *a, const char *source,
+			   const char *status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* One event as an extractor produced it, before collapsing. */
+struct event {
+	const struct code *code;
+	int file;
+	long line;
+	const char *text;
+	size_t text_len;
+	double time;
+	bool has_time, approx;
+	int source;
+	const char *file_node;	/* node dir for node files */
+	struct strlist names, values;	/* captures and context fields */
+	size_t match_start;	/* offset of the match in the subject */
+	int extractor;
+};
+
+/* What a line says about itself before any extractor: its time (header,
+ * or a prefix's time capture) and prefix fields (rank, node, pid). */
+struct line_ctx {
+	double time;
+	bool has_time;
+	size_t body;		/* offset after header and prefixes */
+	struct event ctx;	/* names/values only */
+};
+
+void line_context(const attrib_catalog *cat, const struct timectx *tc, const char *line,
+		  size_t len, struct line_ctx *lc);
+void line_context_free(struct line_ctx *lc);
+void event_merge_context(struct event *ev, const struct line_ctx *lc);
+/* Runs the single-line candidate extractors (indexes, priority order) on
+ * one line of the given source.  Returns 1 and fills *out with the winning
+ * event, 0 if none; identity events go to identity[].  lc is filled when
+ * any extractor matched (free with line_context_free). */
+int line_extract(const attrib_catalog *cat, const struct timectx *tc, const char *line,
+		 size_t len, int source, const int *cand, int ncand, struct line_ctx *lc,
+		 struct event *out, struct event *identity, int *nidentity, int maxidentity);
+
+void scan_case(struct analysis *a);
+void symptom_add_event(struct analysis *a, const struct event *ev);
+void symptoms_free(struct analysis *a);
+/* After the scan: resolve nodes and devices, merge what names the same
+ * code on the same node and device. */
+void symptoms_resolve(struct analysis *a);
+
+/* Applies one extractor to one line; fills ev (names/values allocated)
+ * and returns true when it matches.  Shared by the scan and the
+ * self-test so a case checks exactly what a scan does. */
+bool extractor_apply(const attrib_catalog *cat, const struct extractor *x,
+		     const char *subject, size_t len, struct event *ev);
+void event_clear(struct event *ev);
+const char *event_field(const struct event *ev, const char *name);
+
+/* ---- correlation (correlate.c) and result (result.c) ---- */
+
+struct verdict {
+	const char *sub_domain;
+	const struct symptom *root;
+	struct symptom **roots;
+	int nroots;
+	bool pass;
+};
+
+bool selector_match(const struct selector *s, const struct symptom *sym);
+void refine(const attrib_catalog *cat, struct symptom **sym, int n);
+void refiner_apply(const struct refiner *r, struct symptom **sym, int n, double skew);
+void correlate(struct analysis *a, struct verdict *v);
+struct json_object *result_build(struct analysis *a, const struct verdict *v);
+
+/* ---- small helpers (util.c) ---- */
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+void strlist_add(struct strlist *l, const char *s);
+void strlist_free(struct strlist *l);
+bool strlist_has(const struct strlist *l, const char *s);
+/* Copy of a log line fit for a result: invalid UTF-8 and control
+ * characters replaced, at most max bytes (then an ellipsis). */
+char *text_sanitise(const char *s, size_t len, size_t max);
+bool glob_match(const char *pat, const char *s);
+
+#endif

@@ -1,0 +1,295 @@
+/* The result object of the contract (section 2), from the verdict. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+#define MAX_SYMPTOMS 200	/* beyond this the list says how many it left out */
+#define REASON_MAX 160
+
+static struct json_object *str(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static struct json_object *time_str(double t)
+{
+	char buf[48];
+
+	time_format(t, buf, sizeof(buf));
+	return json_object_new_string(buf);
+}
+
+static const char *node_name(const struct analysis *a, const struct symptom *s)
+{
+	return s->node >= 0 ? a->job.nodes.v[s->node] : NULL;
+}
+
+static struct json_object *evidence(const struct analysis *a, const struct symptom *s)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (int i = 0; i < s->nev; i++) {
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "file", str(a->files.v[s->ev[i].file]));
+		json_object_object_add(e, "line", json_object_new_int64(s->ev[i].line));
+		json_object_object_add(e, "text", str(s->ev[i].text ? s->ev[i].text : ""));
+		json_object_array_add(arr, e);
+	}
+	return arr;
+}
+
+static struct json_object *device(const struct symptom *s)
+{
+	char buf[48];
+
+	if (!s->device)
+		return NULL;
+	snprintf(buf, sizeof(buf), "PCI:%s", s->device);
+	return json_object_new_string(buf);
+}
+
+static struct json_object *symptom_json(const struct analysis *a, const struct symptom *s)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "symptom", str(s->code->title));
+	json_object_object_add(o, "code", str(s->code->code));
+	json_object_object_add(o, "node", str(node_name(a, s)));
+	if (s->node < 0 && s->node_raw)
+		json_object_object_add(o, "node_as_logged", str(s->node_raw));
+	json_object_object_add(o, "role", str(role_name(s->role)));
+	json_object_object_add(o, "first_time", time_str(s->first));
+	if (s->first_approx)
+		json_object_object_add(o, "time_approximate", json_object_new_boolean(1));
+	json_object_object_add(o, "count", json_object_new_int64(s->count));
+	if (s->device)
+		json_object_object_add(o, "device", device(s));
+	if (s->peer)
+		json_object_object_add(o, "peer", str(s->peer));
+	if (s->refined_by)
+		json_object_object_add(o, "rule", str(s->refined_by));
+	if (s->explained_by)
+		json_object_object_add(o, "explained_by", str(s->explained_by->code->code));
+	json_object_object_add(o, "evidence", evidence(a, s));
+	return o;
+}
+
+static int role_rank(enum role r)
+{
+	return r == ROLE_ROOT ? 0 : r == ROLE_DOWNSTREAM ? 1 : 2;
+}
+
+static int sym_order(const void *x, const void *y)
+{
+	const struct symptom *a = *(struct symptom *const *)x, *b = *(struct symptom *const *)y;
+	int c;
+
+	if ((c = role_rank(a->role) - role_rank(b->role)))
+		return c;
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	if ((c = strcmp(a->code->code, b->code->code)))
+		return c;
+	return a->node - b->node;
+}
+
+static void add_unique(struct json_object *arr, const char *s)
+{
+	for (size_t i = 0; i < json_object_array_length(arr); i++)
+		if (!strcmp(json_object_get_string(json_object_array_get_idx(arr, i)), s))
+			return;
+	json_object_array_add(arr, json_object_new_string(s));
+}
+
+/* Node lists in the job's order. */
+static struct json_object *node_list(const struct analysis *a, const bool *mark)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (int i = 0; i < a->job.nodes.n; i++)
+		if (mark[i])
+			add_unique(arr, a->job.nodes.v[i]);
+	return arr;
+}
+
+static void action_reason(const struct analysis *a, const struct symptom *s, char *buf, size_t len)
+{
+	char dev[64] = "";
+
+	if (s->device)
+		snprintf(dev, sizeof(dev), " on PCI:%s", s->device);
+	snprintf(buf, len, "%s%s (job %s)", s->code->title, dev, a->job.job_id);
+}
+
+static struct json_object *action(const char *node, const char *what, const char *reason)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "node", str(node));
+	json_object_object_add(o, "action", str(what));
+	json_object_object_add(o, "reason", str(reason));
+	return o;
+}
+
+static char *explanation(const struct analysis *a, const struct verdict *v, int downstream,
+			 int down_nodes)
+{
+	char *out = NULL, when[48], dev[64] = "", where[300] = "";
+	const struct symptom *r = v->root;
+
+	if (v->pass) {
+		if (asprintf(&out, "The job completed successfully (%s %s).", a->job.state,
+			     a->job.exit_code ? a->job.exit_code : "0:0") < 0)
+			abort();
+		return out;
+	}
+	if (r) {
+		time_format(r->first, when, sizeof(when));
+		if (r->device)
+			snprintf(dev, sizeof(dev), " (GPU PCI:%s)", r->device);
+		if (r->node >= 0)
+			snprintf(where, sizeof(where), " on %s%s", a->job.nodes.v[r->node], dev);
+		if (asprintf(&out, "%s%s at %s%s is the first cause in the evidence; %d downstream symptom%s on %d node%s follow%s from it.",
+			     r->code->title, where, when, r->first_approx ? " (approximate time)" : "",
+			     downstream, downstream == 1 ? "" : "s", down_nodes, down_nodes == 1 ? "" : "s",
+			     downstream == 1 ? "s" : "") < 0)
+			abort();
+		return out;
+	}
+	if (!strcmp(v->sub_domain, "ambiguous")) {
+		char list[1024] = "";
+		size_t o = 0;
+
+		for (int i = 0; i < v->nroots && o < sizeof(list) - 100; i++)
+			o += snprintf(list + o, sizeof(list) - o, "%s%s%s%s", i ? "; " : "",
+				      v->roots[i]->code->title, v->roots[i]->node >= 0 ? " on " : "",
+				      v->roots[i]->node >= 0 ? a->job.nodes.v[v->roots[i]->node] : "");
+		if (asprintf(&out, "%d independent causes fit the evidence at the same time: %s. Each is listed as a root; none is drained automatically.",
+			     v->nroots, list) < 0)
+			abort();
+		return out;
+	}
+	if (asprintf(&out, "The job ended %s but no rule names a cause in the evidence; %d symptom%s %s listed for inspection.",
+		     a->job.state, a->nsym, a->nsym == 1 ? " is" : "s are", "") < 0)
+		abort();
+	return out;
+}
+
+struct json_object *result_build(struct analysis *a, const struct verdict *v)
+{
+	struct json_object *o = json_object_new_object(), *arr;
+	const char *sub = v->sub_domain;
+	bool *culprit = xcalloc(a->job.nodes.n + 1, sizeof(bool));
+	bool *affected = xcalloc(a->job.nodes.n + 1, sizeof(bool));
+	int downstream = 0, down_nodes = 0;
+	bool *dn = xcalloc(a->job.nodes.n + 1, sizeof(bool));
+
+	json_object_object_add(o, "schema", str(ATTRIB_RESULT_SCHEMA));
+	json_object_object_add(o, "job_id", str(a->job.job_id));
+	json_object_object_add(o, "terminal_state", str(a->job.state));
+	json_object_object_add(o, "outcome", str(v->pass ? "Pass" : "Fail"));
+	json_object_object_add(o, "domain", str(sub_domain_domain(sub)));
+	json_object_object_add(o, "sub_domain", str(sub));
+
+	for (int i = 0; i < v->nroots && !v->pass; i++) {
+		const struct symptom *r = v->roots[i];
+
+		if (r->code->scope == SCOPE_NODE && r->node >= 0 &&
+		    (!v->root || r->node == v->root->node))
+			culprit[r->node] = true;
+	}
+	for (int i = 0; i < a->nsym; i++) {
+		const struct symptom *s = a->sym[i];
+
+		if (s->node >= 0 && s->code->kind != KIND_INFO && !v->pass &&
+		    (s->role == ROLE_ROOT || s->role == ROLE_DOWNSTREAM))
+			affected[s->node] = true;
+		if (s->role == ROLE_DOWNSTREAM) {
+			downstream++;
+			if (s->node >= 0 && !dn[s->node]) {
+				dn[s->node] = true;
+				down_nodes++;
+			}
+		}
+	}
+
+	if (v->root) {
+		struct json_object *rc = json_object_new_object();
+
+		json_object_object_add(rc, "symptom", str(v->root->code->title));
+		json_object_object_add(rc, "code", str(v->root->code->code));
+		json_object_object_add(rc, "node", str(node_name(a, v->root)));
+		json_object_object_add(rc, "device", device(v->root));
+		json_object_object_add(rc, "time", time_str(v->root->first));
+		if (v->root->code->doc)
+			json_object_object_add(rc, "meaning", str(v->root->code->doc));
+		if (v->root->code->resolution)
+			json_object_object_add(rc, "resolution", str(v->root->code->resolution));
+		json_object_object_add(rc, "evidence", evidence(a, v->root));
+		json_object_object_add(o, "root_cause", rc);
+	} else {
+		json_object_object_add(o, "root_cause", NULL);
+	}
+	json_object_object_add(o, "culprit_nodes", node_list(a, culprit));
+	json_object_object_add(o, "affected_nodes", node_list(a, affected));
+
+	struct symptom **sorted = xcalloc(a->nsym + 1, sizeof(*sorted));
+	memcpy(sorted, a->sym, a->nsym * sizeof(*sorted));
+	qsort(sorted, a->nsym, sizeof(*sorted), sym_order);
+	arr = json_object_new_array();
+	for (int i = 0; i < a->nsym && i < MAX_SYMPTOMS; i++)
+		json_object_array_add(arr, symptom_json(a, sorted[i]));
+	json_object_object_add(o, "symptoms", arr);
+	if (a->nsym > MAX_SYMPTOMS)
+		json_object_object_add(o, "symptoms_omitted", json_object_new_int(a->nsym - MAX_SYMPTOMS));
+	free(sorted);
+
+	arr = json_object_new_array();
+	if (v->root && !v->pass) {
+		char reason[REASON_MAX];
+
+		action_reason(a, v->root, reason, sizeof(reason));
+		for (int i = 0; i < a->job.nodes.n; i++)
+			if (culprit[i] && strcmp(v->root->code->action, "none"))
+				json_object_array_add(arr, action(a->job.nodes.v[i], v->root->code->action, reason));
+	} else if (!strcmp(sub, "ambiguous")) {
+		for (int i = 0; i < v->nroots; i++) {
+			const struct symptom *r = v->roots[i];
+			char reason[REASON_MAX];
+
+			if (r->code->scope != SCOPE_NODE || r->node < 0)
+				continue;
+			action_reason(a, r, reason, sizeof(reason));
+			json_object_array_add(arr, action(a->job.nodes.v[r->node], "inspect", reason));
+		}
+	}
+	json_object_object_add(o, "actions", arr);
+
+	arr = json_object_new_array();
+	for (int i = 0; i < a->ncov; i++) {
+		struct json_object *c = json_object_new_object();
+
+		json_object_object_add(c, "source", str(a->cov[i].source));
+		json_object_object_add(c, "status", str(a->cov[i].status));
+		json_object_object_add(c, "detail", str(a->cov[i].detail));
+		json_object_array_add(arr, c);
+	}
+	json_object_object_add(o, "coverage", arr);
+
+	char *ex = explanation(a, v, downstream, down_nodes);
+	json_object_object_add(o, "explanation", str(ex));
+	free(ex);
+
+	struct json_object *eng = json_object_new_object();
+	json_object_object_add(eng, "files", json_object_new_int(a->files.n));
+	json_object_object_add(eng, "matched_lines", json_object_new_int64(a->lines_scanned));
+	json_object_object_add(eng, "events", json_object_new_int64(a->events));
+	json_object_object_add(o, "engine", eng);
+
+	free(culprit);
+	free(affected);
+	free(dn);
+	return o;
+}

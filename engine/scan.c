@@ -1,0 +1,499 @@
+/* Reads a case directory: job.json facts, node logs, application output
+ * and scheduler excerpts, each file mapped (never copied) and scanned
+ * once by the multi-pattern matcher.  Unreadable evidence becomes a
+ * coverage entry, never an error. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "internal.h"
+
+#define MAX_LINE (64 * 1024)	/* bytes of one line a regex sees */
+#define MAX_IDENTITY 16
+#define NEIGHBOUR_LINES 400	/* how far to look for a timestamped line */
+#define MAX_FILES 100000
+
+struct file_scan {
+	struct analysis *a;
+	const char *buf;
+	size_t len;
+	int file;
+	int source;
+	const char *node;	/* node dir name for node files */
+	/* hits of the line being collected */
+	size_t line_start;
+	int *cand;
+	int ncand;
+	bool *seen;
+	/* line numbering */
+	size_t counted_to;
+	long line_no;
+	/* neighbour time cache */
+	size_t next_from, next_at;
+	double next_time;
+	bool next_found;
+	double prev_time;
+	bool prev_found;
+	long long_lines;
+	long out_of_window;
+	long other_jobs;
+};
+
+void analysis_add_coverage(struct analysis *a, const char *source, const char *status,
+			   const char *fmt, ...)
+{
+	va_list ap;
+	char detail[512];
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	if (a->ncov == a->capcov)
+		a->cov = xrealloc(a->cov, (a->capcov = a->capcov * 2 + 8) * sizeof(*a->cov));
+	a->cov[a->ncov].source = xstrdup(source);
+	a->cov[a->ncov].status = xstrdup(status);
+	a->cov[a->ncov].detail = text_sanitise(detail, strlen(detail), 400);
+	a->ncov++;
+}
+
+static size_t line_end_of(const struct file_scan *f, size_t start)
+{
+	const char *nl = memchr(f->buf + start, '\n', f->len - start);
+
+	return nl ? (size_t)(nl - f->buf) : f->len;
+}
+
+/* 1-based number of the line starting at off (lines are visited in order). */
+static long line_number(struct file_scan *f, size_t off)
+{
+	if (off < f->counted_to) {	/* a multi-line match reaching back */
+		long n = f->line_no;
+
+		for (size_t p = off; p < f->counted_to; p++)
+			if (f->buf[p] == '\n')
+				n--;
+		return n;
+	}
+	for (const char *p = f->buf + f->counted_to, *end = f->buf + off;
+	     (p = memchr(p, '\n', end - p)); p++)
+		f->line_no++;
+	f->counted_to = off;
+	return f->line_no;
+}
+
+/* Time of a line by itself (header or prefix), if it has one. */
+static bool own_time(struct file_scan *f, size_t start, size_t end, double *t)
+{
+	struct line_ctx lc;
+	size_t len = end - start, hdr;
+
+	if (len > MAX_LINE)
+		len = MAX_LINE;
+	if (time_parse_header(&f->a->tc, f->buf + start, len, t, &hdr))
+		return true;
+	if (f->source == SRC_NODE)
+		return false;
+	line_context(f->a->cat, &f->a->tc, f->buf + start, len, &lc);
+	bool ok = lc.has_time;
+	*t = lc.time;
+	line_context_free(&lc);
+	return ok;
+}
+
+/* A line without a time of its own takes the next timestamped line's time
+ * (an upper bound: it was printed no later), else the previous one's,
+ * else the job's end. */
+static void neighbour_time(struct file_scan *f, size_t start, size_t end, double *t)
+{
+	if (f->next_found && start < f->next_at && start >= f->next_from) {
+		*t = f->next_time;
+		return;
+	}
+	f->next_found = false;
+	size_t p = end < f->len ? end + 1 : f->len;
+	for (int i = 0; i < NEIGHBOUR_LINES && p < f->len; i++) {
+		size_t e = line_end_of(f, p);
+		double tt;
+
+		if (own_time(f, p, e, &tt)) {
+			f->next_from = start;
+			f->next_at = p;
+			f->next_time = tt;
+			f->next_found = true;
+			*t = tt;
+			return;
+		}
+		p = e + 1;
+	}
+	if (f->prev_found) {
+		*t = f->prev_time;
+		return;
+	}
+	*t = f->a->job.end;
+}
+
+static bool same_job(const struct analysis *a, const char *jobid)
+{
+	size_t n = strlen(a->job.job_id);
+
+	/* 4242, 4242.0 (a step), 4242.batch */
+	return !strncmp(jobid, a->job.job_id, n) && (!jobid[n] || jobid[n] == '.');
+}
+
+/* Window, job id and identity, then into the symptom table. */
+static void deliver(struct file_scan *f, struct event *ev, size_t start, size_t end)
+{
+	struct analysis *a = f->a;
+	const char *jobid = event_field(ev, "jobid");
+
+	ev->file = f->file;
+	ev->source = f->source;
+	ev->file_node = f->node;
+	ev->line = line_number(f, start);
+	ev->text = f->buf + start;
+	ev->text_len = end - start;
+	if (jobid && !same_job(a, jobid)) {
+		f->other_jobs++;
+		return;
+	}
+	if (ev->has_time) {
+		f->prev_time = ev->time;
+		f->prev_found = true;
+		if (ev->time < a->job.start - a->cat->set.window_before ||
+		    ev->time > a->job.end + a->cat->set.window_after) {
+			f->out_of_window++;
+			return;
+		}
+	} else {
+		neighbour_time(f, start, end, &ev->time);
+		ev->approx = true;
+	}
+	a->events++;
+	symptom_add_event(a, ev);
+}
+
+static void learn_identity(struct file_scan *f, struct event *ev)
+{
+	struct identity *id = f->a->id;
+	const char *host = event_field(ev, "node");
+	int node = host ? identity_node(id, host) : -1;
+	const char *v;
+
+	if (node < 0 && f->source == SRC_NODE)
+		node = identity_node(id, f->node);
+	if (node < 0)
+		return;
+	if ((v = event_field(ev, "ip")))
+		identity_learn_ip(id, v, node);
+	if ((v = event_field(ev, "rank")))
+		identity_learn_rank(id, atoi(v), node);
+	if ((v = event_field(ev, "pci")) && event_field(ev, "gpu"))
+		identity_learn_gpu(id, node, event_field(ev, "gpu"), v);
+}
+
+/* Multi-line rules see the lines before the hit too. */
+static void multi_line(struct file_scan *f, const struct extractor *x, size_t start)
+{
+	size_t from = start, end = line_end_of(f, start);
+	struct event ev = { 0 };
+
+	for (int i = 1; i < x->lines && from > 0; i++) {
+		from--;
+		while (from > 0 && f->buf[from - 1] != '\n')
+			from--;
+	}
+	if (end - from > (size_t)MAX_LINE * 4)
+		from = end - (size_t)MAX_LINE * 4;
+	if (!extractor_apply(f->a->cat, x, f->buf + from, end - from, &ev)) {
+		event_clear(&ev);
+		return;
+	}
+	size_t ms = from + ev.match_start, ls = ms;
+	while (ls > 0 && f->buf[ls - 1] != '\n')
+		ls--;
+	size_t le = line_end_of(f, ls);
+	struct line_ctx lc;
+	line_context(f->a->cat, &f->a->tc, f->buf + ls, le - ls > MAX_LINE ? MAX_LINE : le - ls, &lc);
+	event_merge_context(&ev, &lc);
+	line_context_free(&lc);
+	const char *t = event_field(&ev, "time");
+	double tt;
+	if (t && time_parse_any(&f->a->tc, t, strlen(t), &tt)) {
+		ev.time = tt;
+		ev.has_time = true;
+	}
+	if (x->identity)
+		learn_identity(f, &ev);
+	else
+		deliver(f, &ev, ls, le);
+	event_clear(&ev);
+}
+
+static void flush_line(struct file_scan *f)
+{
+	const attrib_catalog *cat = f->a->cat;
+	size_t start = f->line_start, end = line_end_of(f, start), len = end - start;
+	int single[64], ns = 0;
+	struct event ev = { 0 }, ids[MAX_IDENTITY];
+	struct line_ctx lc;
+	int nids;
+
+	if (!f->ncand)
+		return;
+	f->a->lines_scanned++;
+	if (len && f->buf[end - 1] == '\r')
+		len--;
+	if (len > MAX_LINE) {
+		f->long_lines++;
+		len = MAX_LINE;
+	}
+	/* candidates in priority order */
+	for (int k = 0; k < cat->nextractors && ns < 64; k++) {
+		int r = cat->by_priority[k];
+
+		if (!f->seen[r])
+			continue;
+		if (cat->extractors[r].lines > 1)
+			multi_line(f, &cat->extractors[r], start);
+		else
+			single[ns++] = r;
+	}
+	for (int i = 0; i < f->ncand; i++)
+		f->seen[f->cand[i]] = false;
+	f->ncand = 0;
+	if (line_extract(cat, &f->a->tc, f->buf + start, len, f->source, single, ns, &lc, &ev,
+			 ids, &nids, MAX_IDENTITY)) {
+		deliver(f, &ev, start, start + len);
+		event_clear(&ev);
+	}
+	for (int i = 0; i < nids; i++) {
+		learn_identity(f, &ids[i]);
+		event_clear(&ids[i]);
+	}
+	line_context_free(&lc);
+}
+
+static void on_hit(void *ctx, int rule, size_t line_start, size_t match_end)
+{
+	struct file_scan *f = ctx;
+	(void)match_end;
+
+	if (f->ncand && line_start != f->line_start)
+		flush_line(f);
+	f->line_start = line_start;
+	if (!f->seen[rule]) {
+		f->seen[rule] = true;
+		f->cand[f->ncand++] = rule;
+	}
+}
+
+static void scan_buffer(struct analysis *a, int file, int source, const char *node,
+			const char *buf, size_t len)
+{
+	struct file_scan f = { .a = a, .buf = buf, .len = len, .file = file, .line_no = 1,
+			       .source = source, .node = node };
+	int n = a->cat->nextractors;
+
+	f.cand = xcalloc(n, sizeof(int));
+	f.seen = xcalloc(n, sizeof(bool));
+	if (matcher_scan(a->cat->matcher, buf, len, on_hit, &f) < 0)
+		analysis_add_coverage(a, a->files.v[file], "error", "scan failed");
+	flush_line(&f);
+	if (f.long_lines)
+		analysis_add_coverage(a, a->files.v[file], "error",
+				      "%ld lines longer than %d bytes were cut to that length",
+				      f.long_lines, MAX_LINE);
+	free(f.cand);
+	free(f.seen);
+}
+
+/* Opens a case file without following links or blocking on FIFOs. */
+static void scan_file(struct analysis *a, const char *rel, int source, const char *node)
+{
+	char *path = xmalloc(strlen(a->dir) + strlen(rel) + 2);
+	struct stat st;
+	int fd, file;
+
+	sprintf(path, "%s/%s", a->dir, rel);
+	strlist_add(&a->files, rel);
+	file = a->files.n - 1;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	free(path);
+	if (fd < 0) {
+		analysis_add_coverage(a, rel, "error", "cannot read: %s",
+				      errno == ELOOP ? "a symbolic link (not followed)" : strerror(errno));
+		return;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		analysis_add_coverage(a, rel, "error", "not a regular file");
+		close(fd);
+		return;
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return;
+	}
+	void *m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		analysis_add_coverage(a, rel, "error", "cannot map: %s", strerror(errno));
+		return;
+	}
+	madvise(m, st.st_size, MADV_SEQUENTIAL);
+	scan_buffer(a, file, source, node, m, st.st_size);
+	munmap(m, st.st_size);
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Regular files under dir (relative to the case), recursively, sorted. */
+static void list_dir(struct analysis *a, const char *rel, struct strlist *out, int depth)
+{
+	char *path = xmalloc(strlen(a->dir) + strlen(rel) + 2);
+	struct strlist names = { 0 };
+	struct dirent *e;
+	DIR *d;
+
+	sprintf(path, "%s/%s", a->dir, rel);
+	d = opendir(path);
+	free(path);
+	if (!d)
+		return;
+	while ((e = readdir(d)) && names.n < MAX_FILES)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			strlist_add(&names, e->d_name);
+	closedir(d);
+	qsort(names.v, names.n, sizeof(char *), cmp_str);
+	for (int i = 0; i < names.n; i++) {
+		char *r, *full;
+		struct stat st;
+
+		if (asprintf(&r, "%s/%s", rel, names.v[i]) < 0 ||
+		    asprintf(&full, "%s/%s", a->dir, r) < 0)
+			abort();
+		if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (depth < 4)
+				list_dir(a, r, out, depth + 1);
+		} else {
+			strlist_add(out, r);	/* links and specials are refused when opened */
+		}
+		free(full);
+		free(r);
+	}
+	strlist_free(&names);
+}
+
+/* job.json facts as lines, so rules (source: job) interpret them too. */
+static void scan_job_facts(struct analysis *a, const bool *have_node)
+{
+	const struct job *j = &a->job;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	struct json_object *tr;
+
+	fprintf(m, "state=%s reason=%s exit_code=%s derived_exit_code=%s\n", j->state,
+		j->reason ? j->reason : "-", j->exit_code ? j->exit_code : "-",
+		j->derived_exit_code ? j->derived_exit_code : "-");
+	if (json_object_object_get_ex(j->root, "transitions", &tr) &&
+	    json_object_is_type(tr, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(tr) && i < 1000; i++) {
+			struct json_object *t = json_object_array_get_idx(tr, i), *s, *r, *tm;
+
+			if (!json_object_object_get_ex(t, "state", &s))
+				continue;
+			fprintf(m, "%s transition state=%s reason=%s\n",
+				json_object_object_get_ex(t, "time", &tm) ? json_object_get_string(tm) : "-",
+				json_object_get_string(s),
+				json_object_object_get_ex(t, "reason", &r) ? json_object_get_string(r) : "-");
+		}
+	}
+	for (int i = 0; i < j->nranks; i++) {
+		const struct rank_info *r = &j->ranks[i];
+		char t[40] = "-";
+
+		if (!r->has_exit)
+			continue;
+		if (r->exit_time)
+			time_format(r->exit_time, t, sizeof(t));
+		fprintf(m, "%s rank=%d node=%s gpu=%s exit_code=%d signal=%d\n", t, r->rank,
+			r->node >= 0 ? j->nodes.v[r->node] : "-", r->gpu ? r->gpu : "-",
+			r->exit_code, r->signal);
+	}
+	for (int i = 0; i < j->nodes.n; i++)
+		if (!have_node[i])
+			fprintf(m, "evidence=missing node=%s\n", j->nodes.v[i]);
+	fclose(m);
+	strlist_add(&a->files, "job.json");
+	scan_buffer(a, a->files.n - 1, SRC_JOB, NULL, buf, len);
+	free(buf);
+}
+
+void scan_case(struct analysis *a)
+{
+	const struct job *j = &a->job;
+	bool *have = xcalloc(j->nodes.n, sizeof(bool));
+	struct strlist dirs = { 0 }, files = { 0 };
+	char *nodes_path = xmalloc(strlen(a->dir) + 8);
+	DIR *d;
+	struct dirent *e;
+
+	/* application output first: its NCCL init lines teach node identity */
+	list_dir(a, "app", &files, 0);
+	for (int i = 0; i < files.n; i++)
+		scan_file(a, files.v[i], SRC_APP, NULL);
+	strlist_free(&files);
+	list_dir(a, "scheduler", &files, 0);
+	for (int i = 0; i < files.n; i++)
+		scan_file(a, files.v[i], SRC_SCHED, NULL);
+	strlist_free(&files);
+
+	sprintf(nodes_path, "%s/nodes", a->dir);
+	if ((d = opendir(nodes_path))) {
+		while ((e = readdir(d)) && dirs.n < MAX_FILES)
+			if (e->d_name[0] != '.')
+				strlist_add(&dirs, e->d_name);
+		closedir(d);
+	}
+	free(nodes_path);
+	qsort(dirs.v, dirs.n, sizeof(char *), cmp_str);
+	for (int i = 0; i < dirs.n; i++) {
+		int node = identity_node(a->id, dirs.v[i]);
+		char rel[4096];
+
+		if (node < 0) {
+			analysis_add_coverage(a, "nodes", "error",
+					      "nodes/%s is not one of the job's nodes; not read", dirs.v[i]);
+			continue;
+		}
+		snprintf(rel, sizeof(rel), "nodes/%s", dirs.v[i]);
+		list_dir(a, rel, &files, 1);
+		if (!files.n) {
+			analysis_add_coverage(a, rel, "missing", "no log files");
+			continue;
+		}
+		have[node] = true;
+		for (int k = 0; k < files.n; k++)
+			scan_file(a, files.v[k], SRC_NODE, j->nodes.v[node]);
+		strlist_free(&files);
+	}
+	strlist_free(&dirs);
+	for (int i = 0; i < j->nodes.n; i++)
+		if (!have[i]) {
+			char src[4096];
+
+			snprintf(src, sizeof(src), "nodes/%s", j->nodes.v[i]);
+			analysis_add_coverage(a, src, "missing", "no evidence collected from this node");
+		}
+	scan_job_facts(a, have);
+	free(have);
+}

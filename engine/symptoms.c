@@ -1,0 +1,193 @@
+/* Events collapse into symptoms as they arrive: thousands of lines of the
+ * same event on the same node and device are one symptom with a count,
+ * its first and last time and a few original lines.  Memory grows with
+ * distinct symptoms, not with the size of the logs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+#define EVIDENCE_TEXT_MAX 2000
+
+static void free_key(struct lh_entry *e)
+{
+	free((void *)lh_entry_k(e));
+}
+
+static void add_pid(struct symptom *s, long pid)
+{
+	for (int i = 0; i < s->npids; i++)
+		if (s->pids[i] == pid)
+			return;
+	if (s->npids < MAX_PIDS)
+		s->pids[s->npids++] = pid;
+}
+
+/* Keeps the max earliest lines (by time, then file position). */
+static void add_evidence(struct symptom *s, int max, int file, long line, double t,
+			 const char *text, size_t len)
+{
+	int at = s->nev;
+
+	if (s->nev == max) {
+		const struct evidence *last = &s->ev[max - 1];
+
+		if (t >= last->time)
+			return;
+		free(s->ev[max - 1].text);
+		at = max - 1;
+	} else {
+		s->ev = xrealloc(s->ev, (s->nev + 1) * sizeof(*s->ev));
+		s->nev++;
+	}
+	/* insertion keeps the list ordered by time */
+	while (at > 0 && s->ev[at - 1].time > t) {
+		s->ev[at] = s->ev[at - 1];
+		at--;
+	}
+	s->ev[at] = (struct evidence){ file, line, t, text ? text_sanitise(text, len, EVIDENCE_TEXT_MAX) : NULL };
+}
+
+static void observe(struct symptom *s, double t, bool approx, long count)
+{
+	if (!s->count || t < s->first || (t == s->first && s->first_approx && !approx)) {
+		s->first = t;
+		s->first_approx = approx;
+	}
+	if (!s->count || t > s->last)
+		s->last = t;
+	s->count += count;
+}
+
+static struct symptom *symptom_new(struct analysis *a, const struct code *code)
+{
+	struct symptom *s = xcalloc(1, sizeof(*s));
+
+	s->code = code;
+	s->node = -1;
+	if (a->nsym == a->capsym)
+		a->sym = xrealloc(a->sym, (a->capsym = a->capsym * 2 + 16) * sizeof(*a->sym));
+	a->sym[a->nsym++] = s;
+	return s;
+}
+
+void symptom_add_event(struct analysis *a, const struct event *ev)
+{
+	const char *node = event_field(ev, "node"), *rank = event_field(ev, "rank"),
+		   *pci = event_field(ev, "pci"), *gpu = event_field(ev, "gpu"),
+		   *peer = event_field(ev, "peer"), *pid = event_field(ev, "pid");
+	char *key;
+	struct symptom *s;
+	void *v;
+
+	if (!a->tab)
+		a->tab = lh_kchar_table_new(1024, free_key);
+	if (asprintf(&key, "%p|%s|%s|%s|%s|%s|%s", (const void *)ev->code,
+		     ev->file_node ? ev->file_node : "", node ? node : "", rank ? rank : "",
+		     pci ? pci : "", gpu ? gpu : "", peer ? peer : "") < 0)
+		abort();
+	if (lh_table_lookup_ex(a->tab, key, &v)) {
+		s = v;
+		free(key);
+	} else {
+		s = symptom_new(a, ev->code);
+		s->file_node = ev->file_node;
+		s->node_raw = xstrdup(node);
+		s->rank = xstrdup(rank);
+		s->pci = xstrdup(pci);
+		s->gpu = xstrdup(gpu);
+		s->peer = xstrdup(peer);
+		lh_table_insert(a->tab, key, s);
+	}
+	if (pid && *pid && strspn(pid, "0123456789") == strlen(pid))
+		add_pid(s, atol(pid));
+	add_evidence(s, a->cat->set.max_evidence, ev->file, ev->line, ev->time, ev->text, ev->text_len);
+	observe(s, ev->time, ev->approx, 1);
+}
+
+static void symptom_free(struct symptom *s)
+{
+	for (int i = 0; i < s->nev; i++)
+		free(s->ev[i].text);
+	free(s->ev);
+	free(s->node_raw);
+	free(s->rank);
+	free(s->gpu);
+	free(s->pci);
+	free(s->peer);
+	free(s->device);
+	free(s);
+}
+
+static int resolve_node(const struct analysis *a, const struct symptom *s)
+{
+	int n = -1;
+
+	if (s->file_node)
+		return identity_node(a->id, s->file_node);
+	if (s->node_raw)
+		n = identity_node(a->id, s->node_raw);
+	if (n < 0 && s->rank)
+		n = identity_rank_node(a->id, atoi(s->rank));
+	return n;
+}
+
+void symptoms_resolve(struct analysis *a)
+{
+	struct lh_table *merged = lh_kchar_table_new(a->nsym * 2 + 16, free_key);
+	struct symptom **out = xcalloc(a->nsym, sizeof(*out));
+	int n = 0;
+	char norm[32];
+
+	for (int i = 0; i < a->nsym; i++) {
+		struct symptom *s = a->sym[i], *t;
+		char *key;
+		void *v;
+
+		s->node = resolve_node(a, s);
+		if (s->pci && pci_normalise(s->pci, norm, sizeof(norm)))
+			s->device = xstrdup(norm);
+		else if (s->gpu && identity_gpu_pci(a->id, s->node, s->gpu))
+			s->device = xstrdup(identity_gpu_pci(a->id, s->node, s->gpu));
+		if (asprintf(&key, "%p|%d|%s|%s", (const void *)s->code, s->node,
+			     s->node < 0 && s->node_raw ? s->node_raw : "",
+			     s->device ? s->device : "") < 0)
+			abort();
+		if (!lh_table_lookup_ex(merged, key, &v)) {
+			lh_table_insert(merged, key, s);
+			out[n++] = s;
+			continue;
+		}
+		free(key);
+		t = v;
+		observe(t, s->first, s->first_approx, s->count);
+		if (s->last > t->last)
+			t->last = s->last;
+		for (int k = 0; k < s->npids; k++)
+			add_pid(t, s->pids[k]);
+		for (int k = 0; k < s->nev; k++)
+			add_evidence(t, a->cat->set.max_evidence, s->ev[k].file, s->ev[k].line,
+				     s->ev[k].time, s->ev[k].text, s->ev[k].text ? strlen(s->ev[k].text) : 0);
+		symptom_free(s);
+	}
+	lh_table_free(merged);
+	free(a->sym);
+	a->sym = out;
+	a->nsym = a->capsym = n;
+	if (a->tab) {
+		lh_table_free(a->tab);
+		a->tab = NULL;
+	}
+}
+
+void symptoms_free(struct analysis *a)
+{
+	for (int i = 0; i < a->nsym; i++)
+		symptom_free(a->sym[i]);
+	free(a->sym);
+	a->sym = NULL;
+	a->nsym = a->capsym = 0;
+	if (a->tab)
+		lh_table_free(a->tab);
+	a->tab = NULL;
+}

@@ -1,0 +1,300 @@
+/* Timestamps in every format the contract allows, to epoch seconds.
+ *
+ * Year-less formats (RFC 3164 syslog, glog) take the year that puts them
+ * nearest the job; zone-less ones are in the case's log_timezone. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "internal.h"
+
+static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+
+static int month_of(const char *s)
+{
+	for (int i = 0; i < 12; i++)
+		if (!strncmp(months + 3 * i, s, 3))
+			return i;
+	return -1;
+}
+
+static bool digits(const char *s, size_t len, size_t n, int *out)
+{
+	int v = 0;
+
+	if (len < n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+static bool is_utc(const char *tz)
+{
+	return !tz || !*tz || !strcmp(tz, "UTC") || !strcmp(tz, "Etc/UTC") ||
+	       !strcmp(tz, "Z") || !strcmp(tz, "GMT");
+}
+
+/* Civil time in zone tz to epoch seconds. */
+static double civil(struct tm *tm, const char *tz)
+{
+	if (is_utc(tz))
+		return (double)timegm(tm);
+
+	char *old = getenv("TZ") ? xstrdup(getenv("TZ")) : NULL;
+	time_t t;
+
+	setenv("TZ", tz, 1);
+	tzset();
+	tm->tm_isdst = -1;
+	t = mktime(tm);
+	if (old) {
+		setenv("TZ", old, 1);
+		free(old);
+	} else {
+		unsetenv("TZ");
+	}
+	tzset();
+	return (double)t;
+}
+
+/* Fraction ".123456" or ",123"; returns bytes consumed. */
+static size_t fraction(const char *s, size_t len, double *frac)
+{
+	size_t i = 1;
+	double scale = 0.1;
+
+	*frac = 0;
+	if (len < 2 || (s[0] != '.' && s[0] != ',') || !isdigit((unsigned char)s[1]))
+		return 0;
+	for (; i < len && isdigit((unsigned char)s[i]); i++, scale /= 10)
+		*frac += (s[i] - '0') * scale;
+	return i;
+}
+
+/* Z, +HH:MM, +HHMM, +HH; returns bytes consumed, offset in seconds. */
+static size_t zone(const char *s, size_t len, long *off, bool *has)
+{
+	int h, m = 0;
+
+	*has = false;
+	*off = 0;
+	if (len >= 1 && s[0] == 'Z') {
+		*has = true;
+		return 1;
+	}
+	if (len < 3 || (s[0] != '+' && s[0] != '-') || !digits(s + 1, len - 1, 2, &h))
+		return 0;
+	size_t n = 3;
+	if (len >= 6 && s[3] == ':' && digits(s + 4, len - 4, 2, &m))
+		n = 6;
+	else if (len >= 5 && digits(s + 3, len - 3, 2, &m))
+		n = 5;
+	*off = (h * 3600L + m * 60L) * (s[0] == '-' ? -1 : 1);
+	*has = true;
+	return n;
+}
+
+/* YYYY-MM-DD[T ]HH:MM:SS[.f][zone] */
+static size_t parse_iso(const struct timectx *tc, const char *s, size_t len, double *t)
+{
+	struct tm tm = { 0 };
+	int y, mo, d, h, mi, se;
+	double frac;
+	long off;
+	bool has;
+	size_t n;
+
+	if (len < 19 || !digits(s, len, 4, &y) || s[4] != '-' ||
+	    !digits(s + 5, len - 5, 2, &mo) || s[7] != '-' ||
+	    !digits(s + 8, len - 8, 2, &d) || (s[10] != 'T' && s[10] != ' ') ||
+	    !digits(s + 11, len - 11, 2, &h) || s[13] != ':' ||
+	    !digits(s + 14, len - 14, 2, &mi) || s[16] != ':' ||
+	    !digits(s + 17, len - 17, 2, &se))
+		return 0;
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
+		return 0;
+	n = 19;
+	n += fraction(s + n, len - n, &frac);
+	n += zone(s + n, len - n, &off, &has);
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = se;
+	if (has)
+		*t = (double)timegm(&tm) - off + frac;
+	else
+		*t = civil(&tm, tc ? tc->tz : NULL) + frac;
+	return n;
+}
+
+/* Year-less month/day/time: the year that puts it nearest the job. */
+static double nearest_year(const struct timectx *tc, struct tm *tm, double frac)
+{
+	time_t ref = tc && tc->ref > 0 ? (time_t)tc->ref : time(NULL);
+	struct tm rt;
+	double best = 0;
+
+	gmtime_r(&ref, &rt);
+	for (int dy = -1; dy <= 1; dy++) {
+		struct tm c = *tm;
+		double v;
+
+		c.tm_year = rt.tm_year + dy;
+		v = civil(&c, tc ? tc->tz : NULL) + frac;
+		if (dy == -1 || fabs(v - (double)ref) < fabs(best - (double)ref))
+			best = v;
+	}
+	return best;
+}
+
+/* HH:MM:SS[.f] */
+static size_t clock_part(const char *s, size_t len, struct tm *tm, double *frac)
+{
+	int h, mi, se;
+
+	if (len < 8 || !digits(s, len, 2, &h) || s[2] != ':' ||
+	    !digits(s + 3, len - 3, 2, &mi) || s[5] != ':' ||
+	    !digits(s + 6, len - 6, 2, &se) || h > 23 || mi > 59 || se > 60)
+		return 0;
+	tm->tm_hour = h;
+	tm->tm_min = mi;
+	tm->tm_sec = se;
+	return 8 + fraction(s + 8, len - 8, frac);
+}
+
+/* RFC 3164: "Nov 29 08:12:01" (day space-padded), optional fraction. */
+static size_t parse_3164(const struct timectx *tc, const char *s, size_t len, double *t)
+{
+	struct tm tm = { 0 };
+	double frac = 0;
+	int mo, d;
+	size_t n;
+
+	if (len < 15 || (mo = month_of(s)) < 0 || s[3] != ' ')
+		return 0;
+	if (s[4] == ' ' && isdigit((unsigned char)s[5]))
+		d = s[5] - '0';
+	else if (!digits(s + 4, len - 4, 2, &d))
+		return 0;
+	if (s[6] != ' ' || d < 1 || d > 31)
+		return 0;
+	tm.tm_mon = mo;
+	tm.tm_mday = d;
+	n = clock_part(s + 7, len - 7, &tm, &frac);
+	if (!n)
+		return 0;
+	*t = nearest_year(tc, &tm, frac);
+	return 7 + n;
+}
+
+/* dmesg -T: "[Sun Nov 29 08:12:01 2026]" */
+static size_t parse_dmesg_t(const struct timectx *tc, const char *s, size_t len, double *t)
+{
+	struct tm tm = { 0 };
+	double frac = 0;
+	int mo, d, y;
+	size_t n, i;
+
+	if (len < 26 || s[0] != '[' || s[4] != ' ' || (mo = month_of(s + 5)) < 0 || s[8] != ' ')
+		return 0;
+	i = 9;
+	if (s[i] == ' ')
+		i++;
+	if (!digits(s + i, len - i, isdigit((unsigned char)s[i + 1]) ? 2 : 1, &d))
+		return 0;
+	i += isdigit((unsigned char)s[i + 1]) ? 2 : 1;
+	if (s[i++] != ' ')
+		return 0;
+	tm.tm_mon = mo;
+	tm.tm_mday = d;
+	n = clock_part(s + i, len - i, &tm, &frac);
+	if (!n)
+		return 0;
+	i += n;
+	if (i + 6 > len || s[i] != ' ' || !digits(s + i + 1, len - i - 1, 4, &y) || s[i + 5] != ']')
+		return 0;
+	tm.tm_year = y - 1900;
+	*t = civil(&tm, tc ? tc->tz : NULL) + frac;
+	return i + 6;
+}
+
+/* glog: "E0908 23:53:26.858664036" */
+static size_t parse_glog(const struct timectx *tc, const char *s, size_t len, double *t)
+{
+	struct tm tm = { 0 };
+	double frac = 0;
+	int mo, d;
+	size_t n;
+
+	if (len < 14 || !strchr("EWIF", s[0]) || !digits(s + 1, len - 1, 2, &mo) ||
+	    !digits(s + 3, len - 3, 2, &d) || s[5] != ' ' || mo < 1 || mo > 12)
+		return 0;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	n = clock_part(s + 6, len - 6, &tm, &frac);
+	if (!n)
+		return 0;
+	*t = nearest_year(tc, &tm, frac);
+	return 6 + n;
+}
+
+bool time_parse_any(const struct timectx *tc, const char *s, size_t len, double *t)
+{
+	return parse_iso(tc, s, len, t) || parse_3164(tc, s, len, t) ||
+	       parse_dmesg_t(tc, s, len, t) || parse_glog(tc, s, len, t);
+}
+
+bool time_parse_header(const struct timectx *tc, const char *s, size_t len,
+		       double *t, size_t *hdr)
+{
+	size_t n;
+
+	*hdr = 0;
+	if ((n = parse_iso(tc, s, len, t)) || (n = parse_3164(tc, s, len, t)) ||
+	    (n = parse_dmesg_t(tc, s, len, t))) {
+		*hdr = n;
+	} else if (len > 1 && s[0] == '[' && (n = parse_iso(tc, s + 1, len - 1, t)) &&
+		   n + 1 < len && s[n + 1] == ']') {
+		*hdr = n + 2;	/* [2026-11-29T08:12:01.123] slurmctld.log */
+	} else {
+		return false;
+	}
+	while (*hdr < len && s[*hdr] == ' ')
+		(*hdr)++;
+	return true;
+}
+
+bool time_parse_rfc3339(const char *s, double *t)
+{
+	size_t len = strlen(s);
+
+	return len && parse_iso(NULL, s, len, t) == len;
+}
+
+void time_format(double t, char *buf, size_t len)
+{
+	time_t sec = (time_t)floor(t);
+	long usec = lround((t - (double)sec) * 1e6);
+	struct tm tm;
+
+	if (usec >= 1000000) {
+		sec++;
+		usec -= 1000000;
+	}
+	gmtime_r(&sec, &tm);
+	if (usec)
+		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
+			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, usec);
+	else
+		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
+			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}

@@ -128,7 +128,7 @@ static int cmd_analyze(int argc, char **argv)
 	int c;
 	char err[512];
 
-	optind = 1;
+	optind = 0;	/* 0: glibc re-initialises getopt (the global parse used "+") */
 	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
 		if (c == 'j') {
 			json = true;

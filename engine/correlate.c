@@ -52,10 +52,11 @@ static bool pids_meet(const struct symptom *a, const struct symptom *b)
 	return false;
 }
 
-/* A symptom whose node is unknown may be on any node. */
+/* A symptom whose node is unknown (an application line with no rank or
+ * host on it) may be on any node. */
 static bool same_node(const struct symptom *t, const struct symptom *by)
 {
-	return t->node < 0 || t->node == by->node;
+	return t->node < 0 || by->node < 0 || t->node == by->node;
 }
 
 static bool related(const struct refiner *r, const struct symptom *t,

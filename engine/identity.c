@@ -173,15 +173,16 @@ bool pci_normalise(const char *in, char *out, size_t outlen)
 		return false;
 	if (!strncmp(s, "PCI:", 4))
 		s += 4;
-	/* NCCL busId: the id as a hex number, e.g. 61000 = 0000:61:00.0 */
+	/* NCCL busId: the hex digits of dddd:bb:dd.f as one number, so
+	 * 61000 = 0000:61:00.0 (function 4 bits, device 8, bus 8, domain) */
 	if (!strchr(s, ':')) {
 		unsigned long v = strtoul(s, &end, 16);
 
 		if (end == s || *end || strlen(s) < 4)
 			return false;
-		dom = v >> 16;
-		bus = (v >> 8) & 0xff;
-		dev = (v >> 3) & 0x1f;
+		dom = v >> 20;
+		bus = (v >> 12) & 0xff;
+		dev = (v >> 4) & 0xff;
 		snprintf(out, outlen, "%04lx:%02lx:%02lx", dom, bus, dev);
 		return true;
 	}

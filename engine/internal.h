@@ -207,7 +207,9 @@ void matcher_free(struct matcher *m);
 /* Calls hit(rule index, line start, line end) once per (rule, line) where
  * the rule may match; the caller confirms with PCRE2. */
 typedef void (*matcher_hit)(void *ctx, int rule, size_t line_start, size_t match_end);
-int matcher_scan(const struct matcher *m, const char *buf, size_t len,
+/* release: buf is a private file mapping whose scanned pages may be
+ * dropped as the scan moves on. */
+int matcher_scan(const struct matcher *m, const char *buf, size_t len, bool release,
 		 matcher_hit hit, void *ctx);
 
 /* ---- events and symptoms (scan.c, symptoms.c) ---- */

@@ -6,6 +6,9 @@
  * the real matches; scan.c confirms each (rule, line) with PCRE2, which
  * also extracts the named captures. */
 #include <hs/hs.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -91,18 +94,16 @@ static int on_match(unsigned id, unsigned long long from, unsigned long long to,
 	if (end < s->next_line[id])	/* same line, already reported */
 		return 0;
 	/* the line holding the last matched byte */
-	start = end ? end - 1 : 0;
-	if (end && s->buf[start] == '\n')	/* a match ending on a newline */
-		start = end - 1;
-	while (start > 0 && s->buf[start - 1] != '\n')
-		start--;
+	start = end ? end - 1 : 0;	/* a match may end on its newline */
+	const char *nl0 = start ? memrchr(s->buf, '\n', start) : NULL;
+	start = nl0 ? (size_t)(nl0 - s->buf) + 1 : 0;
 	const char *nl = memchr(s->buf + end, '\n', s->len - end);
 	s->next_line[id] = nl ? (size_t)(nl - s->buf) + 1 : s->len + 1;
 	s->hit(s->ctx, (int)id, s->base + start, s->base + end);
 	return 0;
 }
 
-int matcher_scan(const struct matcher *m, const char *buf, size_t len,
+int matcher_scan(const struct matcher *m, const char *buf, size_t len, bool release,
 		 matcher_hit hit, void *ctx)
 {
 	struct scan_state s = { m, buf, len, 0, NULL, hit, ctx };
@@ -111,11 +112,22 @@ int matcher_scan(const struct matcher *m, const char *buf, size_t len,
 	if (!m->db || !len)
 		return 0;
 	s.next_line = xcalloc(m->nrules, sizeof(size_t));
-	/* hs_scan takes an unsigned int length: scan in chunks that end on a
-	 * line boundary (multi-line rules look back into the buffer itself). */
-	size_t off = 0;
+	/* Chunks that end on a line boundary: hs_scan takes an unsigned int
+	 * length, and a mapped file's pages already scanned can be dropped
+	 * (release), so memory stays bounded for a log of any size.  Multi-line
+	 * rules look back at most a few lines before a chunk's hits. */
+	size_t off = 0, chunk = 64u << 20, keep = 1u << 20;
+	long page = sysconf(_SC_PAGESIZE);
 	while (off < len && rc == 0) {
-		size_t n = len - off, chunk = 1u << 30;
+		size_t n = len - off;
+
+		if (release && off > keep) {
+			size_t upto = (off - keep) & ~((size_t)page - 1);
+			uintptr_t from = (uintptr_t)buf & ~((uintptr_t)page - 1);
+
+			if ((uintptr_t)buf + upto > from)
+				madvise((void *)from, (uintptr_t)buf + upto - from, MADV_DONTNEED);
+		}
 
 		if (n > chunk) {
 			const char *nl = memrchr(buf + off, '\n', chunk);

@@ -294,7 +294,7 @@ static void on_hit(void *ctx, int rule, size_t line_start, size_t match_end)
 }
 
 static void scan_buffer(struct analysis *a, int file, int source, const char *node,
-			const char *buf, size_t len)
+			const char *buf, size_t len, bool mapped)
 {
 	struct file_scan f = { .a = a, .buf = buf, .len = len, .file = file, .line_no = 1,
 			       .source = source, .node = node };
@@ -302,7 +302,7 @@ static void scan_buffer(struct analysis *a, int file, int source, const char *no
 
 	f.cand = xcalloc(n, sizeof(int));
 	f.seen = xcalloc(n, sizeof(bool));
-	if (matcher_scan(a->cat->matcher, buf, len, on_hit, &f) < 0)
+	if (matcher_scan(a->cat->matcher, buf, len, mapped, on_hit, &f) < 0)
 		analysis_add_coverage(a, a->files.v[file], "error", "scan failed");
 	flush_line(&f);
 	if (f.long_lines)
@@ -346,7 +346,7 @@ static void scan_file(struct analysis *a, const char *rel, int source, const cha
 		return;
 	}
 	madvise(m, st.st_size, MADV_SEQUENTIAL);
-	scan_buffer(a, file, source, node, m, st.st_size);
+	scan_buffer(a, file, source, node, m, st.st_size, true);
 	munmap(m, st.st_size);
 }
 
@@ -401,9 +401,6 @@ static void scan_job_facts(struct analysis *a, const bool *have_node)
 	FILE *m = open_memstream(&buf, &len);
 	struct json_object *tr;
 
-	fprintf(m, "state=%s reason=%s exit_code=%s derived_exit_code=%s\n", j->state,
-		j->reason ? j->reason : "-", j->exit_code ? j->exit_code : "-",
-		j->derived_exit_code ? j->derived_exit_code : "-");
 	if (json_object_object_get_ex(j->root, "transitions", &tr) &&
 	    json_object_is_type(tr, json_type_array)) {
 		for (size_t i = 0; i < json_object_array_length(tr) && i < 1000; i++) {
@@ -429,12 +426,18 @@ static void scan_job_facts(struct analysis *a, const bool *have_node)
 			r->node >= 0 ? j->nodes.v[r->node] : "-", r->gpu ? r->gpu : "-",
 			r->exit_code, r->signal);
 	}
+	/* the final state and missing evidence are facts at the job's end */
+	char end[48];
+	time_format(j->end, end, sizeof(end));
 	for (int i = 0; i < j->nodes.n; i++)
 		if (!have_node[i])
-			fprintf(m, "evidence=missing node=%s\n", j->nodes.v[i]);
+			fprintf(m, "%s evidence=missing node=%s\n", end, j->nodes.v[i]);
+	fprintf(m, "%s state=%s reason=%s exit_code=%s derived_exit_code=%s\n", end, j->state,
+		j->reason ? j->reason : "-", j->exit_code ? j->exit_code : "-",
+		j->derived_exit_code ? j->derived_exit_code : "-");
 	fclose(m);
 	strlist_add(&a->files, "job.json");
-	scan_buffer(a, a->files.n - 1, SRC_JOB, NULL, buf, len);
+	scan_buffer(a, a->files.n - 1, SRC_JOB, NULL, buf, len, false);
 	free(buf);
 }
 

@@ -1,4 +1,588 @@
+/* Unit tests of the engine's phases (Check).  End-to-end cases live in
+ * t/cases/ and run from t/e2e.c; bad input in t/badinput.c. */
 #include <check.h>
-START_TEST(placeholder) { ck_assert_int_eq(1, 1); }
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "internal.h"
+#include "testutil.h"
+
+/* ---- timestamps: every format of the contract ---- */
+
+static struct timectx tc_utc = { .ref = 1764403200.0 /* 2025-11-29T08:00:00Z */, .tz = NULL };
+
+static double header(const char *line, size_t *hdr)
+{
+	double t = -1;
+
+	ck_assert_msg(time_parse_header(&tc_utc, line, strlen(line), &t, hdr), "no time in: %s", line);
+	return t;
+}
+
+START_TEST(time_rfc3339_syslog)
+{
+	size_t h;
+	double t = header("2025-11-29T08:12:01.123456+00:00 node-02 kernel: msg", &h);
+
+	ck_assert_double_eq_tol(t, 1764403921.123456, 1e-6);
+	ck_assert_str_eq("node-02 kernel: msg", "2025-11-29T08:12:01.123456+00:00 node-02 kernel: msg" + h);
+}
 END_TEST
-int main(void) { Suite *s = suite_create("x"); TCase *t = tcase_create("x"); tcase_add_test(t, placeholder); suite_add_tcase(s, t); SRunner *r = srunner_create(s); srunner_run_all(r, CK_NORMAL); int f = srunner_ntests_failed(r); srunner_free(r); return f != 0; }
+
+START_TEST(time_offsets)
+{
+	size_t h;
+
+	/* journalctl short-iso: +0000, and a zone east of UTC */
+	ck_assert_double_eq_tol(header("2025-11-29T08:12:01+0000 n kernel: x", &h), 1764403921, 1e-6);
+	ck_assert_double_eq_tol(header("2025-11-29T09:12:01+01:00 n kernel: x", &h), 1764403921, 1e-6);
+	ck_assert_double_eq_tol(header("2025-11-29T08:12:01Z n", &h), 1764403921, 1e-6);
+}
+END_TEST
+
+START_TEST(time_rfc3164)
+{
+	size_t h;
+
+	ck_assert_double_eq_tol(header("Nov 29 08:12:01 node-02 kernel: [12345.678901] msg", &h),
+				1764403921, 1e-6);
+	ck_assert_double_eq_tol(header("Nov  9 08:12:01 node-02 kernel: msg", &h),
+				1764403921 - 20 * 86400, 1e-6);
+	/* a year-less December date seen from a job in early January is last year */
+	struct timectx jan = { .ref = 1767225600.0 /* 2026-01-01 */ };
+	double t;
+	ck_assert(time_parse_header(&jan, "Dec 31 23:59:59 n k: x", 22, &t, &h));
+	ck_assert_double_eq_tol(t, 1767225599, 1e-6);
+}
+END_TEST
+
+START_TEST(time_dmesg_t)
+{
+	size_t h;
+
+	ck_assert_double_eq_tol(header("[Sat Nov 29 08:12:01 2025] NVRM: Xid", &h), 1764403921, 1e-6);
+	ck_assert_str_eq("NVRM: Xid", "[Sat Nov 29 08:12:01 2025] NVRM: Xid" + h);
+}
+END_TEST
+
+START_TEST(time_slurmctld_bracketed)
+{
+	size_t h;
+
+	ck_assert_double_eq_tol(header("[2025-11-29T08:12:01.500] error: Nodes n2 not responding", &h),
+				1764403921.5, 1e-6);
+}
+END_TEST
+
+START_TEST(time_glog_and_app)
+{
+	double t;
+
+	ck_assert(time_parse_any(&tc_utc, "E1129 08:12:03.123456789", 24, &t));
+	ck_assert_double_eq_tol(t, 1764403923.123456789, 1e-5);
+	ck_assert(time_parse_any(&tc_utc, "2025-11-29 08:12:03", 19, &t));
+	ck_assert_double_eq_tol(t, 1764403923, 1e-6);
+}
+END_TEST
+
+START_TEST(time_named_zone)
+{
+	struct timectx berlin = { .ref = 1764403200.0, .tz = "Europe/Berlin" };
+	double t;
+	size_t h;
+
+	/* 09:12:01 in Berlin (CET, +01:00) is 08:12:01Z */
+	ck_assert(time_parse_header(&berlin, "Nov 29 09:12:01 n k: x", 22, &t, &h));
+	ck_assert_double_eq_tol(t, 1764403921, 1e-6);
+}
+END_TEST
+
+START_TEST(time_no_timestamp)
+{
+	double t;
+	size_t h;
+	const char *lines[] = { "3: hello", "Traceback (most recent call last):", "[ 1234.5678] raw dmesg",
+				"2025-13-45T99:00:00Z bogus", "", "Nov 99 08:12:01 x" };
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(*lines); i++)
+		ck_assert_msg(!time_parse_header(&tc_utc, lines[i], strlen(lines[i]), &t, &h), "%s", lines[i]);
+}
+END_TEST
+
+START_TEST(time_format_roundtrip)
+{
+	char buf[48];
+	double t;
+
+	time_format(1764403921.3312, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "2025-11-29T08:12:01.331200Z");
+	ck_assert(time_parse_rfc3339(buf, &t));
+	ck_assert_double_eq_tol(t, 1764403921.3312, 1e-6);
+	time_format(1764403921, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "2025-11-29T08:12:01Z");
+}
+END_TEST
+
+/* ---- node identity ---- */
+
+static struct job *fake_job(void)
+{
+	static struct job j;
+	static struct rank_info r[2];
+
+	memset(&j, 0, sizeof(j));
+	strlist_add(&j.nodes, "node-01");
+	strlist_add(&j.nodes, "gpu-b7.cluster.example");
+	r[0] = (struct rank_info){ .rank = 0, .node = 0 };
+	r[1] = (struct rank_info){ .rank = 9, .node = 1 };
+	j.ranks = r;
+	j.nranks = 2;
+	return &j;
+}
+
+START_TEST(identity_names)
+{
+	struct job *j = fake_job();
+	struct identity *id = identity_new(j);
+
+	ck_assert_int_eq(identity_node(id, "node-01"), 0);
+	ck_assert_int_eq(identity_node(id, "NODE-01"), 0);
+	ck_assert_int_eq(identity_node(id, "node-01.cluster.example"), 0);	/* FQDN of a short name */
+	ck_assert_int_eq(identity_node(id, "gpu-b7"), 1);			/* short of an FQDN */
+	ck_assert_int_eq(identity_node(id, "gpu-b7.cluster.example"), 1);
+	ck_assert_int_eq(identity_node(id, "node-01<37112>"), 0);
+	ck_assert_int_eq(identity_node(id, "node-99"), -1);
+	ck_assert_int_eq(identity_node(id, NULL), -1);
+	identity_learn_ip(id, "10.1.2.3<0>", 1);
+	ck_assert_int_eq(identity_node(id, "10.1.2.3"), 1);
+	ck_assert_int_eq(identity_node(id, "10.1.2.3<45123>"), 1);
+	ck_assert_int_eq(identity_node(id, "10.1.2.3:45123"), 1);
+	ck_assert_int_eq(identity_node(id, "10.1.2.4"), -1);
+	ck_assert_int_eq(identity_rank_node(id, 9), 1);
+	ck_assert_int_eq(identity_rank_node(id, 3), -1);
+	identity_learn_rank(id, 3, 0);
+	ck_assert_int_eq(identity_rank_node(id, 3), 0);
+	identity_learn_gpu(id, 1, "5", "61000");
+	ck_assert_str_eq(identity_gpu_pci(id, 1, "5"), "0000:61:00");
+	identity_free(id);
+	strlist_free(&j->nodes);
+}
+END_TEST
+
+START_TEST(pci_forms)
+{
+	char b[32];
+
+	ck_assert(pci_normalise("0000:61:00", b, sizeof(b)));
+	ck_assert_str_eq(b, "0000:61:00");
+	ck_assert(pci_normalise("PCI:0000:61:00", b, sizeof(b)));
+	ck_assert_str_eq(b, "0000:61:00");
+	ck_assert(pci_normalise("00000000:61:00.0", b, sizeof(b)));
+	ck_assert_str_eq(b, "0000:61:00");
+	ck_assert(pci_normalise("61:00.0", b, sizeof(b)));
+	ck_assert_str_eq(b, "0000:61:00");
+	ck_assert(pci_normalise("1b000", b, sizeof(b)));	/* NCCL busId */
+	ck_assert_str_eq(b, "0000:1b:00");
+	ck_assert(!pci_normalise("hello", b, sizeof(b)));
+	ck_assert(!pci_normalise("12", b, sizeof(b)));
+}
+END_TEST
+
+/* ---- job.json ---- */
+
+START_TEST(job_required_fields)
+{
+	const char *missing[] = { "schema", "job_id", "nodes", "start_time", "end_time", "state" };
+	char err[512];
+
+	for (size_t i = 0; i < 6; i++) {
+		char *dir = tmpdir();
+		struct job j;
+
+		write_job(dir, missing[i]);
+		char *p = path_join(dir, "job.json");
+		ck_assert_int_eq(job_load(&j, p, err, sizeof(err)), -1);
+		ck_assert_msg(strstr(err, missing[i]) != NULL, "message names %s: %s", missing[i], err);
+		ck_assert_msg(!strchr(err, '\n'), "one line: %s", err);
+		job_free(&j);
+		free(p);
+		rmtree(dir);
+	}
+}
+END_TEST
+
+START_TEST(job_invalid_json)
+{
+	char *dir = tmpdir(), err[512];
+	struct job j;
+
+	write_file(dir, "job.json", "{\"schema\": \"attrib.job/v1\", \"job_id\": ");
+	char *p = path_join(dir, "job.json");
+	ck_assert_int_eq(job_load(&j, p, err, sizeof(err)), -1);
+	ck_assert(strstr(err, "invalid JSON") != NULL);
+	job_free(&j);
+	/* deeply nested: refused by the depth limit, not a stack overflow */
+	char *deep = xmalloc(200001);
+	memset(deep, '[', 100000);
+	memset(deep + 100000, ']', 100000);
+	deep[200000] = 0;
+	write_file(dir, "job.json", deep);
+	free(deep);
+	ck_assert_int_eq(job_load(&j, p, err, sizeof(err)), -1);
+	job_free(&j);
+	free(p);
+	rmtree(dir);
+}
+END_TEST
+
+/* ---- rule loading ---- */
+
+static int load_errors(const char *yaml, char *out, size_t outlen)
+{
+	char *dir = tmpdir();
+	FILE *err = fmemopen(out, outlen, "w");
+	attrib_catalog *cat;
+
+	write_file(dir, "00-base.yaml", BASE_RULES);
+	write_file(dir, "50-test.yaml", yaml);
+	cat = attrib_catalog_load(dir, err);
+	fclose(err);
+	rmtree(dir);
+	if (cat) {
+		attrib_catalog_free(cat);
+		return 0;
+	}
+	return 1;
+}
+
+START_TEST(rules_valid)
+{
+	char out[4096] = "";
+
+	ck_assert_msg(!load_errors(GOOD_RULE, out, sizeof(out)), "%s", out);
+}
+END_TEST
+
+START_TEST(rules_broken_regex)
+{
+	char out[4096] = "";
+
+	ck_assert(load_errors("extractors:\n  - id: bad\n    regex: 'Xid (('\n    code: t.fault\n"
+			      "    tests:\n      - line: x\n      - line: y\n        none: true\n"
+			      "codes:\n  - code: t.fault\n    class: hw\n", out, sizeof(out)));
+	ck_assert_msg(strstr(out, "50-test.yaml:3: regex error") != NULL, "%s", out);
+}
+END_TEST
+
+START_TEST(rules_failing_case)
+{
+	char out[4096] = "";
+	/* the positive case does not match: named with file and line */
+	ck_assert(load_errors("codes:\n  - code: t.fault\n    class: hw\n"
+			      "extractors:\n  - id: x1\n    regex: 'GPU exploded'\n    code: t.fault\n"
+			      "    tests:\n      - line: 'GPU imploded'\n      - line: 'fine'\n        none: true\n",
+			      out, sizeof(out)));
+	ck_assert_msg(strstr(out, "50-test.yaml:9: extractor \"x1\": case does not match") != NULL, "%s", out);
+}
+END_TEST
+
+START_TEST(rules_unknown_key_and_code)
+{
+	char out[4096] = "";
+
+	ck_assert(load_errors("codes:\n  - code: t.fault\n    clas: hw\n", out, sizeof(out)));
+	ck_assert_msg(strstr(out, "unknown key \"clas\"") != NULL, "%s", out);
+	ck_assert(load_errors("extractors:\n  - id: x1\n    regex: 'a'\n    code: no.such\n"
+			      "    tests:\n      - line: a\n      - line: b\n        none: true\n", out, sizeof(out)));
+	ck_assert_msg(strstr(out, "code \"no.such\" is not in the catalog") != NULL, "%s", out);
+}
+END_TEST
+
+START_TEST(rules_missing_negative_case)
+{
+	char out[4096] = "";
+
+	ck_assert(load_errors("codes:\n  - code: t.fault\n    class: hw\n"
+			      "extractors:\n  - id: x1\n    regex: 'boom'\n    code: t.fault\n"
+			      "    tests:\n      - line: 'boom'\n", out, sizeof(out)));
+	ck_assert_msg(strstr(out, "needs a positive and a negative case") != NULL, "%s", out);
+}
+END_TEST
+
+START_TEST(rules_refiner_case_fails)
+{
+	char out[4096] = "";
+	char *y = xmalloc(4096);
+
+	snprintf(y, 4096, "%s"
+		 "refiners:\n  - id: r1\n    symptom: {codes: [t.echo]}\n    explained_by: {codes: [t.fault]}\n"
+		 "    same: node\n    tests:\n      - events:\n          - {code: t.fault, node: a}\n"
+		 "          - {code: t.echo, node: b}\n        expect: {t.echo: downstream}\n", GOOD_RULE);
+	ck_assert(load_errors(y, out, sizeof(out)));
+	ck_assert_msg(strstr(out, "refiner \"r1\": t.echo is root, expected downstream") != NULL, "%s", out);
+	free(y);
+}
+END_TEST
+
+START_TEST(rules_yaml_syntax)
+{
+	char out[4096] = "";
+
+	ck_assert(load_errors("codes: [\n  - : :\n", out, sizeof(out)));
+	ck_assert_msg(strstr(out, "50-test.yaml:") != NULL && strstr(out, "YAML") != NULL, "%s", out);
+}
+END_TEST
+
+/* ---- the pipeline phases on a small catalog ---- */
+
+START_TEST(extract_priority_and_prefixes)
+{
+	attrib_catalog *cat = test_catalog();
+	struct timectx tc = tc_utc;
+	struct line_ctx lc;
+	struct event ev = { 0 }, ids[4];
+	int cand[16], nc = 0, nids;
+	const char *line = "7: [rank7]:[E1129 08:12:03.000001 ProcessGroupNCCL.cpp:1] CUDA error: GPU exploded";
+
+	for (int k = 0; k < cat->nextractors; k++)
+		cand[nc++] = cat->by_priority[k];
+	ck_assert(line_extract(cat, &tc, line, strlen(line), SRC_APP, cand, nc, &lc, &ev, ids, &nids, 4));
+	ck_assert_str_eq(ev.code->code, "t.fault");	/* the specific rule beats the generic one */
+	ck_assert_str_eq(event_field(&ev, "rank"), "7");
+	ck_assert(ev.has_time);
+	ck_assert_double_eq_tol(ev.time, 1764403923.000001, 1e-5);
+	event_clear(&ev);
+	line_context_free(&lc);
+	attrib_catalog_free(cat);
+}
+END_TEST
+
+START_TEST(symptoms_collapse)
+{
+	char *dir = tmpdir();
+	attrib_catalog *cat = test_catalog();
+	char err[256];
+	FILE *f;
+
+	write_case_job(dir, "FAILED", "[\"a\", \"b\"]");
+	mkdir_p(dir, "nodes/a");
+	mkdir_p(dir, "nodes/b");
+	char *p = path_join(dir, "nodes/a/syslog");
+	f = fopen(p, "w");
+	for (int i = 0; i < 10000; i++)	/* a burst: one symptom with a count */
+		fprintf(f, "2025-11-29T08:10:%02d+00:00 a kernel: GPU exploded\n", i % 60);
+	fclose(f);
+	free(p);
+	write_file(dir, "nodes/b/syslog", "2025-11-29T08:10:00+00:00 b kernel: all fine\n");
+	struct json_object *r = attrib_analyze(cat, dir, err, sizeof(err)), *syms, *s0, *v;
+
+	ck_assert_ptr_nonnull(r);
+	json_object_object_get_ex(r, "symptoms", &syms);
+	ck_assert_int_eq(json_object_array_length(syms), 1);
+	s0 = json_object_array_get_idx(syms, 0);
+	json_object_object_get_ex(s0, "count", &v);
+	ck_assert_int_eq(json_object_get_int(v), 10000);
+	json_object_object_get_ex(s0, "evidence", &v);
+	ck_assert_int_le(json_object_array_length(v), 3);
+	json_object_object_get_ex(r, "culprit_nodes", &v);
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(v, 0)), "a");
+	json_object_put(r);
+	attrib_catalog_free(cat);
+	rmtree(dir);
+}
+END_TEST
+
+START_TEST(window_drops_old_events)
+{
+	char *dir = tmpdir();
+	attrib_catalog *cat = test_catalog();
+	char err[256];
+	struct json_object *r, *v;
+
+	write_case_job(dir, "FAILED", "[\"a\"]");
+	mkdir_p(dir, "nodes/a");
+	/* days before the job: outside its window */
+	write_file(dir, "nodes/a/syslog", "2025-11-20T08:10:00+00:00 a kernel: GPU exploded\n");
+	r = attrib_analyze(cat, dir, err, sizeof(err));
+	ck_assert_ptr_nonnull(r);
+	json_object_object_get_ex(r, "sub_domain", &v);
+	ck_assert_str_eq(json_object_get_string(v), "unattributed");
+	json_object_put(r);
+	attrib_catalog_free(cat);
+	rmtree(dir);
+}
+END_TEST
+
+START_TEST(first_cause_and_ambiguity)
+{
+	char *dir = tmpdir();
+	attrib_catalog *cat = test_catalog();
+	char err[256];
+	struct json_object *r, *v;
+
+	write_case_job(dir, "FAILED", "[\"a\", \"b\"]");
+	mkdir_p(dir, "nodes/a");
+	mkdir_p(dir, "nodes/b");
+	/* two faults within the tie window on two nodes: ambiguous, both candidates */
+	write_file(dir, "nodes/a/syslog", "2025-11-29T08:10:00+00:00 a kernel: GPU exploded\n");
+	write_file(dir, "nodes/b/syslog", "2025-11-29T08:10:01+00:00 b kernel: GPU exploded\n");
+	r = attrib_analyze(cat, dir, err, sizeof(err));
+	json_object_object_get_ex(r, "sub_domain", &v);
+	ck_assert_str_eq(json_object_get_string(v), "ambiguous");
+	json_object_object_get_ex(r, "culprit_nodes", &v);
+	ck_assert_int_eq(json_object_array_length(v), 2);
+	json_object_object_get_ex(r, "actions", &v);
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		struct json_object *a;
+
+		json_object_object_get_ex(json_object_array_get_idx(v, i), "action", &a);
+		ck_assert_str_ne(json_object_get_string(a), "drain");	/* never drain on ambiguity */
+	}
+	json_object_put(r);
+	/* the same two a minute apart: the first one is the cause */
+	write_file(dir, "nodes/b/syslog", "2025-11-29T08:11:00+00:00 b kernel: GPU exploded\n");
+	r = attrib_analyze(cat, dir, err, sizeof(err));
+	json_object_object_get_ex(r, "sub_domain", &v);
+	ck_assert_str_eq(json_object_get_string(v), "InfraHW");
+	json_object_object_get_ex(r, "culprit_nodes", &v);
+	ck_assert_int_eq(json_object_array_length(v), 1);
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(v, 0)), "a");
+	json_object_put(r);
+	attrib_catalog_free(cat);
+	rmtree(dir);
+}
+END_TEST
+
+START_TEST(refiner_marks_downstream)
+{
+	char *dir = tmpdir();
+	attrib_catalog *cat = test_catalog();
+	char err[256];
+	struct json_object *r, *v;
+
+	write_case_job(dir, "FAILED", "[\"a\", \"b\"]");
+	mkdir_p(dir, "nodes/a");
+	mkdir_p(dir, "app");
+	write_file(dir, "nodes/a/syslog", "2025-11-29T08:10:00+00:00 a kernel: GPU exploded\n");
+	/* the echo on node a is explained; the generic fault after it is downstream by time */
+	write_file(dir, "app/out", "a:100:100 [0] echo of the explosion\n[2025-11-29 08:10:30] progress\n");
+	r = attrib_analyze(cat, dir, err, sizeof(err));
+	json_object_object_get_ex(r, "sub_domain", &v);
+	ck_assert_str_eq(json_object_get_string(v), "InfraHW");
+	json_object_object_get_ex(r, "symptoms", &v);
+	int downstream = 0;
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		struct json_object *role, *code;
+
+		json_object_object_get_ex(json_object_array_get_idx(v, i), "role", &role);
+		json_object_object_get_ex(json_object_array_get_idx(v, i), "code", &code);
+		if (!strcmp(json_object_get_string(code), "t.echo")) {
+			ck_assert_str_eq(json_object_get_string(role), "downstream");
+			downstream++;
+		}
+	}
+	ck_assert_int_eq(downstream, 1);
+	json_object_put(r);
+	attrib_catalog_free(cat);
+	rmtree(dir);
+}
+END_TEST
+
+START_TEST(missing_node_is_coverage)
+{
+	char *dir = tmpdir();
+	attrib_catalog *cat = test_catalog();
+	char err[256];
+	struct json_object *r, *v, *c;
+
+	write_case_job(dir, "FAILED", "[\"a\", \"b\"]");
+	mkdir_p(dir, "nodes/a");
+	write_file(dir, "nodes/a/syslog", "2025-11-29T08:10:00+00:00 a kernel: fine\n");
+	r = attrib_analyze(cat, dir, err, sizeof(err));
+	json_object_object_get_ex(r, "coverage", &v);
+	ck_assert_int_eq(json_object_array_length(v), 1);
+	c = json_object_array_get_idx(v, 0);
+	json_object_object_get_ex(c, "source", &v);
+	ck_assert_str_eq(json_object_get_string(v), "nodes/b");
+	json_object_object_get_ex(c, "status", &v);
+	ck_assert_str_eq(json_object_get_string(v), "missing");
+	json_object_put(r);
+	attrib_catalog_free(cat);
+	rmtree(dir);
+}
+END_TEST
+
+START_TEST(completed_is_pass)
+{
+	char *dir = tmpdir();
+	attrib_catalog *cat = test_catalog();
+	char err[256];
+	struct json_object *r, *v;
+
+	write_case_job(dir, "COMPLETED", "[\"a\"]");
+	mkdir_p(dir, "nodes/a");
+	write_file(dir, "nodes/a/syslog", "2025-11-29T08:10:00+00:00 a kernel: GPU exploded\n");
+	r = attrib_analyze(cat, dir, err, sizeof(err));
+	json_object_object_get_ex(r, "outcome", &v);
+	ck_assert_str_eq(json_object_get_string(v), "Pass");
+	json_object_object_get_ex(r, "sub_domain", &v);
+	ck_assert_str_eq(json_object_get_string(v), "Pass");
+	json_object_object_get_ex(r, "actions", &v);
+	ck_assert_int_eq(json_object_array_length(v), 0);
+	json_object_put(r);
+	attrib_catalog_free(cat);
+	rmtree(dir);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("engine");
+	TCase *t;
+
+	t = tcase_create("timestamps");
+	tcase_add_test(t, time_rfc3339_syslog);
+	tcase_add_test(t, time_offsets);
+	tcase_add_test(t, time_rfc3164);
+	tcase_add_test(t, time_dmesg_t);
+	tcase_add_test(t, time_slurmctld_bracketed);
+	tcase_add_test(t, time_glog_and_app);
+	tcase_add_test(t, time_named_zone);
+	tcase_add_test(t, time_no_timestamp);
+	tcase_add_test(t, time_format_roundtrip);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("identity");
+	tcase_add_test(t, identity_names);
+	tcase_add_test(t, pci_forms);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("job");
+	tcase_add_test(t, job_required_fields);
+	tcase_add_test(t, job_invalid_json);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("rules");
+	tcase_add_test(t, rules_valid);
+	tcase_add_test(t, rules_broken_regex);
+	tcase_add_test(t, rules_failing_case);
+	tcase_add_test(t, rules_unknown_key_and_code);
+	tcase_add_test(t, rules_missing_negative_case);
+	tcase_add_test(t, rules_refiner_case_fails);
+	tcase_add_test(t, rules_yaml_syntax);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("pipeline");
+	tcase_add_test(t, extract_priority_and_prefixes);
+	tcase_add_test(t, symptoms_collapse);
+	tcase_add_test(t, window_drops_old_events);
+	tcase_add_test(t, first_cause_and_ambiguity);
+	tcase_add_test(t, refiner_marks_downstream);
+	tcase_add_test(t, missing_node_is_coverage);
+	tcase_add_test(t, completed_is_pass);
+	suite_add_tcase(s, t);
+
+	return run_suite(s);
+}

@@ -1,0 +1,62 @@
+#!/bin/sh
+# The command line's contract: exit codes, one-line errors, help texts.
+set -u
+A=${ATTRIB:-./attrib}
+SRC=${SRCDIR:-.}
+pass=0 fail=0
+ok()   { pass=$((pass+1)); echo "ok - $1"; }
+bad()  { fail=$((fail+1)); echo "not ok - $1"; }
+check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+# a diagnosis is printed: exit 0, one JSON object
+"$A" analyze "$SRC/examples/xid149-nvlink" --json >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "analyze --json exits 0" "[ $rc -eq 0 ]"
+check "analyze --json prints the result schema" "grep -q '\"schema\":\"attrib.result/v1\"' \"$tmp/out\" || grep -q '\"schema\": \"attrib.result/v1\"' \"$tmp/out\""
+check "analyze --json prints node-02 as culprit" "tr -d ' \n' <\"$tmp/out\" | grep -q '\"culprit_nodes\":\[\"node-02\"\]'"
+"$A" analyze "$SRC/examples/xid149-nvlink" >"$tmp/text"; rc=$?
+check "analyze (text) exits 0" "[ $rc -eq 0 ]"
+check "text names the root cause line" "grep -q 'NVRM: Xid (PCI:0000:43:00): 149' \"$tmp/text\""
+check "text has a timeline" "grep -q '^Timeline' \"$tmp/text\""
+
+# unusable cases: exit 2, one line on stderr
+mkdir -p "$tmp/empty"
+"$A" analyze "$tmp/empty" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "no job.json exits 2" "[ $rc -eq 2 ]"
+check "no job.json: one line on stderr" "[ \$(wc -l <\"$tmp/err\") -eq 1 ]"
+check "no job.json: nothing on stdout" "[ ! -s \"$tmp/out\" ]"
+mkdir -p "$tmp/badjson"; printf '{"schema": ' >"$tmp/badjson/job.json"
+"$A" analyze "$tmp/badjson" >/dev/null 2>"$tmp/err"; rc=$?
+check "invalid JSON exits 2" "[ $rc -eq 2 ] && grep -q 'invalid JSON' \"$tmp/err\""
+mkdir -p "$tmp/nostate"
+printf '{"schema":"attrib.job/v1","job_id":"1","nodes":["a"],"start_time":"2026-01-01T00:00:00Z","end_time":"2026-01-01T01:00:00Z"}' >"$tmp/nostate/job.json"
+"$A" analyze "$tmp/nostate" >/dev/null 2>"$tmp/err"; rc=$?
+check "missing state exits 2 naming the field" "[ $rc -eq 2 ] && grep -q '\"state\"' \"$tmp/err\""
+
+# rules check: the shipped catalog passes, a broken one fails precisely
+"$A" rules check >"$tmp/out" 2>&1; rc=$?
+check "rules check passes on the shipped catalog" "[ $rc -eq 0 ] && grep -q ': ok:' \"$tmp/out\""
+mkdir -p "$tmp/rules"; cp "$SRC"/rules/*.yaml "$tmp/rules/"
+cat >"$tmp/rules/99-broken.yaml" <<'YAML'
+extractors:
+  - id: broken-case
+    regex: 'GPU melted'
+    code: xid.79
+    tests:
+      - line: 'GPU frozen'
+      - line: 'fine'
+        none: true
+YAML
+"$A" rules check "$tmp/rules" >"$tmp/out" 2>&1; rc=$?
+check "rules check fails on a failing case (exit 3)" "[ $rc -eq 3 ]"
+check "the failure names file and line" "grep -q '99-broken.yaml:6: extractor \"broken-case\": case does not match' \"$tmp/out\""
+"$A" --rules "$tmp/rules" analyze "$SRC/examples/xid149-nvlink" >/dev/null 2>"$tmp/err"; rc=$?
+check "analyze refuses to run with a broken catalog (exit 3)" "[ $rc -eq 3 ] && grep -q 'refusing to run' \"$tmp/err\""
+
+# help
+"$A" --help | grep -q 'analyze CASE' && ok "attrib --help" || bad "attrib --help"
+"$A" analyze --help | grep -q -- '--json' && ok "attrib analyze --help" || bad "attrib analyze --help"
+"$A" bogus >/dev/null 2>&1; check "unknown command exits 1" "[ $? -eq 1 ]"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

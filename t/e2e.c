@@ -1,0 +1,198 @@
+/* End-to-end: every case directory under t/cases/ (written for this
+ * project, each with expected.json) and the bundled example go through
+ * the real catalog; the result must keep the contract and give the
+ * expected verdict, culprits and no drain outside drain_ok. */
+#include <dirent.h>
+#include "testutil.h"
+
+static attrib_catalog *cat;
+
+static const char *rules_dir(void)
+{
+	static char buf[4096];
+
+	if (getenv("ATTRIB_RULES"))
+		return getenv("ATTRIB_RULES");
+	snprintf(buf, sizeof(buf), "%s/rules", SRCDIR);
+	return buf;
+}
+
+static struct json_object *get(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(o, k, &v);
+	return v;
+}
+
+static bool in_array(struct json_object *arr, const char *s)
+{
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++)
+		if (!strcmp(json_object_get_string(json_object_array_get_idx(arr, i)), s))
+			return true;
+	return false;
+}
+
+/* The contract's schema checks (section 2). */
+static void check_contract(const char *name, struct json_object *r, struct json_object *job)
+{
+	const char *sub = json_object_get_string(get(r, "sub_domain"));
+	struct json_object *nodes = get(job, "nodes"), *v;
+
+	ck_assert_str_eq(json_object_get_string(get(r, "schema")), "attrib.result/v1");
+	ck_assert_str_eq(json_object_get_string(get(r, "job_id")), json_object_get_string(get(job, "job_id")));
+	ck_assert_msg(sub_domain_domain(sub) != NULL, "%s: sub_domain %s", name, sub);
+	ck_assert_str_eq(json_object_get_string(get(r, "domain")), sub_domain_domain(sub));
+	ck_assert_str_eq(json_object_get_string(get(r, "outcome")), strcmp(sub, "Pass") ? "Fail" : "Pass");
+	v = get(r, "culprit_nodes");
+	for (size_t i = 0; i < json_object_array_length(v); i++)
+		ck_assert_msg(in_array(nodes, json_object_get_string(json_object_array_get_idx(v, i))),
+			      "%s: culprit is not a job node", name);
+	v = get(r, "actions");
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		struct json_object *a = json_object_array_get_idx(v, i);
+		const char *what = json_object_get_string(get(a, "action"));
+
+		ck_assert_msg(action_valid(what), "%s: action %s", name, what);
+		ck_assert(in_array(nodes, json_object_get_string(get(a, "node"))));
+		if (!strcmp(what, "drain"))
+			ck_assert_msg(in_array(get(r, "culprit_nodes"), json_object_get_string(get(a, "node"))),
+				      "%s: drain of a node that is not a culprit", name);
+	}
+	v = get(r, "symptoms");
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		const char *role = json_object_get_string(get(json_object_array_get_idx(v, i), "role"));
+
+		ck_assert_msg(!strcmp(role, "root") || !strcmp(role, "downstream") || !strcmp(role, "interesting"),
+			      "%s: role %s", name, role);
+	}
+	v = get(r, "coverage");
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		const char *st = json_object_get_string(get(json_object_array_get_idx(v, i), "status"));
+
+		ck_assert(!strcmp(st, "missing") || !strcmp(st, "error"));
+	}
+	ck_assert(json_object_is_type(get(r, "explanation"), json_type_string));
+}
+
+static void check_case(const char *dir, const char *name)
+{
+	char err[512];
+	char *p = path_join(dir, "expected.json");
+	struct json_object *exp = json_object_from_file(p), *r, *job;
+	free(p);
+	ck_assert_msg(exp != NULL, "%s: no expected.json", name);
+	p = path_join(dir, "job.json");
+	job = json_object_from_file(p);
+	free(p);
+
+	r = attrib_analyze(cat, dir, err, sizeof(err));
+	ck_assert_msg(r != NULL, "%s: %s", name, err);
+	check_contract(name, r, job);
+
+	const char *sub = json_object_get_string(get(r, "sub_domain"));
+	ck_assert_msg(in_array(get(exp, "sub_domain"), sub), "%s: sub_domain %s, expected %s", name, sub,
+		      json_object_to_json_string(get(exp, "sub_domain")));
+	struct json_object *got = get(r, "culprit_nodes"), *want = get(exp, "culprit_nodes");
+	ck_assert_msg(json_object_array_length(got) == json_object_array_length(want),
+		      "%s: culprits %s, expected %s", name, json_object_to_json_string(got),
+		      json_object_to_json_string(want));
+	for (size_t i = 0; i < json_object_array_length(want); i++)
+		ck_assert_msg(in_array(got, json_object_get_string(json_object_array_get_idx(want, i))),
+			      "%s: culprits %s, expected %s", name, json_object_to_json_string(got),
+			      json_object_to_json_string(want));
+	struct json_object *acts = get(r, "actions");
+	for (size_t i = 0; i < json_object_array_length(acts); i++) {
+		struct json_object *a = json_object_array_get_idx(acts, i);
+
+		if (!strcmp(json_object_get_string(get(a, "action")), "drain"))
+			ck_assert_msg(in_array(get(exp, "drain_ok"), json_object_get_string(get(a, "node"))),
+				      "%s: false drain of %s", name, json_object_get_string(get(a, "node")));
+	}
+	/* optional: the root cause's code and a piece of its evidence */
+	if (get(exp, "root_code")) {
+		struct json_object *rc = get(r, "root_cause");
+
+		ck_assert_msg(rc != NULL, "%s: no root_cause", name);
+		ck_assert_str_eq(json_object_get_string(get(rc, "code")), json_object_get_string(get(exp, "root_code")));
+	}
+	if (get(exp, "evidence_contains")) {
+		const char *s = json_object_to_json_string(get(get(r, "root_cause"), "evidence"));
+
+		ck_assert_msg(strstr(s, json_object_get_string(get(exp, "evidence_contains"))) != NULL,
+			      "%s: root evidence lacks %s", name, json_object_get_string(get(exp, "evidence_contains")));
+	}
+	json_object_put(r);
+	json_object_put(exp);
+	json_object_put(job);
+}
+
+static int ncases;
+static char **case_dirs;
+
+static void find_cases(const char *root)
+{
+	DIR *d = opendir(root);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *dir, *exp;
+
+		if (e->d_name[0] == '.')
+			continue;
+		/* outside a test: no ck_assert (it reports progress to the runner) */
+		if (asprintf(&dir, "%s/%s", root, e->d_name) < 0 ||
+		    asprintf(&exp, "%s/expected.json", dir) < 0)
+			abort();
+		if (access(exp, R_OK) == 0) {
+			case_dirs = xrealloc(case_dirs, (ncases + 1) * sizeof(char *));
+			case_dirs[ncases++] = dir;
+		} else {
+			free(dir);
+		}
+		free(exp);
+	}
+	closedir(d);
+}
+
+START_TEST(one_case)
+{
+	const char *dir = case_dirs[_i];
+
+	check_case(dir, strrchr(dir, '/') + 1);
+}
+END_TEST
+
+START_TEST(rules_check_shipped_catalog)
+{
+	/* the shipped catalog loads and all its inline cases pass */
+	ck_assert_ptr_nonnull(cat);
+	ck_assert_int_eq(attrib_catalog_selftest(cat, stderr, 0), 0);
+}
+END_TEST
+
+int main(void)
+{
+	char root[4096];
+	Suite *s = suite_create("cases");
+	TCase *t = tcase_create("cases");
+
+	cat = attrib_catalog_load(rules_dir(), stderr);
+	snprintf(root, sizeof(root), "%s/t/cases", SRCDIR);
+	find_cases(root);
+	snprintf(root, sizeof(root), "%s/examples", SRCDIR);
+	find_cases(root);
+	if (!cat || !ncases) {
+		fprintf(stderr, "cases: %s\n", cat ? "no cases found" : "the catalog does not load");
+		return EXIT_FAILURE;
+	}
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, rules_check_shipped_catalog);
+	tcase_add_loop_test(t, one_case, 0, ncases);
+	suite_add_tcase(s, t);
+	int rc = run_suite(s);
+	attrib_catalog_free(cat);
+	return rc;
+}

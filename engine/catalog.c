@@ -523,8 +523,8 @@ static struct test_case *load_tests(struct loader *L, yaml_node_t *seq, int *n, 
 static void load_extractors(struct loader *L, yaml_node_t *seq)
 {
 	static const char *const keys[] = {
-		"id", "source", "regex", "code", "lines", "priority", "identity", "fields",
-		"tests", "doc", "literal", NULL
+		"id", "source", "regex", "prefilter", "code", "lines", "priority", "identity",
+		"fields", "tests", "doc", NULL
 	};
 
 	for (yaml_node_item_t *i = seq->data.sequence.items.start; i < seq->data.sequence.items.top; i++) {
@@ -540,6 +540,7 @@ static void load_extractors(struct loader *L, yaml_node_t *seq)
 				problem(L, m, "extractor id \"%s\" used twice", x.id);
 		x.sources = parse_sources(L, m);
 		x.regex = get_str(L, m, "regex", true);
+		x.prefilter = get_str(L, m, "prefilter", false);
 		x.lines = (int)get_num(L, m, "lines", 1);
 		if (x.lines < 1 || x.lines > 50)
 			problem(L, m, "lines must be 1 to 50");
@@ -942,6 +943,7 @@ void attrib_catalog_free(attrib_catalog *cat)
 
 		free(x->id);
 		free(x->regex);
+		free(x->prefilter);
 		free(x->code_tpl);
 		pcre2_code_free(x->re);
 		strlist_free(&x->const_names);

@@ -80,6 +80,7 @@ struct extractor {
 	char *id;
 	int sources;
 	char *regex;
+	char *prefilter;	/* a cheaper superset for the prefilter, or NULL */
 	pcre2_code *re;
 	char *code_tpl;
 	const struct code *code;	/* when code_tpl has no {capture} */

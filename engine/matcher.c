@@ -5,7 +5,9 @@
  * vectorised scan and no regex call.  A prefilter hit is a superset of
  * the real matches; scan.c confirms each (rule, line) with PCRE2, which
  * also extracts the named captures. */
+#include <fcntl.h>
 #include <hs/hs.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -20,6 +22,99 @@ struct matcher {
 	int *lines;		/* per rule: lines a match may span */
 };
 
+/* ---- compiled database cache ----
+ * Compiling a few hundred patterns takes Hyperscan most of a second; the
+ * compiled database is kept in a cache file named by a hash of everything
+ * that goes into it, so later runs only deserialise it.  A cache file is
+ * used only if this user owns it and nobody else can write it. */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static char *cache_path(const attrib_catalog *cat, const unsigned *flags)
+{
+	const char *dir = getenv("ATTRIB_CACHE");
+	char *base = NULL, *path = NULL;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	if (dir && !*dir)
+		return NULL;	/* ATTRIB_CACHE= turns the cache off */
+	h = fnv(h, hs_version(), strlen(hs_version()));
+	hs_platform_info_t pi = { 0 };
+	if (hs_populate_platform(&pi) == HS_SUCCESS)
+		h = fnv(h, &pi, sizeof(pi));
+	for (int i = 0; i < cat->nextractors; i++) {
+		const char *e = cat->extractors[i].prefilter ? cat->extractors[i].prefilter
+							     : cat->extractors[i].regex;
+
+		h = fnv(h, e, strlen(e) + 1);
+		h = fnv(h, &flags[i], sizeof(flags[i]));
+	}
+	if (!dir) {
+		if (geteuid() == 0)
+			dir = "/var/cache/attrib";
+		else if (getenv("XDG_CACHE_HOME") && *getenv("XDG_CACHE_HOME"))
+			dir = base = (asprintf(&base, "%s/attrib", getenv("XDG_CACHE_HOME")) < 0 ? NULL : base);
+		else if (getenv("HOME"))
+			dir = base = (asprintf(&base, "%s/.cache/attrib", getenv("HOME")) < 0 ? NULL : base);
+	}
+	if (dir && asprintf(&path, "%s/prefilter-%016llx.hs", dir, (unsigned long long)h) < 0)
+		path = NULL;
+	free(base);
+	return path;
+}
+
+static hs_database_t *cache_load(const char *path)
+{
+	int fd = path ? open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	hs_database_t *db = NULL;
+	struct stat st;
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	    !(st.st_mode & 022) && st.st_size > 0 && st.st_size < (64 << 20)) {
+		buf = xmalloc(st.st_size);
+		if (read(fd, buf, st.st_size) == st.st_size &&
+		    hs_deserialize_database(buf, st.st_size, &db) != HS_SUCCESS)
+			db = NULL;
+		free(buf);
+	}
+	close(fd);
+	return db;
+}
+
+static void cache_store(const char *path, const hs_database_t *db)
+{
+	char *bytes = NULL, *tmp = NULL, *dir;
+	size_t len;
+	int fd;
+
+	if (!path || hs_serialize_database(db, &bytes, &len) != HS_SUCCESS)
+		return;
+	dir = xstrdup(path);
+	*strrchr(dir, '/') = 0;
+	mkdir(dir, 0700);	/* the parent must exist; one level is enough */
+	if (asprintf(&tmp, "%s.%d.tmp", path, (int)getpid()) >= 0 &&
+	    (fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)) >= 0) {
+		bool ok = write(fd, bytes, len) == (ssize_t)len;
+
+		close(fd);
+		if (!ok || rename(tmp, path) < 0)
+			unlink(tmp);
+	}
+	free(tmp);
+	free(dir);
+	free(bytes);
+}
+
 struct matcher *matcher_build(const attrib_catalog *cat, FILE *err)
 {
 	struct matcher *m = xcalloc(1, sizeof(*m));
@@ -33,12 +128,16 @@ struct matcher *matcher_build(const attrib_catalog *cat, FILE *err)
 	m->nrules = n;
 	m->lines = xcalloc(n, sizeof(int));
 	for (int i = 0; i < n; i++) {
-		exprs[i] = cat->extractors[i].regex;
+		exprs[i] = cat->extractors[i].prefilter ? cat->extractors[i].prefilter
+						       : cat->extractors[i].regex;
 		flags[i] = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
 		ids[i] = (unsigned)i;
 		m->lines[i] = cat->extractors[i].lines;
 	}
-	if (n && hs_compile_multi(exprs, flags, ids, (unsigned)n, HS_MODE_BLOCK, NULL, &m->db, &ce) != HS_SUCCESS) {
+	char *cache = n ? cache_path(cat, flags) : NULL;
+	if (n && (m->db = cache_load(cache))) {
+		/* compiled earlier from exactly these patterns */
+	} else if (n && hs_compile_multi(exprs, flags, ids, (unsigned)n, HS_MODE_BLOCK, NULL, &m->db, &ce) != HS_SUCCESS) {
 		if (ce && ce->expression >= 0 && ce->expression < n) {
 			const struct extractor *x = &cat->extractors[ce->expression];
 
@@ -49,7 +148,10 @@ struct matcher *matcher_build(const attrib_catalog *cat, FILE *err)
 		}
 		hs_free_compile_error(ce);
 		ok = false;
+	} else if (n) {
+		cache_store(cache, m->db);	/* freshly compiled */
 	}
+	free(cache);
 	if (ok && n && hs_alloc_scratch(m->db, &m->scratch) != HS_SUCCESS) {
 		fprintf(err, "rules: cannot allocate prefilter scratch space\n");
 		ok = false;

@@ -117,17 +117,20 @@ spec=$srcpkg
 tree=$(find "$dest" -mindepth 1 -maxdepth 1 -type d -name 'slurm-wlm-*' | head -n1 || true)
 if [ -z "$tree" ] || [ ! -f "$tree/configure" ]; then
     log "apt-get source $spec"
-    (cd "$dest" && apt-get source -qq "$spec" >&2) ||
-        (cd "$dest" && apt-get source -qq "$srcpkg" >&2)
+    # (Sandbox::User=root: the download dir need not be writable by _apt)
+    (cd "$dest" && apt-get source -qq -o APT::Sandbox::User=root "$spec" >&2) ||
+        (cd "$dest" && apt-get source -qq -o APT::Sandbox::User=root "$srcpkg" >&2)
     tree=$(find "$dest" -mindepth 1 -maxdepth 1 -type d -name 'slurm-wlm-*' | head -n1)
 fi
-[ -n "$tree" ] && [ -f "$tree/configure" ] || { log "error: no source tree in $dest"; exit 1; }
+if [ -z "$tree" ] || [ ! -f "$tree/configure" ]; then log "error: no source tree in $dest"; exit 1; fi
 
 # ---- 3. configure -----------------------------------------------------------
 run_configure() {
-    # --sysconfdir/--libdir like Debian's build, so paths in config.h agree
+    # options as in Debian's debian/rules (paths, multiple-slurmd, no debug)
+    # so that config.h agrees with the installed daemons
     (cd "$tree" && ./configure -q --prefix=/usr --sysconfdir=/etc/slurm \
-        --libdir=/usr/lib/x86_64-linux-gnu \
+        --libdir="/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)" \
+        --enable-multiple-slurmd --disable-debug --with-munge \
         >"$tree/attrib-configure.log" 2>&1)
 }
 log "configure (log: $tree/attrib-configure.log)"
@@ -136,8 +139,9 @@ if ! run_configure; then
     apt-get build-dep -y -qq "$srcpkg" >&2
     run_configure || { log "error: configure failed, see $tree/attrib-configure.log"; exit 1; }
 fi
-[ -f "$tree/config.h" ] && [ -f "$tree/slurm/slurm.h" ] ||
-    { log "error: configure did not produce config.h / slurm/slurm.h"; exit 1; }
+if [ ! -f "$tree/config.h" ] || [ ! -f "$tree/slurm/slurm.h" ]; then
+    log "error: configure did not produce config.h / slurm/slurm.h"; exit 1
+fi
 
 log "done in $(( $(date +%s) - t0 )) s"
 echo "$tree"

@@ -28,7 +28,7 @@
 #   ATTRIB_CLUSTER_NODES    number of nodes (1..9)      [3]
 #   ATTRIB_CLUSTER_SUBNET   first three octets          [10.251.0]
 #   ATTRIB_CLUSTER_TIMEOUT  seconds to wait for idle    [60]
-#   ATTRIB_CLUSTER_GPUS     fake gres/gpu per node (plain files as File=; 0 = none) [2]
+#   ATTRIB_CLUSTER_GPUS     fake gres/gpu per node (see write_conf; 0 = none) [2]
 #   ATTRIB_JOBCOMP          JobCompType                 [jobcomp/none]
 #   ATTRIB_JOBCOMP_LOC      JobCompLoc                  [unset]
 #   ATTRIB_PLUGIN_DIR       prepended to PluginDir      [unset]
@@ -84,33 +84,51 @@ need() {
 }
 
 # ---- process bookkeeping ----------------------------------------------------
-# A pid file is only trusted if the process still runs the expected program.
-pid_alive() { # pidfile comm
-    local pid comm
-    [ -s "$1" ] || return 1
-    pid=$(head -n1 "$1" 2>/dev/null || true)
+# Every daemon we start is recorded in $D/run/NAME.ours as "PID STARTTIME"
+# (STARTTIME: field 22 of /proc/PID/stat, fixed for a process's life, even
+# across exec).  A record is trusted only while that very process lives: a
+# reused pid has another start time, so stop never signals a stranger.  (The
+# daemons' own pid files are not used for this: between fork and exec a pid
+# still runs the wrapper -- setsid, unshare, nsenter, sh.)
+proc_stat() { # pid -> "STATE STARTTIME"
+    local st
+    st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    st=${st##*) }      # drop "pid (comm) "; comm may hold blanks
+    # shellcheck disable=SC2086
+    set -- $st
+    echo "$1 ${20}"
+}
+
+record() { # name pid
+    local st
+    st=$(proc_stat "$2") || st="X 0"
+    echo "$2 ${st#* }" >"$D/run/$1.ours"
+}
+
+ours_alive() { # name -> prints the pid if that recorded process still runs
+    local f=$D/run/$1.ours pid start st
+    [ -s "$f" ] || return 1
+    read -r pid start <"$f" || return 1
     case $pid in '' | *[!0-9]*) return 1 ;; esac
-    [ -r "/proc/$pid/comm" ] || return 1
-    comm=$(cat "/proc/$pid/comm" 2>/dev/null || true)
-    [ "$comm" = "$2" ] || return 1
-    # a zombie (dead, not yet reaped by its parent) is not running
-    case $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || echo X) in Z | X) return 1 ;; esac
+    st=$(proc_stat "$pid") || return 1
+    [ "${st#* }" = "$start" ] || return 1     # pid reused by someone else
+    [ "${st%% *}" != Z ] || return 1          # dead, not yet reaped
     echo "$pid"
 }
 
-stop_pidfile() { # pidfile comm
+stop_ours() { # name
     local pid i
-    pid=$(pid_alive "$1" "$2") || { rm -f "$1"; return 0; }
+    pid=$(ours_alive "$1") || { rm -f "$D/run/$1.ours"; return 0; }
     kill -TERM "$pid" 2>/dev/null || true
     for i in $(seq 1 100); do
-        pid_alive "$1" "$2" >/dev/null || break
+        ours_alive "$1" >/dev/null || break
         sleep 0.1
     done
-    if pid_alive "$1" "$2" >/dev/null; then
-        log "$2 ($pid) did not stop on TERM; KILL"
+    if ours_alive "$1" >/dev/null; then
+        log "$1 ($pid) did not stop on TERM within 10 s; KILL"
         kill -KILL "$pid" 2>/dev/null || true
     fi
-    rm -f "$1"
+    rm -f "$D/run/$1.ours"
 }
 
 # every process in a network namespace we created is ours
@@ -119,12 +137,14 @@ kill_netns_procs() { # netns
     [ -e "/run/netns/$ns" ] || return 0
     pids=$(ip netns pids "$ns" 2>/dev/null || true)
     [ -n "$pids" ] || return 0
+    # shellcheck disable=SC2086 # a list of pids
     kill -TERM $pids 2>/dev/null || true
     for i in $(seq 1 30); do
         pids=$(ip netns pids "$ns" 2>/dev/null || true)
         [ -n "$pids" ] || return 0
         sleep 0.1
     done
+    # shellcheck disable=SC2086
     kill -KILL $pids 2>/dev/null || true
     sleep 0.2
 }
@@ -136,34 +156,42 @@ free_port() { # start
     echo "$p"
 }
 
+# Poll COMMAND until it succeeds; give up after SECONDS, or at once when it
+# returns 2 (= will never succeed).  DESCRIPTION is for the reader only.
 wait_for() { # seconds description command...
-    local secs=$1 what=$2 t0
+    local secs=$1 t0 rc
     shift 2
     t0=$(date +%s)
-    until "$@" >/dev/null 2>&1; do
+    while :; do
+        rc=0
+        "$@" >/dev/null 2>&1 || rc=$?
+        [ "$rc" -ne 0 ] || return 0
+        [ "$rc" -ne 2 ] || return 1
         [ $(($(date +%s) - t0)) -lt "$secs" ] || return 1
         sleep 0.1
     done
 }
 
 # ---- network -----------------------------------------------------------------
+# What we create is recorded with its identity -- "NAME INODE" for a
+# namespace (the nsfs inode of /run/netns/NAME), "NAME IFINDEX" for the
+# bridge -- and torn down only if the object of that name is still the one we
+# made, so stopping one state dir never touches another cluster's network.
+ns_id() { stat -L -c %i "/run/netns/$1" 2>/dev/null; }
+link_id() { cat "/sys/class/net/$1/ifindex" 2>/dev/null; }
+
 net_up() {
     local n ns veth
-    if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
-        ip link add "$BRIDGE" type bridge
-    fi
-    ip addr replace "$CTL_ADDR/24" dev "$BRIDGE"
+    ip link add "$BRIDGE" type bridge
+    echo "$BRIDGE $(link_id "$BRIDGE")" >"$D/run/bridge"
+    ip addr add "$CTL_ADDR/24" dev "$BRIDGE"
     ip link set "$BRIDGE" up
-    echo "$BRIDGE" >"$D/run/bridge"
     for n in $(nodes); do
         ns=$(netns_of "$n")
         veth=$(veth_of "$n")
-        if [ -e "/run/netns/$ns" ]; then
-            ip netns del "$ns"
-        fi
-        ip link del "$veth" >/dev/null 2>&1 || true
         ip netns add "$ns"
-        echo "$ns" >>"$D/run/netns"
+        echo "$ns $(ns_id "$ns")" >>"$D/run/netns"
+        # the veth pair goes away with the namespace
         ip link add "$veth" type veth peer name eth0 netns "$ns"
         ip link set "$veth" master "$BRIDGE" up
         ip -n "$ns" link set lo up
@@ -173,20 +201,21 @@ net_up() {
 }
 
 net_down() {
-    local ns n
+    local ns id
     if [ -f "$D/run/netns" ]; then
-        for ns in $(sort -u "$D/run/netns"); do
+        while read -r ns id; do
             case $ns in attrib-node-*) ;; *) continue ;; esac
+            if [ -z "$id" ] || [ "$(ns_id "$ns")" != "$id" ]; then continue; fi
             kill_netns_procs "$ns"
-            [ -e "/run/netns/$ns" ] && ip netns del "$ns" 2>/dev/null || true
-        done
+            ip netns del "$ns" 2>/dev/null || true
+        done <"$D/run/netns"
         rm -f "$D/run/netns"
     fi
     if [ -f "$D/run/bridge" ]; then
-        for n in $(seq 1 9); do
-            ip link del "attrib-v$n" >/dev/null 2>&1 || true
-        done
-        ip link del "$BRIDGE" >/dev/null 2>&1 || true
+        read -r ns id <"$D/run/bridge" || true
+        if [ "$ns" = "$BRIDGE" ] && [ -n "$id" ] && [ "$(link_id "$BRIDGE")" = "$id" ]; then
+            ip link del "$BRIDGE" 2>/dev/null || true
+        fi
         rm -f "$D/run/bridge"
     fi
 }
@@ -204,6 +233,8 @@ munge_up() {
         { cat "$m/munged.log" >&2 || true; die "munged failed to start"; }
     wait_for 10 munge sh -c "munge -n -S '$m/munge.sock' | unmunge -S '$m/munge.sock'" ||
         die "munged does not answer on $m/munge.sock"
+    # munged forks into the background itself: take its pid from its pid file
+    record munged "$(cat "$m/munged.pid")"
 }
 
 # ---- MariaDB -----------------------------------------------------------------
@@ -224,7 +255,7 @@ db_up() {
         --innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0 \
         --innodb-lock-wait-timeout=900 --innodb-buffer-pool-size=128M \
         --max-connections=100 </dev/null >"$db/mariadbd.out" 2>&1 &
-    echo $! >"$db/mariadbd.pid"
+    record mariadbd $!
     wait_for 30 mariadb mariadb --no-defaults -S "$db/mysqld.sock" -uroot -e 'select 1' ||
         { tail -n 20 "$db/error.log" >&2; die "MariaDB did not start"; }
     mariadb --no-defaults -S "$db/mysqld.sock" -uroot -e "
@@ -235,7 +266,7 @@ db_up() {
 
 # ---- configuration -----------------------------------------------------------
 write_conf() {
-    local plugindir ctldport dbdport n gres_line= hosts
+    local plugindir ctldport dbdport n gres_line='' hosts
     plugindir=$(plugin_dir_default)
     [ -n "${ATTRIB_PLUGIN_DIR:-}" ] && plugindir="$ATTRIB_PLUGIN_DIR:$plugindir"
     ctldport=$(free_port 16817)
@@ -309,6 +340,8 @@ PriorityType=priority/basic
 GresTypes=gpu
 SlurmdParameters=config_overrides
 ReturnToService=2
+# a job whose node fails ends NODE_FAIL instead of being requeued
+JobRequeue=0
 
 # short timeouts: a killed slurmd becomes DOWN / NODE_FAIL within ~10-20 s
 SlurmdTimeout=10
@@ -334,17 +367,22 @@ PartitionName=$PARTITION Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSub
 ${ATTRIB_SLURM_CONF_EXTRA:-}
 EOF
     if [ "$GPUS" -gt 0 ]; then
-        # fake GPUs: gres/gpu drops entries without File=, so point File= at
-        # plain files (not devices; nothing is bound or constrained).  Jobs
-        # with --gres=gpu:N get CUDA_VISIBLE_DEVICES / SLURM_JOB_GPUS set.
+        # fake GPUs: gres/gpu drops entries without File= and wants device
+        # nodes, so File= points at character devices made here with the
+        # NVIDIA major (195) -- no driver behind them, nothing opens them.
+        # Jobs with --gres=gpu:N get CUDA_VISIBLE_DEVICES / SLURM_JOB_GPUS.
+        # (If mknod is not allowed, plain files: gres still schedules, but
+        # slurmd logs an error and sets no CUDA_VISIBLE_DEVICES.)
         mkdir -p "$D/dev"
-        for n in $(seq 0 $((GPUS - 1))); do : >"$D/dev/nvidia$n"; done
+        for n in $(seq 0 $((GPUS - 1))); do
+            mknod "$D/dev/nvidia$n" c 195 "$n" 2>/dev/null || : >"$D/dev/nvidia$n"
+        done
         echo "Name=gpu Type=fake File=$D/dev/nvidia[0-$((GPUS - 1))]" >"$D/etc/gres.conf"
     else
         : >"$D/etc/gres.conf"
     fi
     echo "# attrib test cluster" >"$D/etc/cgroup.conf"
-    echo "CgroupPlugin=cgroup/v1" >>"$D/etc/cgroup.conf"
+    # CgroupPlugin left to autodetect; proctrack/linuxproc + task/none constrain nothing
 
     hosts="127.0.0.1 localhost
 $CTL_ADDR $CTL_NAME"
@@ -357,7 +395,7 @@ $(addr_of "$n") $n"; done
 start_slurmdbd() {
     # slurmdbd has no -f: it reads slurmdbd.conf next to $SLURM_CONF
     SLURM_CONF=$D/etc/slurm.conf setsid slurmdbd -D </dev/null >"$D/log/slurmdbd.out" 2>&1 &
-    echo $! >"$D/run/slurmdbd.pid"
+    record slurmdbd $!
     wait_for 30 slurmdbd sacctmgr -n show cluster ||
         { tail -n 20 "$D/log/slurmdbd.log" "$D/log/slurmdbd.out" >&2; die "slurmdbd did not answer"; }
 }
@@ -366,7 +404,7 @@ start_slurmctld() {
     # own UTS namespace so that its hostname matches SlurmctldHost
     SLURM_CONF=$D/etc/slurm.conf setsid unshare --uts sh -c "hostname $CTL_NAME && exec slurmctld -D -i -f '$D/etc/slurm.conf'" \
         </dev/null >"$D/log/slurmctld.out" 2>&1 &
-    echo $! >"$D/run/slurmctld.pid"
+    record slurmctld $!
 }
 
 start_slurmd() { # node
@@ -381,21 +419,31 @@ start_slurmd() { # node
         unshare --uts --mount --propagation private \
         sh -c "hostname $n && mount --bind '$D/etc/hosts' /etc/hosts && exec slurmd -D -f '$D/etc/slurm.conf'" \
         </dev/null >"$D/log/slurmd-$n.out" 2>&1 &
-    echo $! >"$D/run/slurmd-$n.pid"
+    record "slurmd-$n" $!
 }
 
-all_idle() {
+ctld_up() {
+    ours_alive slurmctld >/dev/null || return 2
+    scontrol ping 2>/dev/null | grep -q 'is UP'
+}
+
+all_idle() { # 0: all idle, 1: not yet, 2: never (slurmctld gone, node invalid)
     local out
+    ours_alive slurmctld >/dev/null || return 2
     out=$(sinfo -h -N -p "$PARTITION" -o '%N %T' 2>/dev/null) || return 1
+    case $out in *' inval'* | *' drain'*) return 2 ;; esac
     [ "$(printf '%s\n' "$out" | grep -c ' idle$' || true)" -eq "$NNODES" ]
 }
 
 # ---- commands ----------------------------------------------------------------
 running_any() {
-    pid_alive "$D/run/slurmctld.pid" slurmctld >/dev/null ||
-        pid_alive "$D/run/slurmdbd.pid" slurmdbd >/dev/null ||
-        pid_alive "$D/db/mariadbd.pid" mariadbd >/dev/null ||
-        pid_alive "$D/munge/munged.pid" munged >/dev/null
+    local f
+    for f in "$D"/run/*.ours; do
+        [ -e "$f" ] || continue
+        f=${f##*/}
+        ours_alive "${f%.ours}" >/dev/null && return 0
+    done
+    return 1
 }
 
 cmd_start() {
@@ -410,19 +458,28 @@ cmd_start() {
     if [ -d "$D" ] && running_any; then
         die "a cluster is already running in $D (run: $0 stop)"
     fi
-    [ -d "$D" ] && cmd_stop >/dev/null 2>&1 || true
+    if [ -d "$D" ]; then cmd_stop >/dev/null 2>&1 || true; fi
     mkdir -p "$D"
     chmod 0755 "$D"
     touch "$D/$MARKER"
     for sub in munge db etc log run spool dev; do rm -rf "${D:?}/$sub"; done
     mkdir -p "$D"/{etc,log,run,spool/ctld}
-    for n in $(nodes); do
-        if [ -e "/run/netns/$(netns_of "$n")" ]; then
-            die "network namespace $(netns_of "$n") exists and is not ours (another cluster running? stop it with its ATTRIB_CLUSTER_DIR)"
+    # Namespaces and the bridge outlive their processes (e.g. a session that
+    # ended with a cluster running): reclaim them when no process is left in
+    # them; a namespace with processes belongs to a running cluster.
+    local ns
+    for ns in /run/netns/attrib-node-*; do
+        [ -e "$ns" ] || continue
+        ns=${ns##*/}
+        if [ -n "$(ip netns pids "$ns" 2>/dev/null || true)" ]; then
+            die "network namespace $ns is in use: another test cluster runs (stop it with its ATTRIB_CLUSTER_DIR)"
         fi
+        log "removing stale network namespace $ns"
+        ip netns del "$ns"
     done
     if ip link show "$BRIDGE" >/dev/null 2>&1; then
-        die "bridge $BRIDGE exists and is not ours (another cluster running?)"
+        log "removing stale bridge $BRIDGE"
+        ip link del "$BRIDGE"
     fi
 
     # stop whatever we started if anything below fails
@@ -442,6 +499,10 @@ cmd_start() {
     sacctmgr -i -Q add user root Account=attrib Cluster="$CLUSTER" >/dev/null
     log "slurmdbd up on port $(cat "$D/run/dbdport"), accounts added ($(elapsed "$t0") s)"
     start_slurmctld
+    # slurmds that register before slurmctld listens retry only seconds later
+    wait_for 30 slurmctld ctld_up ||
+        { tail -n 20 "$D/log/slurmctld.log" "$D/log/slurmctld.out" >&2 || true; die "slurmctld did not answer"; }
+    log "slurmctld up on $CTL_ADDR:$(cat "$D/run/ctldport") ($(elapsed "$t0") s)"
     for n in $(nodes); do start_slurmd "$n"; done
     if ! wait_for "$TIMEOUT" nodes all_idle; then
         log "nodes not idle after ${TIMEOUT} s:"
@@ -449,6 +510,13 @@ cmd_start() {
         tail -n 15 "$D/log/slurmctld.log" "$D/log/slurmctld.out" >&2 || true
         for n in $(nodes); do tail -n 5 "$D/log/slurmd-$n.log" "$D/log/slurmd-$n.out" >&2 || true; done
         die "cluster did not become ready"
+    fi
+    # slurmctld only logs an error when JobCompType cannot be loaded (missing
+    # file, wrong plugin_version, failed init) and runs on without it
+    if [ -n "${ATTRIB_JOBCOMP:-}" ] &&
+        grep -E 'cannot create jobcomp context|Incompatible Slurm plugin .*jobcomp|jobcomp.*(init\(\) callback failed|undefined symbol)' \
+            "$D/log/slurmctld.log" >&2; then
+        die "slurmctld could not load JobCompType=$ATTRIB_JOBCOMP (PluginDir: $(grep '^PluginDir=' "$D/etc/slurm.conf" | cut -d= -f2))"
     fi
     trap - EXIT
     log "cluster $CLUSTER ready: $NNODES nodes idle in partition $PARTITION; startup took $(elapsed "$t0") s"
@@ -463,32 +531,31 @@ cmd_stop() {
     fi
     # node daemons, job steps and jobs: everything in our namespaces
     for n in $(seq -f 'node-%02g' 1 9); do
-        stop_pidfile "$D/run/slurmd-$n.pid" slurmd
+        stop_ours "slurmd-$n"
     done
     net_down
-    stop_pidfile "$D/run/slurmctld.pid" slurmctld
-    stop_pidfile "$D/run/slurmdbd.pid" slurmdbd
-    stop_pidfile "$D/db/mariadbd.pid" mariadbd
-    stop_pidfile "$D/munge/munged.pid" munged
+    stop_ours slurmctld
+    stop_ours slurmdbd
+    stop_ours mariadbd
+    stop_ours munged
     rm -f "$D/munge/munge.sock" "$D/munge/munge.sock.lock"
     log "stopped (state kept in $D)"
 }
 
 cmd_status() {
-    local rc=0 n name pidf
+    local rc=0 n name p
     [ -e "$D/$MARKER" ] || { echo "no cluster in $D"; return 1; }
     export SLURM_CONF=$D/etc/slurm.conf
-    for name in munged:munge/munged.pid mariadbd:db/mariadbd.pid slurmdbd:run/slurmdbd.pid slurmctld:run/slurmctld.pid; do
-        pidf=$D/${name#*:}
-        if p=$(pid_alive "$pidf" "${name%%:*}"); then
-            printf '%-16s running (pid %s)\n' "${name%%:*}" "$p"
+    for name in munged mariadbd slurmdbd slurmctld; do
+        if p=$(ours_alive "$name"); then
+            printf '%-16s running (pid %s)\n' "$name" "$p"
         else
-            printf '%-16s NOT running\n' "${name%%:*}"
+            printf '%-16s NOT running\n' "$name"
             rc=1
         fi
     done
     for n in $(nodes); do
-        if p=$(pid_alive "$D/run/slurmd-$n.pid" slurmd); then
+        if p=$(ours_alive "slurmd-$n"); then
             printf '%-16s running (pid %s, netns %s, %s)\n' "slurmd $n" "$p" "$(netns_of "$n")" "$(addr_of "$n")"
         else
             printf '%-16s NOT running\n' "slurmd $n"
@@ -502,7 +569,9 @@ cmd_status() {
 }
 
 cmd_env() {
-    [ -e "$D/$MARKER" ] && [ -f "$D/etc/slurm.conf" ] || die "no cluster configured in $D (run: $0 start)"
+    if [ ! -e "$D/$MARKER" ] || [ ! -f "$D/etc/slurm.conf" ]; then
+        die "no cluster configured in $D (run: $0 start)"
+    fi
     cat <<EOF
 export ATTRIB_CLUSTER_DIR='$D'
 export SLURM_CONF='$D/etc/slurm.conf'
@@ -523,6 +592,7 @@ cmd_exec() { # node cmd...
     shift
     ns=$(netns_of "$n")
     [ -e "/run/netns/$ns" ] || die "no such node namespace: $ns"
+    # shellcheck disable=SC2016 # $0/$1/$@ are the inner shell's
     SLURM_CONF=$D/etc/slurm.conf exec nsenter --net="/run/netns/$ns" \
         unshare --uts --mount --propagation private \
         sh -c 'hostname "$0" && mount --bind "$1" /etc/hosts && shift && exec "$@"' "$n" "$D/etc/hosts" "$@"
@@ -535,13 +605,13 @@ status) cmd_status ;;
 env) cmd_env ;;
 killnode)
     [ -n "${2:-}" ] || die "usage: $0 killnode NODE"
-    p=$(pid_alive "$D/run/slurmd-$2.pid" slurmd) || die "slurmd on $2 is not running"
+    p=$(ours_alive "slurmd-$2") || die "slurmd on $2 is not running"
     kill -KILL "$p"
     log "killed slurmd on $2 (pid $p)"
     ;;
 startnode)
     [ -n "${2:-}" ] || die "usage: $0 startnode NODE"
-    pid_alive "$D/run/slurmd-$2.pid" slurmd >/dev/null && die "slurmd on $2 is already running"
+    if ours_alive "slurmd-$2" >/dev/null; then die "slurmd on $2 is already running"; fi
     start_slurmd "$2"
     ;;
 exec)

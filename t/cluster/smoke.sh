@@ -37,7 +37,6 @@ finish() {
 # ---- helpers ----------------------------------------------------------------
 # sacct is fed asynchronously by slurmctld's dbd agent: poll until the job's
 # allocation line has a final state, then print "State|ExitCode|NodeList".
-final_states='COMPLETED|FAILED|CANCELLED*|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|PREEMPTED|BOOT_FAIL|DEADLINE'
 sacct_final() { # jobid [timeout]
     local j=$1 limit=${2:-60} t0 line
     t0=$(date +%s)
@@ -67,8 +66,8 @@ state_is() { # jobid expected-state-prefix [timeout]
 }
 
 wait_running() { # jobid
-    local i
-    for i in $(seq 1 100); do
+    local _
+    for _ in $(seq 1 100); do
         [ "$(squeue -h -j "$1" -o %T 2>/dev/null || true)" = RUNNING ] && return 0
         sleep 0.2
     done
@@ -141,6 +140,7 @@ check "exit-3 job ExitCode 3:0" test "$(sacct_final "$j" | cut -d'|' -f2)" = "3:
 fjob=$j
 
 # ---- GPU gres ------------------------------------------------------------------
+# shellcheck disable=SC2016 # expanded by the job
 j=$(sbatch --parsable --gres=gpu:1 -o "$out/%j.out" --wrap 'echo "gpus=$CUDA_VISIBLE_DEVICES"')
 check "gres/gpu job COMPLETED" state_is "$j" COMPLETED
 check "gres/gpu job got CUDA_VISIBLE_DEVICES" grep -qx 'gpus=0' "$out/$j.out"
@@ -192,8 +192,8 @@ fi
 # any process whose command line or environment names the state dir
 ours() {
     local p f
-    for f in "$D"/run/*.pid "$D"/munge/munged.pid "$D"/db/mariadbd.pid; do
-        [ -s "$f" ] && head -n1 "$f"
+    for f in "$D"/run/*.ours "$D"/run/*.pid "$D"/munge/munged.pid "$D"/db/mariadbd.pid; do
+        [ -s "$f" ] && cut -d' ' -f1 "$f"
     done
     for f in /run/netns/attrib-node-*; do
         [ -e "$f" ] && ip netns pids "$(basename "$f")"
@@ -225,6 +225,7 @@ ok "cluster stops ($(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f"
 trap - EXIT
 # shellcheck disable=SC2086
 left=$(alive $before)
+# shellcheck disable=SC2046
 left2=$(alive $(ours | sort -un))
 if [ -z "$left$left2" ]; then
     ok "no cluster process remains"

@@ -648,9 +648,9 @@ static void load_refiners(struct loader *L, yaml_node_t *seq)
 		else
 			problem(L, get(L, m, "same"), "same must be job, node, pid or gpu");
 		s = scalar(get(L, m, "order"));
-		r.order_after = !s || !strcmp(s, "after");
-		if (s && strcmp(s, "after") && strcmp(s, "any"))
-			problem(L, get(L, m, "order"), "order must be after or any");
+		r.order = !s || !strcmp(s, "after") ? ORDER_AFTER : !strcmp(s, "before") ? ORDER_BEFORE : ORDER_ANY;
+		if (s && strcmp(s, "after") && strcmp(s, "before") && strcmp(s, "any"))
+			problem(L, get(L, m, "order"), "order must be after, before or any");
 		r.within = get_num(L, m, "within", 0);
 		s = scalar(get(L, m, "verdict"));
 		r.verdict = ROLE_DOWNSTREAM;

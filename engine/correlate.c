@@ -59,11 +59,22 @@ static bool same_node(const struct symptom *t, const struct symptom *by)
 	return t->node < 0 || by->node < 0 || t->node == by->node;
 }
 
+/* Whether an occurrence of by (its first or last) lies where the refiner
+ * wants it relative to the target's first occurrence. */
+static bool in_order(const struct refiner *r, double t, double b, double skew)
+{
+	double d = t - b;	/* > 0: the target came after */
+
+	if (r->order == ORDER_AFTER && d < -skew)
+		return false;
+	if (r->order == ORDER_BEFORE && d > skew)
+		return false;
+	return r->within <= 0 || fabs(d) <= r->within + skew;
+}
+
 static bool related(const struct refiner *r, const struct symptom *t,
 		    const struct symptom *by, double skew)
 {
-	double d = t->first - by->first;
-
 	switch (r->same) {
 	case SAME_NODE:
 		if (!same_node(t, by))
@@ -80,11 +91,7 @@ static bool related(const struct refiner *r, const struct symptom *t,
 	case SAME_JOB:
 		break;
 	}
-	if (r->order_after && d < -skew)
-		return false;
-	if (r->within > 0 && fabs(d) > r->within + skew)
-		return false;
-	return true;
+	return in_order(r, t->first, by->first, skew) || in_order(r, t->first, by->last, skew);
 }
 
 void refiner_apply(const struct refiner *r, struct symptom **sym, int n, double skew)
@@ -97,7 +104,9 @@ void refiner_apply(const struct refiner *r, struct symptom **sym, int n, double 
 			for (int j = 0; j < n; j++) {
 				const struct symptom *by = sym[j];
 
-				if (j == i || !selector_match(&r->by, by) || !related(r, t, by, skew))
+				/* what a refiner set aside explains nothing */
+				if (j == i || by->role == ROLE_INTERESTING ||
+				    !selector_match(&r->by, by) || !related(r, t, by, skew))
 					continue;
 				t->role = r->verdict;
 				t->explained_by = by;

@@ -105,7 +105,7 @@ struct refiner {
 	char *id, *doc;
 	struct selector target, by;
 	enum same same;
-	bool order_after;
+	enum order { ORDER_AFTER = 0, ORDER_BEFORE, ORDER_ANY } order;
 	double within;		/* <= 0: no limit */
 	enum role verdict;
 	struct test_case *tests;

@@ -137,29 +137,51 @@ void identity_learn_rank(struct identity *id, int rank, int node)
 		id->rank_node[rank] = node;
 }
 
-void identity_learn_gpu(struct identity *id, int node, const char *gpu, const char *pci)
+/* Keys: "node/gGPU" (the device index a line prints) and "node/pPID"
+ * (the process: under per-task GPU binding every process calls its GPU 0,
+ * so the process is the reliable key). */
+static void learn_gpu_key(struct identity *id, const char *key, const char *norm)
 {
-	char key[64], norm[32];
-
-	if (node < 0 || !gpu || !pci || !pci_normalise(pci, norm, sizeof(norm)))
-		return;
-	snprintf(key, sizeof(key), "%d/%s", node, gpu);
 	if (strlist_has(&id->gpu_key, key))
 		return;
 	strlist_add(&id->gpu_key, key);
 	strlist_add(&id->gpu_pci, norm);
 }
 
-const char *identity_gpu_pci(const struct identity *id, int node, const char *gpu)
+void identity_learn_gpu(struct identity *id, int node, const char *gpu, const char *pid,
+			const char *pci)
 {
-	char key[64];
+	char key[96], norm[32];
 
-	if (node < 0 || !gpu)
+	if (node < 0 || !pci || !pci_normalise(pci, norm, sizeof(norm)))
+		return;
+	if (gpu) {
+		snprintf(key, sizeof(key), "%d/g%s", node, gpu);
+		learn_gpu_key(id, key, norm);
+	}
+	if (pid) {
+		snprintf(key, sizeof(key), "%d/p%s", node, pid);
+		learn_gpu_key(id, key, norm);
+	}
+}
+
+const char *identity_gpu_pci(const struct identity *id, int node, const char *gpu, long pid)
+{
+	char key[96];
+
+	if (node < 0)
 		return NULL;
-	snprintf(key, sizeof(key), "%d/%s", node, gpu);
-	for (int i = 0; i < id->gpu_key.n; i++)
-		if (!strcmp(id->gpu_key.v[i], key))
-			return id->gpu_pci.v[i];
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 0 && pid > 0)
+			snprintf(key, sizeof(key), "%d/p%ld", node, pid);
+		else if (pass == 1 && gpu)
+			snprintf(key, sizeof(key), "%d/g%s", node, gpu);
+		else
+			continue;
+		for (int i = 0; i < id->gpu_key.n; i++)
+			if (!strcmp(id->gpu_key.v[i], key))
+				return id->gpu_pci.v[i];
+	}
 	return NULL;
 }
 
@@ -210,4 +232,73 @@ bool pci_normalise(const char *in, char *out, size_t outlen)
 		return false;
 	snprintf(out, outlen, "%04lx:%02lx:%02lx", dom & 0xffff, bus, dev);
 	return true;
+}
+
+/* One bracket group per name, as Slurm prints node lists: pfx[a-b,c]sfx. */
+static bool expand_one(const char *name, size_t n, struct strlist *out, int max)
+{
+	const char *lb = memchr(name, '[', n), *rb;
+	char buf[256];
+
+	if (!lb) {
+		if (!n || n >= sizeof(buf))
+			return false;
+		snprintf(buf, sizeof(buf), "%.*s", (int)n, name);
+		strlist_add(out, buf);
+		return out->n <= max;
+	}
+	rb = memchr(lb, ']', n - (lb - name));
+	if (!rb)
+		return false;
+	for (const char *p = lb + 1; p < rb;) {
+		const char *e = memchr(p, ',', rb - p);
+		char *end;
+		long a, b;
+		int width;
+
+		if (!e)
+			e = rb;
+		width = (int)strspn(p, "0123456789");
+		a = strtol(p, &end, 10);
+		if (end == p)
+			return false;
+		b = a;
+		if (*end == '-') {
+			const char *q = end + 1;
+
+			b = strtol(q, &end, 10);
+			if (end == q)
+				return false;
+		}
+		if (end != e || b < a || b - a > max)
+			return false;
+		for (long v = a; v <= b; v++) {
+			snprintf(buf, sizeof(buf), "%.*s%0*ld%.*s", (int)(lb - name), name, width, v,
+				 (int)(n - (rb + 1 - name)), rb + 1);
+			strlist_add(out, buf);
+			if (out->n > max)
+				return false;
+		}
+		p = e + 1;
+	}
+	return true;
+}
+
+bool hostlist_expand(const char *list, struct strlist *out, int max)
+{
+	const char *p = list;
+
+	while (p && *p) {
+		size_t n = 0;
+		int depth = 0;
+
+		while (p[n] && (depth || p[n] != ',')) {	/* commas inside [] belong to the range */
+			depth += p[n] == '[' ? 1 : p[n] == ']' ? -1 : 0;
+			n++;
+		}
+		if (depth || !expand_one(p, n, out, max))
+			return false;
+		p = p[n] ? p + n + 1 : NULL;
+	}
+	return out->n > 0;
 }

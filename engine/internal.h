@@ -194,11 +194,16 @@ int identity_node(const struct identity *id, const char *name);
 int identity_rank_node(const struct identity *id, int rank);
 void identity_learn_ip(struct identity *id, const char *ip, int node);
 void identity_learn_rank(struct identity *id, int rank, int node);
-void identity_learn_gpu(struct identity *id, int node, const char *gpu, const char *pci);
+void identity_learn_gpu(struct identity *id, int node, const char *gpu, const char *pid,
+			const char *pci);
 /* Normalises a PCI bus id (0000:61:00, 61:00.0, 00000000:61:00.0, NCCL
  * busId 61000) to "0000:61:00"; false if it is not one. */
 bool pci_normalise(const char *in, char *out, size_t outlen);
-const char *identity_gpu_pci(const struct identity *id, int node, const char *gpu);
+/* The PCI id of the GPU a process (pid > 0) or a device index used. */
+const char *identity_gpu_pci(const struct identity *id, int node, const char *gpu, long pid);
+/* Expands a Slurm hostlist ("node-[02-03,07],gpu1") into out; false if it
+ * is not one or names more than max hosts. */
+bool hostlist_expand(const char *list, struct strlist *out, int max);
 
 /* ---- the multi-pattern matcher (matcher.c) ---- */
 

@@ -148,7 +148,7 @@ static char *explanation(const struct analysis *a, const struct verdict *v, int 
 	if (r) {
 		time_format(r->first, when, sizeof(when));
 		if (r->device)
-			snprintf(dev, sizeof(dev), " (GPU PCI:%s)", r->device);
+			snprintf(dev, sizeof(dev), " (device PCI:%s)", r->device);
 		if (r->node >= 0)
 			snprintf(where, sizeof(where), " on %s%s", a->job.nodes.v[r->node], dev);
 		if (asprintf(&out, "%s%s at %s%s is the first cause in the evidence; %d downstream symptom%s on %d node%s follow%s from it.",

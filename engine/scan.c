@@ -146,8 +146,61 @@ static bool same_job(const struct analysis *a, const char *jobid)
 	return !strncmp(jobid, a->job.job_id, n) && (!jobid[n] || jobid[n] == '.');
 }
 
-/* Window, job id and identity, then into the symptom table. */
+static void deliver_one(struct file_scan *f, struct event *ev, size_t start, size_t end);
+
+/* One event per node of a hostlist ("Nodes node-[02-03] not responding"). */
+static bool deliver_nodelist(struct file_scan *f, struct event *ev, size_t start, size_t end)
+{
+	const char *list = event_field(ev, "nodelist");
+	struct strlist hosts = { 0 };
+
+	if (!list || event_field(ev, "node") || !hostlist_expand(list, &hosts, 4096)) {
+		strlist_free(&hosts);
+		return false;
+	}
+	for (int i = 0; i < hosts.n; i++) {
+		struct event copy = *ev;
+
+		copy.names = (struct strlist){ 0 };
+		copy.values = (struct strlist){ 0 };
+		for (int k = 0; k < ev->names.n; k++) {
+			strlist_add(&copy.names, ev->names.v[k]);
+			strlist_add(&copy.values, ev->values.v[k]);
+		}
+		strlist_add(&copy.names, "node");
+		strlist_add(&copy.values, hosts.v[i]);
+		deliver_one(f, &copy, start, end);
+		event_clear(&copy);
+	}
+	strlist_free(&hosts);
+	return true;
+}
+
+/* srun's task id is the global rank when srun launched one task per rank,
+ * which the job's ranks show by recording each task's exit. */
+static void task_as_rank(const struct analysis *a, struct event *ev)
+{
+	const char *task = event_field(ev, "task");
+
+	if (!task || event_field(ev, "rank"))
+		return;
+	for (int i = 0; i < a->job.nranks; i++)
+		if (a->job.ranks[i].has_exit) {
+			strlist_add(&ev->names, "rank");
+			strlist_add(&ev->values, task);
+			return;
+		}
+}
+
 static void deliver(struct file_scan *f, struct event *ev, size_t start, size_t end)
+{
+	task_as_rank(f->a, ev);
+	if (!deliver_nodelist(f, ev, start, end))
+		deliver_one(f, ev, start, end);
+}
+
+/* Window, job id and identity, then into the symptom table. */
+static void deliver_one(struct file_scan *f, struct event *ev, size_t start, size_t end)
 {
 	struct analysis *a = f->a;
 	const char *jobid = event_field(ev, "jobid");
@@ -193,8 +246,8 @@ static void learn_identity(struct file_scan *f, struct event *ev)
 		identity_learn_ip(id, v, node);
 	if ((v = event_field(ev, "rank")))
 		identity_learn_rank(id, atoi(v), node);
-	if ((v = event_field(ev, "pci")) && event_field(ev, "gpu"))
-		identity_learn_gpu(id, node, event_field(ev, "gpu"), v);
+	if ((v = event_field(ev, "pci")))
+		identity_learn_gpu(id, node, event_field(ev, "gpu"), event_field(ev, "pid"), v);
 }
 
 /* Multi-line rules see the lines before the hit too. */

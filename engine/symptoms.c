@@ -147,8 +147,8 @@ void symptoms_resolve(struct analysis *a)
 		s->node = resolve_node(a, s);
 		if (s->pci && pci_normalise(s->pci, norm, sizeof(norm)))
 			s->device = xstrdup(norm);
-		else if (s->gpu && identity_gpu_pci(a->id, s->node, s->gpu))
-			s->device = xstrdup(identity_gpu_pci(a->id, s->node, s->gpu));
+		else if (identity_gpu_pci(a->id, s->node, s->gpu, s->npids ? s->pids[0] : 0))
+			s->device = xstrdup(identity_gpu_pci(a->id, s->node, s->gpu, s->npids ? s->pids[0] : 0));
 		if (asprintf(&key, "%p|%d|%s|%s", (const void *)s->code, s->node,
 			     s->node < 0 && s->node_raw ? s->node_raw : "",
 			     s->device ? s->device : "") < 0)

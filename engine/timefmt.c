@@ -101,7 +101,7 @@ static size_t zone(const char *s, size_t len, long *off, bool *has)
 	return n;
 }
 
-/* YYYY-MM-DD[T ]HH:MM:SS[.f][zone] */
+/* YYYY-MM-DD[T _]HH:MM:SS[.f][zone]  (_: torchrun's error summary) */
 static size_t parse_iso(const struct timectx *tc, const char *s, size_t len, double *t)
 {
 	struct tm tm = { 0 };
@@ -113,7 +113,7 @@ static size_t parse_iso(const struct timectx *tc, const char *s, size_t len, dou
 
 	if (len < 19 || !digits(s, len, 4, &y) || s[4] != '-' ||
 	    !digits(s + 5, len - 5, 2, &mo) || s[7] != '-' ||
-	    !digits(s + 8, len - 8, 2, &d) || (s[10] != 'T' && s[10] != ' ') ||
+	    !digits(s + 8, len - 8, 2, &d) || (s[10] != 'T' && s[10] != ' ' && s[10] != '_') ||
 	    !digits(s + 11, len - 11, 2, &h) || s[13] != ':' ||
 	    !digits(s + 14, len - 14, 2, &mi) || s[16] != ':' ||
 	    !digits(s + 17, len - 17, 2, &se))

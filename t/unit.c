@@ -84,6 +84,9 @@ START_TEST(time_glog_and_app)
 	ck_assert_double_eq_tol(t, 1764403923.123456789, 1e-5);
 	ck_assert(time_parse_any(&tc_utc, "2025-11-29 08:12:03", 19, &t));
 	ck_assert_double_eq_tol(t, 1764403923, 1e-6);
+	/* torchrun's error summary: time : 2025-11-29_08:12:03 */
+	ck_assert(time_parse_any(&tc_utc, "2025-11-29_08:12:03", 19, &t));
+	ck_assert_double_eq_tol(t, 1764403923, 1e-6);
 }
 END_TEST
 
@@ -164,10 +167,37 @@ START_TEST(identity_names)
 	ck_assert_int_eq(identity_rank_node(id, 3), -1);
 	identity_learn_rank(id, 3, 0);
 	ck_assert_int_eq(identity_rank_node(id, 3), 0);
-	identity_learn_gpu(id, 1, "5", "61000");
-	ck_assert_str_eq(identity_gpu_pci(id, 1, "5"), "0000:61:00");
+	identity_learn_gpu(id, 1, "5", NULL, "61000");
+	ck_assert_str_eq(identity_gpu_pci(id, 1, "5", 0), "0000:61:00");
+	/* per-task binding: both processes call their GPU 0; the pid tells them apart */
+	identity_learn_gpu(id, 0, "0", "1111", "0000:1b:00.0");
+	identity_learn_gpu(id, 0, "0", "2222", "0000:43:00.0");
+	ck_assert_str_eq(identity_gpu_pci(id, 0, "0", 2222), "0000:43:00");
+	ck_assert_str_eq(identity_gpu_pci(id, 0, "0", 1111), "0000:1b:00");
+	ck_assert_ptr_null(identity_gpu_pci(id, 0, NULL, 3333));
 	identity_free(id);
 	strlist_free(&j->nodes);
+}
+END_TEST
+
+START_TEST(hostlists)
+{
+	struct strlist l = { 0 };
+
+	ck_assert(hostlist_expand("node-[02-04,07],gpu1", &l, 100));
+	ck_assert_int_eq(l.n, 5);
+	ck_assert_str_eq(l.v[0], "node-02");
+	ck_assert_str_eq(l.v[2], "node-04");
+	ck_assert_str_eq(l.v[3], "node-07");
+	ck_assert_str_eq(l.v[4], "gpu1");
+	strlist_free(&l);
+	ck_assert(hostlist_expand("n[8-11]", &l, 100));
+	ck_assert_str_eq(l.v[3], "n11");
+	strlist_free(&l);
+	ck_assert(!hostlist_expand("n[1-100000]", &l, 4096));	/* bounded */
+	strlist_free(&l);
+	ck_assert(!hostlist_expand("n[3-", &l, 100));
+	strlist_free(&l);
 }
 END_TEST
 
@@ -557,6 +587,7 @@ int main(void)
 	t = tcase_create("identity");
 	tcase_add_test(t, identity_names);
 	tcase_add_test(t, pci_forms);
+	tcase_add_test(t, hostlists);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("job");

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "testutil.h"
+#include "conf.h"
 
 /* ---- timestamps: every format of the contract ---- */
 
@@ -567,6 +568,57 @@ START_TEST(completed_is_pass)
 }
 END_TEST
 
+/* ---- attrib.conf ---- */
+
+START_TEST(config_defaults_and_values)
+{
+	char *dir = tmpdir(), out[2048] = "";
+	struct attrib_config c;
+	FILE *err = fmemopen(out, sizeof(out), "w");
+
+	write_file(dir, "attrib.conf", "# comment\n\nStateDir = /srv/attrib\nBundleDeadline = 2m\n"
+		   "CommentField = comment\nLogSources = /var/log/kern.log, journal\nAppMaxBytes = 8M\n");
+	char *p = path_join(dir, "attrib.conf");
+	ck_assert_int_eq(config_load(p, &c, err), 0);
+	fclose(err);
+	ck_assert_str_eq(c.state_dir, "/srv/attrib");
+	ck_assert_int_eq(c.bundle_deadline, 120);
+	ck_assert_str_eq(c.comment_field, "Comment");	/* canonical spelling */
+	ck_assert_int_eq(c.nlog_sources, 2);
+	ck_assert_str_eq(c.log_sources[1], "journal");
+	ck_assert_int_eq(c.app_max_bytes, 8L << 20);
+	ck_assert_str_eq(c.listen, "127.0.0.1:7411");	/* default */
+	ck_assert(config_has_state(&c, "NODE_FAIL"));
+	ck_assert(!config_has_state(&c, "COMPLETED"));
+	config_free(&c);
+	free(p);
+	rmtree(dir);
+}
+END_TEST
+
+START_TEST(config_rejects_with_line_numbers)
+{
+	char *dir = tmpdir(), out[2048] = "";
+	struct attrib_config c;
+	FILE *err = fmemopen(out, sizeof(out), "w");
+
+	write_file(dir, "attrib.conf", "StateDir = relative/path\nBundleDeadlin = 5\nListen = nowhere\n"
+		   "CommentField = Notes\nDrainMaxFraction = 3\njust words\n");
+	char *p = path_join(dir, "attrib.conf");
+	ck_assert_int_eq(config_load(p, &c, err), -1);
+	fclose(err);
+	ck_assert_msg(strstr(out, "attrib.conf:1: StateDir must be an absolute path") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "attrib.conf:2: unknown key \"BundleDeadlin\"") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "attrib.conf:3: Listen must be host:port") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "attrib.conf:4: CommentField must be one of") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "attrib.conf:5: DrainMaxFraction") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "attrib.conf:6: expected Key = value") != NULL, "%s", out);
+	config_free(&c);
+	free(p);
+	rmtree(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("engine");
@@ -603,6 +655,11 @@ int main(void)
 	tcase_add_test(t, rules_missing_negative_case);
 	tcase_add_test(t, rules_refiner_case_fails);
 	tcase_add_test(t, rules_yaml_syntax);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("config");
+	tcase_add_test(t, config_defaults_and_values);
+	tcase_add_test(t, config_rejects_with_line_numbers);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("pipeline");

@@ -1,0 +1,300 @@
+/* attrib.conf: "Key = value" lines.  Keys and their types are one table;
+ * a bad value or an unknown key is refused with its line number, so a
+ * typo never silently becomes a default. */
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "conf.h"
+
+enum type { T_STR, T_PATH, T_SECONDS, T_SIZE, T_LIST, T_ENUM, T_FLOAT, T_HOSTPORT, T_URL, T_INT };
+
+struct key {
+	const char *name;
+	enum type type;
+	size_t off, count_off;	/* count_off: for lists */
+	const char *def;
+	const char *choices;	/* T_ENUM: "a|b|c" */
+	const char *doc;
+};
+
+#define O(f) offsetof(struct attrib_config, f)
+static const struct key keys[] = {
+	{ "SpoolDir", T_PATH, O(spool_dir), 0, "/var/spool/attrib", NULL,
+	  "Directory where jobcomp/attrib leaves job records (in jobs/); must match JobCompLoc." },
+	{ "NodeSpoolDir", T_PATH, O(node_spool_dir), 0, "/var/spool/attrib/node", NULL,
+	  "On compute nodes: task records of the SPANK plugin and the collector's outbox." },
+	{ "StateDir", T_PATH, O(state_dir), 0, "/var/lib/attrib", NULL,
+	  "The service's incoming bundles, case directories and store (attrib.db)." },
+	{ "RulesDir", T_PATH, O(rules_dir), 0, "", NULL,
+	  "Rule catalog to use; empty for the installed one." },
+	{ "Listen", T_HOSTPORT, O(listen), 0, "127.0.0.1:7411", NULL,
+	  "Address and port attrib serve listens on." },
+	{ "ServiceURL", T_URL, O(service_url), 0, "http://127.0.0.1:7411", NULL,
+	  "Where attrib-collect sends bundles." },
+	{ "LogSources", T_LIST, O(log_sources), O(nlog_sources),
+	  "/var/log/kern.log,/var/log/syslog,/var/log/messages", NULL,
+	  "Node log sources the collector cuts the job window from: files, or \"journal\"." },
+	{ "WindowMargin", T_SECONDS, O(window_margin), 0, "300", NULL,
+	  "Seconds before the job's start and after its end that the collector keeps." },
+	{ "CollectTimeout", T_SECONDS, O(collect_timeout), 0, "8", NULL,
+	  "Time budget of the collector, including retries of the upload." },
+	{ "BundleDeadline", T_SECONDS, O(bundle_deadline), 0, "120", NULL,
+	  "How long the service waits for every node's bundle before it attributes anyway." },
+	{ "AttributeStates", T_LIST, O(attribute_states), O(nattribute_states),
+	  "FAILED,NODE_FAIL,TIMEOUT,OUT_OF_MEMORY,BOOT_FAIL,CANCELLED,PREEMPTED,DEADLINE", NULL,
+	  "Job end states that get a diagnosis (COMPLETED jobs get none unless listed)." },
+	{ "CommentField", T_ENUM, O(comment_field), 0, "AdminComment", "AdminComment|Comment|SystemComment",
+	  "Accounting field the summary is appended to." },
+	{ "AppMaxBytes", T_SIZE, O(app_max_bytes), 0, "64M", NULL,
+	  "How much of the end of each job output file is read." },
+	{ "MaxBundleBytes", T_SIZE, O(max_bundle_bytes), 0, "64M", NULL,
+	  "Largest bundle the service accepts (and the collector sends)." },
+	{ "SlurmctldLog", T_PATH, O(slurmctld_log), 0, "", NULL,
+	  "slurmctld's log; lines naming the job go to the case's scheduler/ evidence." },
+	{ "ReconcileInterval", T_SECONDS, O(reconcile_interval), 0, "300", NULL,
+	  "How often the service asks slurmdbd for ended jobs it has no result for (0: never)." },
+	{ "DrainPolicy", T_ENUM, O(drain_policy), 0, "off", "off|suggest|auto",
+	  "off: never drain; suggest: record the drain it would do; auto: drain culprits." },
+	{ "DrainClasses", T_LIST, O(drain_classes), O(ndrain_classes),
+	  "gpu-hardware,gpu-memory,nvlink", NULL,
+	  "Rule classes whose culprits the policy may drain automatically." },
+	{ "DrainMaxPerHour", T_INT, O(drain_max_per_hour), 0, "2", NULL,
+	  "Never drain more nodes than this in one hour." },
+	{ "DrainMaxFraction", T_FLOAT, O(drain_max_fraction), 0, "0.05", NULL,
+	  "Never drain more than this fraction of a partition's nodes." },
+	{ "Webhook", T_URL, O(webhook), 0, "", NULL,
+	  "URL each result is POSTed to (empty: none)." },
+	{ "LogFile", T_PATH, O(log_file), 0, "", NULL,
+	  "Log file of the service and the collector (empty: standard error)." },
+};
+#define NKEYS (sizeof(keys) / sizeof(*keys))
+
+static char **str_at(struct attrib_config *c, const struct key *k)
+{
+	return (char **)((char *)c + k->off);
+}
+
+static void free_list(char **l, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(l[i]);
+	free(l);
+}
+
+static int parse_number(const char *v, long *out, int kind)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (end == v || errno || n < 0)
+		return -1;
+	if (kind == T_SECONDS) {
+		if (*end == 's')
+			end++;
+		else if (*end == 'm')
+			n *= 60, end++;
+		else if (*end == 'h')
+			n *= 3600, end++;
+	} else if (kind == T_SIZE) {
+		if (*end == 'K' || *end == 'k')
+			n <<= 10, end++;
+		else if (*end == 'M')
+			n <<= 20, end++;
+		else if (*end == 'G')
+			n <<= 30, end++;
+	}
+	if (*end)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+/* Sets one key; returns a message on a bad value, NULL when fine. */
+static const char *set(struct attrib_config *c, const struct key *k, const char *v)
+{
+	static char msg[256];
+	long n;
+
+	switch (k->type) {
+	case T_PATH:
+		if (*v && *v != '/')
+			return "must be an absolute path";
+		/* fall through */
+	case T_STR:
+		free(*str_at(c, k));
+		*str_at(c, k) = *v ? strdup(v) : NULL;
+		return NULL;
+	case T_URL:
+		if (*v && strncmp(v, "http://", 7) && strncmp(v, "https://", 8))
+			return "must be an http:// or https:// URL";
+		free(*str_at(c, k));
+		*str_at(c, k) = *v ? strdup(v) : NULL;
+		return NULL;
+	case T_HOSTPORT: {
+		const char *colon = strrchr(v, ':');
+
+		if (!colon || colon == v || parse_number(colon + 1, &n, T_INT) || n < 1 || n > 65535)
+			return "must be host:port";
+		free(*str_at(c, k));
+		*str_at(c, k) = strdup(v);
+		return NULL;
+	}
+	case T_ENUM: {
+		size_t len = strlen(v);
+
+		for (const char *p = k->choices; p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL)
+			if (!strncasecmp(p, v, len) && (p[len] == '|' || !p[len])) {
+				free(*str_at(c, k));
+				*str_at(c, k) = strndup(p, len);	/* the canonical spelling */
+				return NULL;
+			}
+		snprintf(msg, sizeof(msg), "must be one of %s", k->choices);
+		return msg;
+	}
+	case T_SECONDS:
+	case T_SIZE:
+	case T_INT:
+		if (parse_number(v, &n, k->type))
+			return k->type == T_SECONDS ? "must be a number of seconds (or Nm, Nh)"
+			       : k->type == T_SIZE  ? "must be a size (N, NK, NM, NG)"
+						    : "must be a non-negative whole number";
+		*(long *)((char *)c + k->off) = n;
+		return NULL;
+	case T_FLOAT: {
+		char *end;
+		double d = strtod(v, &end);
+
+		if (end == v || *end || d < 0 || d > 1)
+			return "must be a number from 0 to 1";
+		*(double *)((char *)c + k->off) = d;
+		return NULL;
+	}
+	case T_LIST: {
+		char ***lp = (char ***)((char *)c + k->off);
+		int *np = (int *)((char *)c + k->count_off);
+		char *copy = strdup(v), *save = NULL;
+
+		free_list(*lp, *np);
+		*lp = NULL;
+		*np = 0;
+		for (char *t = strtok_r(copy, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+			*lp = realloc(*lp, (*np + 1) * sizeof(char *));
+			(*lp)[(*np)++] = strdup(t);
+		}
+		free(copy);
+		return NULL;
+	}
+	}
+	return "unknown type";
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+int config_load(const char *path, struct attrib_config *c, FILE *err)
+{
+	FILE *f;
+	char line[4096];
+	int lineno = 0, errors = 0;
+	unsigned char seen[NKEYS] = { 0 };
+
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < NKEYS; i++)
+		set(c, &keys[i], keys[i].def);
+	if (!path)
+		return 0;
+	f = fopen(path, "r");
+	if (!f) {
+		if (errno == ENOENT && !strcmp(path, ATTRIB_CONF_DEFAULT))
+			return 0;	/* no file: the defaults */
+		fprintf(err, "%s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *s, *eq, *key, *val;
+		const char *msg;
+		size_t i;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			fprintf(err, "%s:%d: line too long\n", path, lineno);
+			errors++;
+			int ch;
+			while ((ch = fgetc(f)) != EOF && ch != '\n')
+				;
+			continue;
+		}
+		if ((s = strchr(line, '#')))
+			*s = 0;
+		s = trim(line);
+		if (!*s)
+			continue;
+		if (!(eq = strchr(s, '='))) {
+			fprintf(err, "%s:%d: expected Key = value\n", path, lineno);
+			errors++;
+			continue;
+		}
+		*eq = 0;
+		key = trim(s);
+		val = trim(eq + 1);
+		for (i = 0; i < NKEYS; i++)
+			if (!strcasecmp(keys[i].name, key))
+				break;
+		if (i == NKEYS) {
+			fprintf(err, "%s:%d: unknown key \"%s\"\n", path, lineno, key);
+			errors++;
+			continue;
+		}
+		if (seen[i]++)
+			fprintf(err, "%s:%d: %s given again; the last one counts\n", path, lineno, keys[i].name);
+		if ((msg = set(c, &keys[i], val))) {
+			fprintf(err, "%s:%d: %s %s (got \"%s\")\n", path, lineno, keys[i].name, msg, val);
+			errors++;
+		}
+	}
+	fclose(f);
+	return errors ? -1 : 0;
+}
+
+void config_free(struct attrib_config *c)
+{
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct key *k = &keys[i];
+
+		if (k->type == T_LIST)
+			free_list(*(char ***)((char *)c + k->off), *(int *)((char *)c + k->count_off));
+		else if (k->type != T_SECONDS && k->type != T_SIZE && k->type != T_INT && k->type != T_FLOAT)
+			free(*str_at(c, k));
+	}
+	memset(c, 0, sizeof(*c));
+}
+
+void config_describe(FILE *out, const struct attrib_config *c)
+{
+	(void)c;
+	for (size_t i = 0; i < NKEYS; i++)
+		fprintf(out, "%s = %s\n    %s%s%s\n", keys[i].name, keys[i].def, keys[i].doc,
+			keys[i].choices ? " One of " : "", keys[i].choices ? keys[i].choices : "");
+}
+
+int config_has_state(const struct attrib_config *c, const char *state)
+{
+	for (int i = 0; i < c->nattribute_states; i++)
+		if (!strcasecmp(c->attribute_states[i], state))
+			return 1;
+	return 0;
+}

@@ -1,0 +1,46 @@
+/* attrib.conf: one parser for the service, the collector and the CLI. */
+#ifndef ATTRIB_CONFIG_H
+#define ATTRIB_CONFIG_H
+
+#include <stdio.h>
+
+#define ATTRIB_CONF_DEFAULT "/etc/slurm/attrib.conf"
+
+struct attrib_config {
+	char *spool_dir;	/* SpoolDir: job records from jobcomp/attrib (SPOOL/jobs) */
+	char *node_spool_dir;	/* NodeSpoolDir: task records and the collector's outbox */
+	char *state_dir;	/* StateDir: incoming bundles, cases, the store */
+	char *rules_dir;	/* RulesDir */
+	char *listen;		/* Listen: host:port of attrib serve */
+	char *service_url;	/* ServiceURL: where attrib-collect sends bundles */
+	char **log_sources;	/* LogSources: files, or "journal" */
+	int nlog_sources;
+	long window_margin;	/* WindowMargin, seconds */
+	long collect_timeout;	/* CollectTimeout, seconds */
+	long bundle_deadline;	/* BundleDeadline, seconds */
+	char **attribute_states;	/* AttributeStates */
+	int nattribute_states;
+	char *comment_field;	/* CommentField: AdminComment | Comment | SystemComment */
+	long app_max_bytes;	/* AppMaxBytes */
+	long max_bundle_bytes;	/* MaxBundleBytes */
+	char *slurmctld_log;	/* SlurmctldLog, or NULL */
+	long reconcile_interval;	/* ReconcileInterval, seconds */
+	char *drain_policy;	/* DrainPolicy: off | suggest | auto */
+	char **drain_classes;	/* DrainClasses: classes the policy may drain for */
+	int ndrain_classes;
+	long drain_max_per_hour;	/* DrainMaxPerHour */
+	double drain_max_fraction;	/* DrainMaxFraction of a partition */
+	char *webhook;		/* Webhook URL, or NULL */
+	char *log_file;		/* LogFile, or NULL for stderr */
+};
+
+/* Defaults, then path (a missing file at the default path is not an
+ * error).  Every problem is printed as path:line: message; returns -1 if
+ * there was any. */
+int config_load(const char *path, struct attrib_config *c, FILE *err);
+void config_free(struct attrib_config *c);
+/* Writes every key with its value and description (attrib.conf(5)). */
+void config_describe(FILE *out, const struct attrib_config *c);
+int config_has_state(const struct attrib_config *c, const char *state);
+
+#endif

@@ -347,9 +347,9 @@ static void on_hit(void *ctx, int rule, size_t line_start, size_t match_end)
 }
 
 static void scan_buffer(struct analysis *a, int file, int source, const char *node,
-			const char *buf, size_t len, bool mapped)
+			const char *buf, size_t len, bool mapped, long first_line)
 {
-	struct file_scan f = { .a = a, .buf = buf, .len = len, .file = file, .line_no = 1,
+	struct file_scan f = { .a = a, .buf = buf, .len = len, .file = file, .line_no = first_line,
 			       .source = source, .node = node };
 	int n = a->cat->nextractors;
 
@@ -364,6 +364,79 @@ static void scan_buffer(struct analysis *a, int file, int source, const char *no
 				      f.long_lines, MAX_LINE);
 	free(f.cand);
 	free(f.seen);
+}
+
+/* ---- the job's window in a large node log ----
+ * Node logs are written in time order and often hold days around a job of
+ * hours: a binary search on line timestamps finds the part worth
+ * scanning.  A generous slack absorbs lines slightly out of order; a file
+ * whose probes show no timestamps is scanned whole. */
+#define WINDOW_SEEK_MIN (8u << 20)
+#define WINDOW_SLACK 3600.0
+
+static long count_lines(const char *buf, size_t len)
+{
+	long n = 0;
+
+	for (const char *p = buf, *end = buf + len; (p = memchr(p, '\n', end - p)); p++)
+		n++;
+	return n;
+}
+
+/* Time of the first timestamped line at or after off (a line start). */
+static bool probe_time(const struct analysis *a, const char *buf, size_t len, size_t off, double *t)
+{
+	for (int i = 0; i < 32 && off < len; i++) {
+		const char *nl = memchr(buf + off, '\n', len - off);
+		size_t end = nl ? (size_t)(nl - buf) : len, hdr;
+
+		if (time_parse_header(&a->tc, buf + off, end - off > 256 ? 256 : end - off, t, &hdr))
+			return true;
+		off = end + 1;
+	}
+	return false;
+}
+
+static size_t next_line(const char *buf, size_t len, size_t off)
+{
+	const char *nl = off < len ? memchr(buf + off, '\n', len - off) : NULL;
+
+	return nl ? (size_t)(nl - buf) + 1 : len;
+}
+
+/* Offset of a line start before which every line is older than t. */
+static bool seek_time(const struct analysis *a, const char *buf, size_t len, double t, size_t *out)
+{
+	size_t lo = 0, hi = len;
+	double pt;
+
+	while (hi - lo > (64u << 10)) {
+		size_t mid = next_line(buf, len, lo + (hi - lo) / 2);
+
+		if (mid >= hi || !probe_time(a, buf, len, mid, &pt))
+			return false;	/* no timestamps to steer by */
+		if (pt < t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*out = lo;
+	return true;
+}
+
+static void window_bounds(const struct analysis *a, const char *buf, size_t len, size_t *lo, size_t *hi)
+{
+	double from = a->job.start - a->cat->set.window_before - WINDOW_SLACK;
+	double to = a->job.end + a->cat->set.window_after + WINDOW_SLACK;
+	size_t l, h;
+
+	if (!seek_time(a, buf, len, from, &l) || !seek_time(a, buf, len, to, &h))
+		return;
+	h = next_line(buf, len, h + (64u << 10) < len ? h + (64u << 10) : len);
+	if (l < h) {
+		*lo = l;
+		*hi = h;
+	}
 }
 
 /* Opens a case file without following links or blocking on FIFOs. */
@@ -398,8 +471,11 @@ static void scan_file(struct analysis *a, const char *rel, int source, const cha
 		analysis_add_coverage(a, rel, "error", "cannot map: %s", strerror(errno));
 		return;
 	}
-	madvise(m, st.st_size, MADV_SEQUENTIAL);
-	scan_buffer(a, file, source, node, m, st.st_size, true);
+	size_t lo = 0, hi = st.st_size;
+	if (source == SRC_NODE && (size_t)st.st_size > WINDOW_SEEK_MIN)
+		window_bounds(a, m, st.st_size, &lo, &hi);
+	madvise((char *)m + lo, hi - lo, MADV_SEQUENTIAL);
+	scan_buffer(a, file, source, node, (char *)m + lo, hi - lo, true, 1 + count_lines(m, lo));
 	munmap(m, st.st_size);
 }
 
@@ -490,7 +566,7 @@ static void scan_job_facts(struct analysis *a, const bool *have_node)
 		j->derived_exit_code ? j->derived_exit_code : "-");
 	fclose(m);
 	strlist_add(&a->files, "job.json");
-	scan_buffer(a, a->files.n - 1, SRC_JOB, NULL, buf, len, false);
+	scan_buffer(a, a->files.n - 1, SRC_JOB, NULL, buf, len, false, 1);
 	free(buf);
 }
 

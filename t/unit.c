@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "internal.h"
 #include "testutil.h"
@@ -446,6 +447,53 @@ START_TEST(window_drops_old_events)
 }
 END_TEST
 
+START_TEST(large_log_window_seek)
+{
+	/* a 16 MB log over six days: the engine seeks to the job's window and
+	 * still reports the exact line number of what it finds */
+	char *dir = tmpdir();
+	attrib_catalog *cat = test_catalog();
+	char err[256];
+	struct json_object *r, *v;
+	long target = 0, n = 0;
+
+	write_case_job(dir, "FAILED", "[\"a\"]");
+	mkdir_p(dir, "nodes/a");
+	char *p = path_join(dir, "nodes/a/syslog");
+	FILE *f = fopen(p, "w");
+	for (long k = 0; k < 200000; k++) {
+		long t = 1763884800 + k * 3;	/* 2025-11-23 onwards, 3 s apart */
+		struct tm tm;
+		time_t tt = t;
+
+		gmtime_r(&tt, &tm);
+		fprintf(f, "%04d-%02d-%02dT%02d:%02d:%02d+00:00 a systemd[1]: Started Session %ld of User root with a long tail of text.\n",
+			tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, k);
+		n++;
+		if (t == 1764403800 || k == 1000) {	/* 08:10 on the job's day; and days before */
+			fprintf(f, "%04d-%02d-%02dT%02d:%02d:%02d+00:00 a kernel: GPU exploded\n", tm.tm_year + 1900,
+				tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+			if (k != 1000)
+				target = ++n;
+			else
+				++n;
+		}
+	}
+	fclose(f);
+	free(p);
+	ck_assert_int_gt(target, 0);
+	r = attrib_analyze(cat, dir, err, sizeof(err));
+	json_object_object_get_ex(r, "root_cause", &v);
+	ck_assert_ptr_nonnull(v);
+	json_object_object_get_ex(v, "evidence", &v);
+	json_object_object_get_ex(json_object_array_get_idx(v, 0), "line", &v);
+	ck_assert_int_eq(json_object_get_int64(v), target);
+	json_object_put(r);
+	attrib_catalog_free(cat);
+	rmtree(dir);
+}
+END_TEST
+
 START_TEST(first_cause_and_ambiguity)
 {
 	char *dir = tmpdir();
@@ -667,6 +715,7 @@ int main(void)
 	tcase_add_test(t, symptoms_collapse);
 	tcase_add_test(t, window_drops_old_events);
 	tcase_add_test(t, first_cause_and_ambiguity);
+	tcase_add_test(t, large_log_window_seek);
 	tcase_add_test(t, refiner_marks_downstream);
 	tcase_add_test(t, missing_node_is_coverage);
 	tcase_add_test(t, completed_is_pass);

@@ -255,15 +255,19 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 			if (culprit[i] && strcmp(v->root->code->action, "none"))
 				json_object_array_add(arr, action(a->job.nodes.v[i], v->root->code->action, reason));
 	} else if (!strcmp(sub, "ambiguous")) {
-		for (int i = 0; i < v->nroots; i++) {
+		bool *done = xcalloc(a->job.nodes.n + 1, sizeof(bool));
+
+		for (int i = 0; i < v->nroots; i++) {	/* the earliest candidate per node */
 			const struct symptom *r = v->roots[i];
 			char reason[REASON_MAX];
 
-			if (r->code->scope != SCOPE_NODE || r->node < 0)
+			if (r->code->scope != SCOPE_NODE || r->node < 0 || done[r->node])
 				continue;
+			done[r->node] = true;
 			action_reason(a, r, reason, sizeof(reason));
 			json_object_array_add(arr, action(a->job.nodes.v[r->node], "inspect", reason));
 		}
+		free(done);
 	}
 	json_object_object_add(o, "actions", arr);
 

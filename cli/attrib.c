@@ -1,5 +1,7 @@
 /* attrib: the command line.  `attrib analyze CASE` diagnoses one job;
- * `attrib rules check` validates a rule catalog. */
+ * `attrib rules check` validates a rule catalog; `attrib serve` runs the
+ * live pipeline's service, `attrib show`/`attrib list` read its store. */
+#include <ctype.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
@@ -8,12 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "attrib.h"
 #include "config.h"
 #include "render.h"
+#ifdef HAVE_SERVICE
+#include "conf.h"
+#include "service.h"
+#endif
 
-enum { EXIT_USAGE = 1, EXIT_CASE = 2, EXIT_RULES = 3 };
+enum { EXIT_USAGE = 1, EXIT_CASE = 2, EXIT_RULES = 3, EXIT_STORE = 4 };
 
 static const char *rules_opt;
 
@@ -27,6 +34,9 @@ static void usage(FILE *out)
 	      "  analyze CASE [--json]   diagnose one job from a case directory\n"
 	      "  rules check [PATH]      load a rule catalog and run its inline cases\n"
 	      "  rules doc [PATH]        print the catalog as Markdown (doc/rules.md)\n"
+	      "  serve [--foreground]    run the service of the live pipeline\n"
+	      "  show JOBID [--json]     the stored diagnosis of a job\n"
+	      "  list [--since 7d] ...   the stored diagnoses\n"
 	      "\n"
 	      "Options:\n"
 	      "  --rules DIR   rule catalog to use (default: $ATTRIB_RULES, then\n"
@@ -36,7 +46,8 @@ static void usage(FILE *out)
 	      "\n"
 	      "Exit status: 0 done (whatever the diagnosis says), 1 usage error,\n"
 	      "2 the case is unusable (no or invalid job.json), 3 the rule catalog\n"
-	      "is invalid or one of its cases fails.\n", out);
+	      "is invalid or one of its cases fails, 4 no such stored result or the\n"
+	      "store cannot be read.\n", out);
 }
 
 static void usage_analyze(FILE *out)
@@ -196,6 +207,339 @@ static int cmd_rules(int argc, char **argv)
 	return EXIT_USAGE;
 }
 
+#ifdef HAVE_SERVICE
+static void usage_serve(FILE *out)
+{
+	fputs("Usage: attrib serve [--config FILE] [--foreground]\n"
+	      "\n"
+	      "Runs the service of the live pipeline (doc/live-pipeline.md): takes job\n"
+	      "records from SpoolDir/jobs and node bundles on POST /v1/bundle (MUNGE),\n"
+	      "diagnoses every job attempt that ended in one of AttributeStates, keeps\n"
+	      "the result in StateDir/attrib.db and appends a summary to the job's\n"
+	      "CommentField in slurmdbd.  Needs root.\n"
+	      "\n"
+	      "  --config FILE   attrib.conf to use (default " ATTRIB_CONF_DEFAULT ")\n"
+	      "  --foreground    stay in the foreground, log to standard error unless\n"
+	      "                  LogFile is set (else: background, LogFile or syslog)\n"
+	      "\n"
+	      "Environment: ATTRIB_MUNGE_SOCKET, munged's socket; SLURM_CONF.\n"
+	      "Exit status: 0 stopped by SIGTERM/SIGINT; 1 bad configuration or the\n"
+	      "service could not start; 3 the rule catalog is invalid.\n", out);
+}
+
+static void usage_show(FILE *out)
+{
+	fputs("Usage: attrib show JOBID [--attempt N] [--json] [--config FILE]\n"
+	      "\n"
+	      "Prints the stored diagnosis of a job (its latest attempt unless --attempt)\n"
+	      "as `attrib analyze` does; --json prints the stored result object.\n"
+	      "Exit status: 0 printed; 4 no stored result, or the store cannot be read.\n", out);
+}
+
+static void usage_list(FILE *out)
+{
+	fputs("Usage: attrib list [--since AGE|DATE] [--sub-domain X] [--node N] [--user U]\n"
+	      "                   [--json] [--config FILE]\n"
+	      "\n"
+	      "Lists the stored diagnoses, newest first: job, attempt, user, end state,\n"
+	      "sub-domain, culprit nodes and root cause.\n"
+	      "\n"
+	      "  --since AGE|DATE  diagnosed in the last AGE (Ns, Nm, Nh, Nd; default 7d)\n"
+	      "                    or since DATE (YYYY-MM-DD, UTC)\n"
+	      "  --sub-domain X    only this sub-domain (InfraHW, UserCode, ...)\n"
+	      "  --node N          only diagnoses that blame node N\n"
+	      "  --user U          only jobs of user U\n"
+	      "  --json            one JSON array\n"
+	      "Exit status: 0 listed (maybe nothing); 4 the store cannot be read.\n", out);
+}
+
+static int load_config(const char *path, struct attrib_config *conf)
+{
+	if (config_load(path ? path : ATTRIB_CONF_DEFAULT, conf, stderr) < 0) {
+		fprintf(stderr, "attrib: %s is invalid\n", path ? path : ATTRIB_CONF_DEFAULT);
+		config_free(conf);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_serve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *config = NULL;
+	bool foreground = false;
+	struct attrib_config conf;
+	int c, rc;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "c:fh", opts, NULL)) != -1) {
+		if (c == 'c') {
+			config = optarg;
+		} else if (c == 'f') {
+			foreground = true;
+		} else if (c == 'h') {
+			usage_serve(stdout);
+			return 0;
+		} else {
+			usage_serve(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		usage_serve(stderr);
+		return EXIT_USAGE;
+	}
+	if (load_config(config, &conf) < 0)
+		return EXIT_USAGE;
+	attrib_catalog *cat = load(conf.rules_dir ? conf.rules_dir : rules_path());
+	if (!cat) {
+		config_free(&conf);
+		return EXIT_RULES;
+	}
+	rc = serve_main(&conf, cat, foreground);
+	attrib_catalog_free(cat);
+	config_free(&conf);
+	return rc;
+}
+
+static store *open_store(const struct attrib_config *conf)
+{
+	char path[PATH_MAX], err[512];
+	store *s;
+
+	snprintf(path, sizeof(path), "%s/attrib.db", conf->state_dir);
+	if (!(s = store_open(path, true, err, sizeof(err))))
+		fprintf(stderr, "attrib: cannot read the store: %s\n", err);
+	return s;
+}
+
+static int cmd_show(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "attempt", required_argument, NULL, 'a' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *config = NULL;
+	bool json = false;
+	long attempt = -1, got = 0;
+	struct attrib_config conf;
+	char *end, *text;
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "c:a:jh", opts, NULL)) != -1) {
+		if (c == 'c') {
+			config = optarg;
+		} else if (c == 'a') {
+			attempt = strtol(optarg, &end, 10);
+			if (*end || attempt < 0) {
+				usage_show(stderr);
+				return EXIT_USAGE;
+			}
+		} else if (c == 'j') {
+			json = true;
+		} else if (c == 'h') {
+			usage_show(stdout);
+			return 0;
+		} else {
+			usage_show(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1 || !svc_valid_name(argv[optind])) {
+		usage_show(stderr);
+		return EXIT_USAGE;
+	}
+	if (load_config(config, &conf) < 0)
+		return EXIT_USAGE;
+	store *s = open_store(&conf);
+	config_free(&conf);
+	if (!s)
+		return EXIT_STORE;
+	text = store_get(s, argv[optind], attempt, &got);
+	store_close(s);
+	if (!text) {
+		if (attempt >= 0)
+			fprintf(stderr, "attrib: no stored result for job %s attempt %ld\n", argv[optind],
+				attempt);
+		else
+			fprintf(stderr, "attrib: no stored result for job %s\n", argv[optind]);
+		return EXIT_STORE;
+	}
+	char err[256];
+	struct json_object *r = svc_parse_json(text, strlen(text), JSON_MAX_DEPTH, err, sizeof(err));
+	free(text);
+	if (!r) {
+		fprintf(stderr, "attrib: the stored result of job %s is damaged: %s\n", argv[optind], err);
+		return EXIT_STORE;
+	}
+	if (json)
+		printf("%s\n", json_object_to_json_string_ext(r, JSON_C_TO_STRING_PRETTY |
+								    JSON_C_TO_STRING_NOSLASHESCAPE));
+	else
+		render_text(stdout, r);
+	json_object_put(r);
+	return 0;
+}
+
+/* "7d", "12h", "30m", "90s", "3600" (seconds) or "YYYY-MM-DD" -> a time. */
+static int parse_since(const char *v, long long *since)
+{
+	struct tm tm;
+	char *end;
+	long long n;
+
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(v, "%Y-%m-%d", &tm);
+	if (end && !*end) {
+		*since = timegm(&tm);
+		return 0;
+	}
+	if (!isdigit((unsigned char)*v))
+		return -1;
+	n = strtoll(v, &end, 10);
+	if (*end == 'd')
+		n *= 86400, end++;
+	else if (*end == 'h')
+		n *= 3600, end++;
+	else if (*end == 'm')
+		n *= 60, end++;
+	else if (*end == 's')
+		end++;
+	if (*end || n < 0)
+		return -1;
+	*since = (long long)time(NULL) - n;
+	return 0;
+}
+
+struct list_out {
+	bool json;
+	struct json_object *arr;
+};
+
+static int list_row(const struct store_row *r, void *arg)
+{
+	struct list_out *lo = arg;
+	char when[40];
+
+	svc_rfc3339((time_t)r->created, when, sizeof(when));
+	if (lo->json) {
+		struct json_object *o = json_object_new_object(), *cul = json_object_new_array();
+		char *copy = r->culprits ? strdup(r->culprits) : NULL, *save = NULL;
+
+		for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save))
+			json_object_array_add(cul, json_object_new_string(t));
+		free(copy);
+		json_object_object_add(o, "job_id", json_object_new_string(r->job_id));
+		json_object_object_add(o, "attempt", json_object_new_int64(r->attempt));
+		json_object_object_add(o, "cluster", r->cluster ? json_object_new_string(r->cluster) : NULL);
+		json_object_object_add(o, "user", r->user ? json_object_new_string(r->user) : NULL);
+		json_object_object_add(o, "state", r->state ? json_object_new_string(r->state) : NULL);
+		json_object_object_add(o, "sub_domain",
+				       r->sub_domain ? json_object_new_string(r->sub_domain) : NULL);
+		json_object_object_add(o, "culprit_nodes", cul);
+		json_object_object_add(o, "root_code",
+				       r->root_code ? json_object_new_string(r->root_code) : NULL);
+		json_object_object_add(o, "created", json_object_new_string(when));
+		json_object_array_add(lo->arr, o);
+		return 0;
+	}
+	printf("%-20s  %-12s %3ld  %-10s %-13s %-13s %-20s %s\n", when, r->job_id, r->attempt,
+	       r->user ? r->user : "-", r->state ? r->state : "-", r->sub_domain ? r->sub_domain : "-",
+	       r->culprits ? r->culprits : "-", r->root_code ? r->root_code : "-");
+	return 0;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "since", required_argument, NULL, 's' },
+		{ "sub-domain", required_argument, NULL, 'd' },
+		{ "node", required_argument, NULL, 'n' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct store_filter f = { .since = (long long)time(NULL) - 7 * 86400 };
+	struct list_out lo = { 0 };
+	const char *config = NULL;
+	struct attrib_config conf;
+	int c, n;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "c:s:d:n:u:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			config = optarg;
+			break;
+		case 's':
+			if (parse_since(optarg, &f.since) < 0) {
+				fprintf(stderr, "attrib: --since %s: expected Nd, Nh, Nm, Ns or YYYY-MM-DD\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'd':
+			f.sub_domain = optarg;
+			break;
+		case 'n':
+			f.node = optarg;
+			break;
+		case 'u':
+			f.user = optarg;
+			break;
+		case 'j':
+			lo.json = true;
+			break;
+		case 'h':
+			usage_list(stdout);
+			return 0;
+		default:
+			usage_list(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		usage_list(stderr);
+		return EXIT_USAGE;
+	}
+	if (load_config(config, &conf) < 0)
+		return EXIT_USAGE;
+	store *s = open_store(&conf);
+	config_free(&conf);
+	if (!s)
+		return EXIT_STORE;
+	if (lo.json)
+		lo.arr = json_object_new_array();
+	else
+		printf("%-20s  %-12s %3s  %-10s %-13s %-13s %-20s %s\n", "DIAGNOSED", "JOBID", "ATT",
+		       "USER", "STATE", "SUB_DOMAIN", "CULPRITS", "ROOT_CAUSE");
+	n = store_list(s, &f, list_row, &lo);
+	store_close(s);
+	if (n < 0) {
+		fprintf(stderr, "attrib: cannot read the store\n");
+		json_object_put(lo.arr);
+		return EXIT_STORE;
+	}
+	if (lo.json) {
+		printf("%s\n", json_object_to_json_string_ext(lo.arr, JSON_C_TO_STRING_PRETTY |
+									  JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(lo.arr);
+	}
+	return 0;
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -233,6 +577,19 @@ int main(int argc, char **argv)
 		return cmd_analyze(argc, argv);
 	if (!strcmp(argv[0], "rules"))
 		return cmd_rules(argc, argv);
+#ifdef HAVE_SERVICE
+	if (!strcmp(argv[0], "serve"))
+		return cmd_serve(argc, argv);
+	if (!strcmp(argv[0], "show"))
+		return cmd_show(argc, argv);
+	if (!strcmp(argv[0], "list"))
+		return cmd_list(argc, argv);
+#else
+	if (!strcmp(argv[0], "serve") || !strcmp(argv[0], "show") || !strcmp(argv[0], "list")) {
+		fprintf(stderr, "attrib: built without the service (configure --disable-service)\n");
+		return EXIT_USAGE;
+	}
+#endif
 	if (!strcmp(argv[0], "help")) {
 		usage(stdout);
 		return 0;

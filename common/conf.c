@@ -283,6 +283,44 @@ void config_free(struct attrib_config *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* troff-safe: a leading dot or quote and backslashes would be read as
+ * requests or escapes */
+static void roff(FILE *out, const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		fputs("\\&", out);
+	for (; *s; s++)
+		fputs(*s == '\\' ? "\\e" : *s == '-' ? "\\-" : (char[]){ *s, 0 }, out);
+}
+
+void config_man(FILE *out)
+{
+	fputs(".TH ATTRIB.CONF 5 \"\" \"attrib\" \"File formats\"\n"
+	      ".SH NAME\nattrib.conf \\- configuration of the attrib service, collector and command\n"
+	      ".SH SYNOPSIS\n/etc/slurm/attrib.conf\n"
+	      ".SH DESCRIPTION\nOne \\fIKey\\fR = \\fIvalue\\fR per line; \\fB#\\fR starts a comment; keys are "
+	      "not case-sensitive. An unknown key or a bad value stops the program at start with the file name "
+	      "and line number. A missing file at the default path means every default below.\n"
+	      ".PP\nDurations are seconds, or a number followed by \\fBm\\fR or \\fBh\\fR; sizes are bytes, or a "
+	      "number followed by \\fBK\\fR, \\fBM\\fR or \\fBG\\fR; lists are separated by commas.\n"
+	      ".SH KEYS\n", out);
+	for (size_t i = 0; i < NKEYS; i++) {
+		fputs(".TP\n\\fB", out);
+		roff(out, keys[i].name);
+		fputs("\\fR (default: ", out);
+		roff(out, *keys[i].def ? keys[i].def : "none");
+		fputs(")\n", out);
+		roff(out, keys[i].doc);
+		if (keys[i].choices) {
+			fputs(" One of: ", out);
+			roff(out, keys[i].choices);
+			fputs(".", out);
+		}
+		fputs("\n", out);
+	}
+	fputs(".SH SEE ALSO\n\\fBattrib\\fR(1), \\fBslurm.conf\\fR(5)\n", out);
+}
+
 void config_describe(FILE *out, const struct attrib_config *c)
 {
 	(void)c;

@@ -41,6 +41,8 @@ int config_load(const char *path, struct attrib_config *c, FILE *err);
 void config_free(struct attrib_config *c);
 /* Writes every key with its value and description (attrib.conf(5)). */
 void config_describe(FILE *out, const struct attrib_config *c);
+/* attrib.conf(5), generated from the same table the parser uses. */
+void config_man(FILE *out);
 int config_has_state(const struct attrib_config *c, const char *state);
 
 #endif

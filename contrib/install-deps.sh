@@ -5,6 +5,12 @@ set -eu
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends \
-	build-essential autoconf automake libtool pkg-config \
+	build-essential autoconf automake libtool pkg-config ca-certificates \
 	libpcre2-dev libjson-c-dev libyaml-dev libvectorscan-dev check \
-	ca-certificates
+	libcurl4-openssl-dev libssl-dev libmunge-dev munge curl \
+	libmicrohttpd-dev libsqlite3-dev libslurm-dev libsystemd-dev \
+	clang libclang-rt-14-dev \
+	slurmctld slurmd slurmdbd slurm-client mariadb-server-core mariadb-client-core \
+	dpkg-dev iproute2 util-linux passwd
+# The Slurm source the jobcomp plugin is built against (internal headers).
+"$(dirname "$0")/slurm-source.sh" "$(dirname "$0")/../build/slurm-src" >/dev/null

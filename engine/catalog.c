@@ -721,7 +721,8 @@ static void list_files(const char *path, struct strlist *out, FILE *err)
 			strlist_add(&names, e->d_name);
 	}
 	closedir(d);
-	qsort(names.v, names.n, sizeof(char *), cmp_str);
+	if (names.n)	/* qsort(NULL, 0) is undefined */
+		qsort(names.v, names.n, sizeof(char *), cmp_str);
 	for (int i = 0; i < names.n; i++) {
 		char *p = xmalloc(strlen(path) + strlen(names.v[i]) + 2);
 
@@ -850,7 +851,8 @@ attrib_catalog *attrib_catalog_load(const char *path, FILE *err)
 	for (int i = 0; i < cat->nextractors; i++)
 		cat->by_priority[i] = i;
 	sort_cat = cat;
-	qsort(cat->by_priority, cat->nextractors, sizeof(int), by_priority);
+	if (cat->nextractors)
+		qsort(cat->by_priority, cat->nextractors, sizeof(int), by_priority);
 
 	if (!L.errors) {
 		cat->matcher = matcher_build(cat, err);

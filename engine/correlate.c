@@ -183,7 +183,8 @@ void correlate(struct analysis *a, struct verdict *v)
 	for (int i = 0; i < a->nsym; i++)
 		if (is_candidate(a->sym[i]))
 			c[nc++] = a->sym[i];
-	qsort(c, nc, sizeof(*c), by_time);
+	if (nc)
+		qsort(c, nc, sizeof(*c), by_time);
 
 	/* first cause: the earliest candidate and those tied with it; a
 	 * scheduler decision first wins over faults that follow it */

@@ -237,7 +237,8 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 
 	struct symptom **sorted = xcalloc(a->nsym + 1, sizeof(*sorted));
 	memcpy(sorted, a->sym, a->nsym * sizeof(*sorted));
-	qsort(sorted, a->nsym, sizeof(*sorted), sym_order);
+	if (a->nsym)
+		qsort(sorted, a->nsym, sizeof(*sorted), sym_order);
 	arr = json_object_new_array();
 	for (int i = 0; i < a->nsym && i < MAX_SYMPTOMS; i++)
 		json_object_array_add(arr, symptom_json(a, sorted[i]));

@@ -501,7 +501,8 @@ static void list_dir(struct analysis *a, const char *rel, struct strlist *out, i
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
 			strlist_add(&names, e->d_name);
 	closedir(d);
-	qsort(names.v, names.n, sizeof(char *), cmp_str);
+	if (names.n)	/* qsort(NULL, 0) is undefined */
+		qsort(names.v, names.n, sizeof(char *), cmp_str);
 	for (int i = 0; i < names.n; i++) {
 		char *r, *full;
 		struct stat st;
@@ -597,7 +598,8 @@ void scan_case(struct analysis *a)
 		closedir(d);
 	}
 	free(nodes_path);
-	qsort(dirs.v, dirs.n, sizeof(char *), cmp_str);
+	if (dirs.n)
+		qsort(dirs.v, dirs.n, sizeof(char *), cmp_str);
 	for (int i = 0; i < dirs.n; i++) {
 		int node = identity_node(a->id, dirs.v[i]);
 		char rel[4096];

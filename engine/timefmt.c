@@ -41,19 +41,34 @@ static bool is_utc(const char *tz)
 	       !strcmp(tz, "Z") || !strcmp(tz, "GMT");
 }
 
-/* Civil time in zone tz to epoch seconds. */
-static double civil(struct tm *tm, const char *tz)
+/* Offset of zone tz from UTC for one civil hour, found with mktime under
+ * TZ=tz.  Zone rules change offsets at most on hour boundaries, so a small
+ * memo of (zone, hour) makes a whole log cost a handful of zone look-ups
+ * instead of one per line. */
+static long zone_offset(struct tm *tm, const char *tz)
 {
-	if (is_utc(tz))
-		return (double)timegm(tm);
+	static struct {
+		char tz[64];
+		int y, m, d, h;
+		long off;
+	} memo[32];
+	static unsigned next;
+	struct tm t = *tm;
+
+	for (unsigned i = 0; i < 32; i++)
+		if (memo[i].y == tm->tm_year && memo[i].m == tm->tm_mon && memo[i].d == tm->tm_mday &&
+		    memo[i].h == tm->tm_hour && !strcmp(memo[i].tz, tz))
+			return memo[i].off;
 
 	char *old = getenv("TZ") ? xstrdup(getenv("TZ")) : NULL;
-	time_t t;
+	struct tm u = t;
+	time_t local;
 
 	setenv("TZ", tz, 1);
 	tzset();
-	tm->tm_isdst = -1;
-	t = mktime(tm);
+	t.tm_isdst = -1;
+	t.tm_min = t.tm_sec = 0;
+	local = mktime(&t);
 	if (old) {
 		setenv("TZ", old, 1);
 		free(old);
@@ -61,7 +76,24 @@ static double civil(struct tm *tm, const char *tz)
 		unsetenv("TZ");
 	}
 	tzset();
-	return (double)t;
+	u.tm_min = u.tm_sec = 0;
+	long off = (long)(timegm(&u) - local);
+	unsigned i = next++ % 32;
+	snprintf(memo[i].tz, sizeof(memo[i].tz), "%s", tz);
+	memo[i].y = tm->tm_year;
+	memo[i].m = tm->tm_mon;
+	memo[i].d = tm->tm_mday;
+	memo[i].h = tm->tm_hour;
+	memo[i].off = off;
+	return off;
+}
+
+/* Civil time in zone tz to epoch seconds. */
+static double civil(struct tm *tm, const char *tz)
+{
+	if (is_utc(tz) || strlen(tz) >= 64)
+		return (double)timegm(tm);
+	return (double)timegm(tm) - zone_offset(tm, tz);
 }
 
 /* Fraction ".123456" or ",123"; returns bytes consumed. */

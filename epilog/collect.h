@@ -1,0 +1,39 @@
+/* attrib-collect's parts (collect.c, journal.c).  Not installed. */
+#ifndef ATTRIB_COLLECT_H
+#define ATTRIB_COLLECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <json-c/json.h>
+
+struct attrib_config;
+struct timectx;
+
+struct collect_ctx {
+	const struct attrib_config *conf;
+	double deadline;		/* CLOCK_MONOTONIC seconds */
+	double start, end;		/* the window, margins included */
+	const struct timectx *tc;	/* for timestamps without a year or zone */
+	char *munge_socket;		/* NULL: libmunge's default */
+};
+
+void clog_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+double now_real(void);
+double now_mono(void);
+bool parse_when(const char *s, double *t);
+char *local_zone(void);
+int open_log_file(const char *path, struct stat *st, char *why, size_t whylen);
+/* A coverage entry {source, status, detail}; logged unless status is "info". */
+void cover(json_object *cov, const char *source, const char *status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A bundle file {name, source, text}; the text made valid UTF-8. */
+void add_file(json_object *files, const char *name, const char *source, const char *text, size_t len);
+void sha256_hex(const void *data, size_t len, char out[65]);
+
+/* Adds the journal's lines in the window as file name (source "journal",
+ * or "journal:DIR" for a directory of journal files). */
+void collect_journal(const struct collect_ctx *cx, const char *src, size_t cap,
+		     json_object *files, json_object *cov, const char *name);
+
+#endif

@@ -1,0 +1,386 @@
+/*
+ * Helpers shared by the Slurm plugins: JSON text, RFC 3339 times, atomic
+ * writes under a directory descriptor. See util.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool jb_init(struct jbuf *b, size_t cap)
+{
+	memset(b, 0, sizeof(*b));
+	if (cap < 64)
+		cap = 64;
+	if (!(b->p = malloc(cap))) {
+		b->failed = true;
+		return false;
+	}
+	b->cap = cap;
+	b->p[0] = '\0';
+	return true;
+}
+
+void jb_free(struct jbuf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+static bool jb_reserve(struct jbuf *b, size_t n)
+{
+	size_t cap;
+	char *p;
+
+	if (b->failed)
+		return false;
+	if (b->len + n + 1 <= b->cap)
+		return true;
+	cap = b->cap ? b->cap : 64;
+	while (cap < b->len + n + 1) {
+		if (cap > SIZE_MAX / 2) {
+			b->failed = true;
+			return false;
+		}
+		cap *= 2;
+	}
+	if (!(p = realloc(b->p, cap))) {
+		b->failed = true;
+		return false;
+	}
+	b->p = p;
+	b->cap = cap;
+	return true;
+}
+
+void jb_raw(struct jbuf *b, const char *s, size_t n)
+{
+	if (!jb_reserve(b, n))
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+void jb_fmt(struct jbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->failed)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->failed = true;
+		return;
+	}
+	if ((size_t)n >= b->cap - b->len) {
+		if (!jb_reserve(b, (size_t)n))
+			return;
+		va_start(ap, fmt);
+		vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+	}
+	b->len += (size_t)n;
+}
+
+/*
+ * Length of the valid UTF-8 sequence at s (1..4), or 0 when the bytes there
+ * are not one (stray continuation byte, overlong form, surrogate, beyond
+ * U+10FFFF, truncated).
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		unsigned char lo = 0x80, hi = 0xbf;
+
+		if (c == 0xe0)
+			lo = 0xa0; /* overlong */
+		if (c == 0xed)
+			hi = 0x9f; /* UTF-16 surrogates */
+		if (s[1] < lo || s[1] > hi || (s[2] & 0xc0) != 0x80)
+			return 0;
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		unsigned char lo = 0x80, hi = 0xbf;
+
+		if (c == 0xf0)
+			lo = 0x90; /* overlong */
+		if (c == 0xf4)
+			hi = 0x8f; /* > U+10FFFF */
+		if (s[1] < lo || s[1] > hi || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+void jb_string(struct jbuf *b, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	const unsigned char *run;
+
+	if (!str) {
+		jb_raw(b, "null", 4);
+		return;
+	}
+	jb_raw(b, "\"", 1);
+	run = s;
+	while (*s) {
+		const char *esc = NULL;
+		char ubuf[8];
+		size_t n;
+
+		if (*s >= 0x20 && *s < 0x7f && *s != '"' && *s != '\\') {
+			s++;
+			continue;
+		}
+		if (*s >= 0x80 && (n = utf8_len(s)) > 0) {
+			s += n;
+			continue;
+		}
+		jb_raw(b, (const char *)run, (size_t)(s - run));
+		switch (*s) {
+		case '"': esc = "\\\""; break;
+		case '\\': esc = "\\\\"; break;
+		case '\b': esc = "\\b"; break;
+		case '\f': esc = "\\f"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
+		default:
+			if (*s >= 0x80) {
+				esc = "\\ufffd"; /* not UTF-8: replacement character */
+			} else {
+				snprintf(ubuf, sizeof(ubuf), "\\u%04x", *s);
+				esc = ubuf;
+			}
+		}
+		jb_raw(b, esc, strlen(esc));
+		s++;
+		run = s;
+	}
+	jb_raw(b, (const char *)run, (size_t)(s - run));
+	jb_raw(b, "\"", 1);
+}
+
+void jb_begin(struct jbuf *b, char open)
+{
+	jb_raw(b, &open, 1);
+	b->comma = false;
+}
+
+void jb_end(struct jbuf *b, char close)
+{
+	jb_raw(b, &close, 1);
+	b->comma = true;
+}
+
+void jb_elem(struct jbuf *b)
+{
+	if (b->comma)
+		jb_raw(b, ",", 1);
+	b->comma = true;
+}
+
+void jb_key(struct jbuf *b, const char *key)
+{
+	jb_elem(b);
+	jb_string(b, key);
+	jb_raw(b, ":", 1);
+	/* the value follows; after it a comma is needed */
+	b->comma = true;
+}
+
+void jb_kstr(struct jbuf *b, const char *key, const char *val)
+{
+	jb_key(b, key);
+	jb_string(b, val);
+}
+
+void jb_kint(struct jbuf *b, const char *key, long long val)
+{
+	jb_key(b, key);
+	jb_fmt(b, "%lld", val);
+}
+
+void jb_ktime(struct jbuf *b, const char *key, time_t t)
+{
+	char tb[32];
+
+	jb_key(b, key);
+	if (t <= 0)
+		jb_raw(b, "null", 4);
+	else
+		jb_string(b, fmt_rfc3339(t, tb, sizeof(tb)));
+}
+
+char *fmt_rfc3339(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "1970-01-01T00:00:00Z");
+	return buf;
+}
+
+int write_atomic_at(int dirfd, const char *name, const char *tmpname, const char *buf,
+		    size_t len, mode_t mode, bool sync, char *err, size_t errlen)
+{
+	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	size_t off = 0;
+	int fd, e;
+
+	fd = openat(dirfd, tmpname, flags, mode);
+	if (fd < 0 && errno == EEXIST) {
+		/* left over from a crash: we own the name, remove and retry */
+		(void)unlinkat(dirfd, tmpname, 0);
+		fd = openat(dirfd, tmpname, flags, mode);
+	}
+	if (fd < 0) {
+		e = errno;
+		snprintf(err, errlen, "create %s: %s", tmpname, strerror(e));
+		errno = e;
+		return -1;
+	}
+	while (off < len) {
+		ssize_t n = write(fd, buf + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			e = n < 0 ? errno : EIO;
+			snprintf(err, errlen, "write %s: %s", tmpname, strerror(e));
+			goto fail;
+		}
+		off += (size_t)n;
+	}
+	if (sync && fsync(fd) < 0) {
+		e = errno;
+		snprintf(err, errlen, "fsync %s: %s", tmpname, strerror(e));
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		e = errno;
+		fd = -1;
+		snprintf(err, errlen, "close %s: %s", tmpname, strerror(e));
+		goto fail;
+	}
+	fd = -1;
+	if (renameat(dirfd, tmpname, dirfd, name) < 0) {
+		e = errno;
+		snprintf(err, errlen, "rename %s to %s: %s", tmpname, name, strerror(e));
+		goto fail;
+	}
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	(void)unlinkat(dirfd, tmpname, 0);
+	errno = e;
+	return -1;
+}
+
+int open_dir_nofollow(const char *path, mode_t mode, bool create, char *err, size_t errlen)
+{
+	const int dflags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+	char comp[256];
+	const char *p = path, *q;
+	int fd, nfd, e;
+
+	if (!path || path[0] != '/') {
+		snprintf(err, errlen, "%s: not an absolute path", path ? path : "(null)");
+		errno = EINVAL;
+		return -1;
+	}
+	if ((fd = open("/", dflags)) < 0) {
+		e = errno;
+		snprintf(err, errlen, "open /: %s", strerror(e));
+		errno = e;
+		return -1;
+	}
+	for (;;) {
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		q = strchr(p, '/');
+		n = q ? (size_t)(q - p) : strlen(p);
+		if (n >= sizeof(comp) || (n == 2 && !memcmp(p, "..", 2))) {
+			snprintf(err, errlen, "%s: bad path component", path);
+			e = EINVAL;
+			goto fail;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		p += n;
+		if (!strcmp(comp, "."))
+			continue;
+		nfd = openat(fd, comp, dflags | O_NOFOLLOW);
+		if (nfd < 0 && errno == ENOENT && create) {
+			/* the last component gets mode, the ones above 0755 */
+			mode_t m = strspn(p, "/") == strlen(p) ? mode : 0755;
+
+			if (mkdirat(fd, comp, m) < 0 && errno != EEXIST) {
+				e = errno;
+				snprintf(err, errlen, "mkdir %s (in %s): %s", comp, path, strerror(e));
+				goto fail;
+			}
+			nfd = openat(fd, comp, dflags | O_NOFOLLOW);
+		}
+		if (nfd < 0 && (errno == ELOOP || errno == ENOTDIR)) {
+			/* a symbolic link: followed only when root owns it (an
+			 * administrator's /var -> /data), never otherwise */
+			struct stat st;
+
+			e = errno;
+			if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+				if (st.st_uid != 0) {
+					snprintf(err, errlen,
+						 "%s (in %s): a symbolic link not owned by root: refused",
+						 comp, path);
+					e = ELOOP;
+					goto fail;
+				}
+				nfd = openat(fd, comp, dflags);
+			} else {
+				errno = e;
+			}
+		}
+		if (nfd < 0) {
+			e = errno;
+			snprintf(err, errlen, "open %s (in %s): %s", comp, path, strerror(e));
+			goto fail;
+		}
+		close(fd);
+		fd = nfd;
+	}
+	return fd;
+fail:
+	close(fd);
+	errno = e;
+	return -1;
+}

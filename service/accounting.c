@@ -1,0 +1,250 @@
+/* The summary in the job's accounting record: "attrib: <sub_domain>
+ * <culprits> <root code> <root title>" appended to CommentField
+ * (AdminComment by default) through slurmdbd with libslurm's
+ * slurmdb_job_modify.  The current value is read first (slurmdb_jobs_get):
+ * the summary is appended after it with "; ", and not at all when it is
+ * there already, so a retried write never doubles it. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <slurm/slurm.h>
+#include <slurm/slurmdb.h>
+#include "service.h"
+
+/* libslurm's parsed slurm.conf (exported by libslurm.so, not declared in
+ * its public headers). */
+extern slurm_conf_t slurm_conf;
+
+static bool enabled;
+
+void comment_sanitise(char *s, size_t max)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; s[i]; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\'' || c == '`' || c == '\\')
+			continue;
+		if (c < 0x20 || c > 0x7e)
+			c = ' ';
+		if (c == ' ' && (o == 0 || s[o - 1] == ' '))
+			continue;
+		s[o++] = c;
+	}
+	while (o && s[o - 1] == ' ')
+		o--;
+	if (o > max) {
+		o = max;
+		while (o && s[o - 1] == ' ')
+			o--;
+	}
+	s[o] = 0;
+}
+
+char *comment_summary(struct json_object *result)
+{
+	struct json_object *rc = NULL, *culprits = NULL;
+	const char *sub = svc_json_str(result, "sub_domain");
+	const char *code = NULL, *title = NULL;
+	char *nodes = NULL, *out = NULL;
+	size_t nlen = 0;
+	FILE *f;
+
+	if (json_object_object_get_ex(result, "root_cause", &rc) &&
+	    json_object_is_type(rc, json_type_object)) {
+		code = svc_json_str(rc, "code");
+		title = svc_json_str(rc, "symptom");
+	}
+	f = open_memstream(&nodes, &nlen);
+	if (!f)
+		return NULL;
+	if (json_object_object_get_ex(result, "culprit_nodes", &culprits) &&
+	    json_object_is_type(culprits, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(culprits); i++)
+			fprintf(f, "%s%s", i ? "," : "",
+				json_object_get_string(json_object_array_get_idx(culprits, i)));
+	fclose(f);
+	/* sanitise each part first so that no part can fake another's place */
+	char *parts[4] = { strdup(sub && *sub ? sub : "unattributed"), nodes,
+			   strdup(code && *code ? code : "-"), strdup(title ? title : "") };
+	for (int i = 0; i < 4; i++) {
+		if (!parts[i])
+			goto out;
+		comment_sanitise(parts[i], COMMENT_MAX);
+		if (i < 3)
+			for (char *p = parts[i]; *p; p++)
+				if (*p == ' ')
+					*p = '_';
+	}
+	if (asprintf(&out, "attrib: %s %s %s%s%s", parts[0], *parts[1] ? parts[1] : "-", parts[2],
+		     *parts[3] ? " " : "", parts[3]) < 0)
+		out = NULL;
+	else
+		comment_sanitise(out, COMMENT_MAX);
+out:
+	for (int i = 0; i < 4; i++)
+		free(parts[i]);
+	return out;
+}
+
+char *comment_append(const char *existing, const char *ours)
+{
+	char *out;
+
+	if (existing && strstr(existing, ours))
+		return NULL;
+	if (!existing || !*existing)
+		return strdup(ours);
+	if (asprintf(&out, "%s; %s", existing, ours) < 0)
+		return NULL;
+	return out;
+}
+
+long comment_backoff(int tries)
+{
+	long s = 30;
+
+	for (int i = 0; i < tries && s < 3600; i++)
+		s *= 2;
+	return s < 3600 ? s : 3600;
+}
+
+bool accounting_init(void)
+{
+	const char *conf = getenv("SLURM_CONF");
+	struct stat st;
+
+	if (!conf || !*conf)
+		conf = "/etc/slurm/slurm.conf";
+	if (stat(conf, &st) < 0) {
+		svc_log(SVC_WARNING,
+			"no slurm.conf at %s: accounting is off; summaries stay queued", conf);
+		return enabled = false;
+	}
+	slurm_init(conf);
+	svc_log(SVC_INFO, "accounting through slurmdbd of cluster %s (%s)",
+		slurm_conf.cluster_name ? slurm_conf.cluster_name : "?", conf);
+	return enabled = true;
+}
+
+bool accounting_enabled(void)
+{
+	return enabled;
+}
+
+const char *accounting_cluster(void)
+{
+	return enabled ? slurm_conf.cluster_name : NULL;
+}
+
+static char **field_of(slurmdb_job_rec_t *rec, const char *comment_field)
+{
+	if (!strcmp(comment_field, "Comment"))
+		return &rec->derived_es;
+	if (!strcmp(comment_field, "SystemComment"))
+		return &rec->system_comment;
+	return &rec->admin_comment;
+}
+
+int accounting_write(const char *comment_field, const char *cluster, const char *job_id,
+		     const char *text, char *err, size_t errlen)
+{
+	slurmdb_job_cond_t cond;
+	slurm_selected_step_t step;
+	slurmdb_job_rec_t rec;
+	List steps = NULL, clusters = NULL, got = NULL, changed = NULL;
+	void *db = NULL;
+	char *end, *merged = NULL;
+	unsigned long id;
+	int rc = -1;
+
+	id = strtoul(job_id, &end, 10);
+	if (*end || !id || id >= NO_VAL) {
+		snprintf(err, errlen, "job id %s is not a number", job_id);
+		return -1;
+	}
+	if (!enabled) {
+		snprintf(err, errlen, "accounting is off (no slurm.conf)");
+		return -1;
+	}
+	if (!cluster || !*cluster)
+		cluster = slurm_conf.cluster_name;
+
+	memset(&step, 0, sizeof(step));
+	step.step_id.job_id = id;
+	step.step_id.step_id = NO_VAL;
+	step.step_id.step_het_comp = NO_VAL;
+	step.array_task_id = NO_VAL;
+	step.het_job_offset = NO_VAL;
+	steps = slurm_list_create(NULL);
+	slurm_list_append(steps, &step);
+	memset(&cond, 0, sizeof(cond));
+	cond.step_list = steps;
+	cond.flags = JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_DEFAULT_USAGE;
+	cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;
+	if (cluster) {
+		clusters = slurm_list_create(NULL);
+		slurm_list_append(clusters, (void *)cluster);
+		cond.cluster_list = clusters;
+	}
+
+	if (!(db = slurmdb_connection_get(NULL))) {
+		snprintf(err, errlen, "cannot connect to slurmdbd: %s", slurm_strerror(slurm_get_errno()));
+		goto out;
+	}
+	got = slurmdb_jobs_get(db, &cond);
+	if (!got) {
+		snprintf(err, errlen, "reading job %s from slurmdbd failed: %s", job_id,
+			 slurm_strerror(slurm_get_errno()));
+		goto out;
+	}
+	if (slurm_list_count(got) == 0) {
+		snprintf(err, errlen, "job %s is not in slurmdbd yet", job_id);
+		goto out;
+	}
+	{
+		/* without JOBCOND_FLAG_DUP: the job's latest record, the one
+		 * slurmdb_job_modify changes */
+		ListIterator it = slurm_list_iterator_create(got);
+		slurmdb_job_rec_t *j, *last = NULL;
+
+		while ((j = slurm_list_next(it)))
+			last = j;
+		slurm_list_iterator_destroy(it);
+		merged = comment_append(*field_of(last, comment_field), text);
+	}
+	if (!merged) {
+		rc = 0;	/* there already (an earlier try got through) */
+		goto out;
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.derived_ec = NO_VAL;
+	*field_of(&rec, comment_field) = merged;
+	cond.flags = JOBCOND_FLAG_NO_DEFAULT_USAGE;
+	changed = slurmdb_job_modify(db, &cond, &rec);
+	if (!changed || slurm_list_count(changed) == 0) {
+		snprintf(err, errlen, "slurmdbd changed nothing for job %s: %s", job_id,
+			 slurm_strerror(slurm_get_errno()));
+		slurmdb_connection_commit(db, 0);
+		goto out;
+	}
+	if (slurmdb_connection_commit(db, 1) != SLURM_SUCCESS) {
+		snprintf(err, errlen, "commit to slurmdbd failed: %s", slurm_strerror(slurm_get_errno()));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (changed)
+		slurm_list_destroy(changed);
+	if (got)
+		slurm_list_destroy(got);
+	if (db)
+		slurmdb_connection_close(&db);
+	slurm_list_destroy(steps);
+	if (clusters)
+		slurm_list_destroy(clusters);
+	free(merged);
+	return rc;
+}

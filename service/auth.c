@@ -1,0 +1,121 @@
+/* MUNGE credentials of bundles.  attrib-collect encodes, as root, the payload
+ * "attrib-bundle:v1:JOBID:NODE:<sha256 hex of the body>"; a bundle is taken
+ * only when munged decodes its credential (not expired, rewound or
+ * replayed), the encoding uid is 0 and the payload names this body. */
+#include <munge.h>
+#include <stdlib.h>
+#include <string.h>
+#include "service.h"
+
+#define CRED_MAX 4096
+
+const char *auth_socket(void)
+{
+	const char *s = getenv("ATTRIB_MUNGE_SOCKET");
+
+	return s && *s ? s : NULL;
+}
+
+static int copy_part(char *dst, size_t cap, const char *p, size_t n)
+{
+	if (n == 0 || n >= cap)
+		return -1;
+	memcpy(dst, p, n);
+	dst[n] = 0;
+	return 0;
+}
+
+int auth_parse_payload(const char *p, size_t len, struct auth_claim *c)
+{
+	size_t pre = strlen(AUTH_PAYLOAD_PREFIX);
+	const char *end = p + len, *a, *b;
+
+	if (len <= pre || memcmp(p, AUTH_PAYLOAD_PREFIX, pre) || memchr(p, 0, len))
+		return -1;
+	a = p + pre;
+	b = memchr(a, ':', end - a);
+	if (!b || copy_part(c->job_id, sizeof(c->job_id), a, b - a))
+		return -1;
+	a = b + 1;
+	b = memchr(a, ':', end - a);
+	if (!b || copy_part(c->node, sizeof(c->node), a, b - a))
+		return -1;
+	a = b + 1;
+	if (end - a != 64 || copy_part(c->sha256, sizeof(c->sha256), a, 64))
+		return -1;
+	for (int i = 0; i < 64; i++)
+		if (!strchr("0123456789abcdef", c->sha256[i]) || !c->sha256[i])
+			return -1;
+	if (!svc_valid_name(c->job_id) || !svc_valid_name(c->node))
+		return -1;
+	return 0;
+}
+
+enum reject_reason auth_decode(const char *cred, struct auth_claim *c, char *why, size_t whylen)
+{
+	munge_ctx_t ctx;
+	munge_err_t e;
+	void *payload = NULL;
+	int len = 0;
+	uid_t uid = (uid_t)-1;
+	gid_t gid = (gid_t)-1;
+	enum reject_reason r;
+
+	memset(c, 0, sizeof(*c));
+	if (!cred || !*cred) {
+		snprintf(why, whylen, "no X-Attrib-Credential header");
+		return REJ_NO_CREDENTIAL;
+	}
+	if (strlen(cred) > CRED_MAX) {
+		snprintf(why, whylen, "credential longer than %d bytes", CRED_MAX);
+		return REJ_INVALID;
+	}
+	if (!(ctx = munge_ctx_create())) {
+		snprintf(why, whylen, "cannot create a MUNGE context");
+		return REJ_INTERNAL;
+	}
+	if (auth_socket() && munge_ctx_set(ctx, MUNGE_OPT_SOCKET, auth_socket()) != EMUNGE_SUCCESS) {
+		snprintf(why, whylen, "cannot use MUNGE socket %s", auth_socket());
+		munge_ctx_destroy(ctx);
+		return REJ_INTERNAL;
+	}
+	e = munge_decode(cred, ctx, &payload, &len, &uid, &gid);
+	switch (e) {
+	case EMUNGE_SUCCESS:
+		r = AUTH_OK;
+		break;
+	case EMUNGE_CRED_EXPIRED:
+		r = REJ_EXPIRED;
+		break;
+	case EMUNGE_CRED_REWOUND:
+		r = REJ_REWOUND;
+		break;
+	case EMUNGE_CRED_REPLAYED:
+		r = REJ_REPLAYED;
+		break;
+	case EMUNGE_SOCKET:
+	case EMUNGE_TIMEOUT:
+	case EMUNGE_NO_MEMORY:
+	case EMUNGE_SNAFU:
+		r = REJ_MUNGE_DOWN;
+		break;
+	default:
+		r = REJ_INVALID;
+		break;
+	}
+	if (r != AUTH_OK) {
+		snprintf(why, whylen, "%s", munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx)
+								    : munge_strerror(e));
+	} else if (uid != 0) {
+		snprintf(why, whylen, "credential of uid %u, not root", (unsigned)uid);
+		r = REJ_UID;
+	} else if (!payload || auth_parse_payload(payload, len, c)) {
+		snprintf(why, whylen, "payload is not %sJOBID:NODE:SHA256", AUTH_PAYLOAD_PREFIX);
+		r = REJ_PAYLOAD;
+	}
+	c->uid = uid;
+	c->gid = gid;
+	free(payload);
+	munge_ctx_destroy(ctx);
+	return r;
+}

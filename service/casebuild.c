@@ -1,0 +1,573 @@
+/* The case directory of one job attempt, STATE/cases/JOBID.ATTEMPT:
+ *
+ *   job.json        the job record, with the ranks of every node's bundle
+ *   nodes/NODE/F    each file F of NODE's bundle
+ *   app/F           the job's std_out and std_err, read as the job's user
+ *   scheduler/slurmctld.log   the lines of SlurmctldLog naming the job
+ *
+ * The job's output files are the only user-controlled paths the service
+ * opens.  They are opened with the job's uid and groups as this thread's
+ * filesystem identity (setfsuid/setfsgid: root's DAC override is gone for
+ * the open), with O_NOFOLLOW|O_NONBLOCK|O_NOCTTY, and taken only when the
+ * opened file itself (fstat) is a regular file owned by that uid.  There is
+ * no check-then-open on the path, so swapping the path between two looks
+ * gains nothing: a symlink, a FIFO, a device, another user's file or a file
+ * the user cannot read never lands in the case, only a coverage entry. */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/fsuid.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "service.h"
+
+#define SCHED_SCAN_MAX (256L << 20)	/* of SlurmctldLog's end */
+#define SCHED_KEEP_MAX (4L << 20)	/* lines kept for one job */
+#define MAX_GROUPS 1024
+
+/* The user's groups (their primary group first), at most max. */
+static int user_groups(uid_t uid, gid_t gid, gid_t *groups, int max)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	int n = max;
+
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) || !res) {
+		groups[0] = gid;
+		return 1;
+	}
+	if (getgrouplist(pw.pw_name, gid, groups, &n) < 0)
+		n = max;	/* more than max: the first max */
+	return n > 0 ? n : (groups[0] = gid, 1);
+}
+
+/* Opens path as uid/gid (this thread only), then returns to root. */
+static int open_as(const char *path, uid_t uid, gid_t gid, char *err, size_t errlen)
+{
+	gid_t *groups = malloc(MAX_GROUPS * sizeof(gid_t)), *saved = malloc(MAX_GROUPS * sizeof(gid_t));
+	int ngroups, nsaved, fd = -1, e = 0;
+	uid_t old_uid;
+	gid_t old_gid;
+
+	if (!groups || !saved) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (geteuid() != 0) {
+		/* a service not run as root reads its own user's files only */
+		if (uid != geteuid()) {
+			snprintf(err, errlen, "the service is not root: cannot read as uid %u",
+				 (unsigned)uid);
+			e = EPERM;
+		} else {
+			fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+			e = errno;
+			if (fd < 0)
+				snprintf(err, errlen, "%s", e == ELOOP ? "is a symbolic link" : strerror(e));
+		}
+		errno = e;
+		goto out;
+	}
+	ngroups = user_groups(uid, gid, groups, MAX_GROUPS);
+	nsaved = getgroups(MAX_GROUPS, saved);
+	if (nsaved < 0) {
+		snprintf(err, errlen, "getgroups: %s", strerror(errno));
+		goto out;
+	}
+	/* the raw system calls change this thread only (glibc's wrappers
+	 * would change every thread of the process) */
+	if (syscall(SYS_setgroups, ngroups, groups) < 0) {
+		snprintf(err, errlen, "cannot take the groups of uid %u: %s", (unsigned)uid,
+			 strerror(errno));
+		goto out;
+	}
+	old_gid = setfsgid(gid);
+	old_uid = setfsuid(uid);
+	if ((uid_t)setfsuid((uid_t)-1) != uid || (gid_t)setfsgid((gid_t)-1) != gid) {
+		snprintf(err, errlen, "cannot take the identity of uid %u", (unsigned)uid);
+	} else {
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		e = errno;
+	}
+	setfsuid(old_uid);
+	setfsgid(old_gid);
+	if (syscall(SYS_setgroups, nsaved, saved) < 0 || (uid_t)setfsuid((uid_t)-1) != old_uid) {
+		/* cannot happen as root; never go on with a foreign identity */
+		svc_log(SVC_ERROR, "cannot return to the service's identity: %s", strerror(errno));
+		abort();
+	}
+	if (fd < 0 && e)
+		snprintf(err, errlen, "%s", e == ELOOP ? "is a symbolic link" : strerror(e));
+	errno = e;
+out:
+	free(groups);
+	free(saved);
+	return fd;
+}
+
+char *read_tail_as_user(const char *path, uid_t uid, gid_t gid, size_t max, size_t *len,
+			bool *missing, char *err, size_t errlen)
+{
+	struct stat st;
+	char *buf;
+	size_t got = 0;
+	ssize_t n;
+	off_t from = 0;
+	int fd;
+
+	*len = 0;
+	*missing = false;
+	if (!path || *path != '/') {
+		snprintf(err, errlen, "not an absolute path");
+		return NULL;
+	}
+	fd = open_as(path, uid, gid, err, errlen);
+	if (fd < 0) {
+		*missing = errno == ENOENT;
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "fstat: %s", strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "not a regular file");
+		close(fd);
+		return NULL;
+	}
+	if (st.st_uid != uid) {
+		snprintf(err, errlen, "owned by uid %u, not the job's user (uid %u)",
+			 (unsigned)st.st_uid, (unsigned)uid);
+		close(fd);
+		return NULL;
+	}
+	if ((size_t)st.st_size > max)
+		from = st.st_size - max;
+	if (!(buf = malloc(max + 1))) {
+		snprintf(err, errlen, "out of memory");
+		close(fd);
+		return NULL;
+	}
+	while (got < max && (n = pread(fd, buf + got, max - got, from + got)) > 0)
+		got += n;
+	close(fd);
+	if (from > 0) {
+		/* begin at a whole line */
+		char *nl = memchr(buf, '\n', got);
+
+		if (nl && nl + 1 < buf + got) {
+			got -= nl + 1 - buf;
+			memmove(buf, nl + 1, got);
+		}
+	}
+	buf[got] = 0;
+	*len = got;
+	return buf;
+}
+
+static void cov_add(struct json_object *cov, const char *source, const char *status,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void cov_add(struct json_object *cov, const char *source, const char *status,
+		    const char *fmt, ...)
+{
+	struct json_object *e = json_object_new_object();
+	char detail[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	for (char *p = detail; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			*p = ' ';
+	json_object_object_add(e, "source", json_object_new_string(source));
+	json_object_object_add(e, "status", json_object_new_string(status));
+	json_object_object_add(e, "detail", json_object_new_string(detail));
+	json_object_array_add(cov, e);
+}
+
+/* A file name for the case: name if valid, else its valid characters. */
+static void safe_name(const char *name, char *out, size_t cap, const char *fallback)
+{
+	size_t o = 0;
+
+	for (const char *p = name ? name : ""; *p && o + 1 < cap && o < NAME_MAX_LEN; p++) {
+		unsigned char c = *p;
+
+		if (c == '/') {
+			o = 0;	/* the last component */
+			continue;
+		}
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '.' || c == '_' || c == '-')
+			out[o++] = c;
+		else
+			out[o++] = '_';
+	}
+	out[o] = 0;
+	while (out[0] == '.' || out[0] == '-')
+		memmove(out, out + 1, strlen(out));
+	for (char *d; (d = strstr(out, ".."));)
+		d[0] = '_';
+	if (!svc_valid_name(out))
+		snprintf(out, cap, "%s", fallback);
+}
+
+static int write_in(const char *dir, const char *name, const char *data, size_t len)
+{
+	char p[PATH_MAX];
+
+	if (snprintf(p, sizeof(p), "%s/%s", dir, name) >= (int)sizeof(p)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return svc_write_file(p, data, len);
+}
+
+/* Order of steps: a later srun step wins over the batch script's. */
+static long step_key(struct json_object *r)
+{
+	const char *s = svc_json_str(r, "step");
+	char *end;
+	long v;
+
+	if (!s)
+		return -1;
+	if (!strcmp(s, "batch"))
+		return -2;
+	if (!strcmp(s, "extern"))
+		return -3;
+	v = strtol(s, &end, 10);
+	return *end || v < 0 ? -1 : v;
+}
+
+static void add_ranks(struct json_object *ranks, struct json_object *bundle, const char *node)
+{
+	struct json_object *arr, *v;
+
+	if (!json_object_object_get_ex(bundle, "ranks", &arr) ||
+	    !json_object_is_type(arr, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *r = json_object_array_get_idx(arr, i), *copy = NULL;
+		const char *rn;
+		int rank;
+		size_t k;
+
+		if (!json_object_is_type(r, json_type_object) ||
+		    !json_object_object_get_ex(r, "rank", &v) || !json_object_is_type(v, json_type_int) ||
+		    (rank = json_object_get_int(v)) < 0)
+			continue;
+		rn = svc_json_str(r, "node");
+		if (rn && strcmp(rn, node))
+			continue;	/* a node speaks for itself only */
+		if (json_object_deep_copy(r, &copy, NULL) || !copy)
+			continue;
+		json_object_object_add(copy, "node", json_object_new_string(node));
+		for (k = 0; k < json_object_array_length(ranks); k++) {
+			struct json_object *o = json_object_array_get_idx(ranks, k), *ov;
+
+			json_object_object_get_ex(o, "rank", &ov);
+			if (json_object_get_int(ov) == rank)
+				break;
+		}
+		if (k == json_object_array_length(ranks))
+			json_object_array_add(ranks, copy);
+		else if (step_key(copy) >= step_key(json_object_array_get_idx(ranks, k)))
+			json_object_array_put_idx(ranks, k, copy);
+		else
+			json_object_put(copy);
+	}
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	struct json_object *x = *(struct json_object *const *)a, *y = *(struct json_object *const *)b;
+	struct json_object *rx, *ry;
+
+	json_object_object_get_ex(x, "rank", &rx);
+	json_object_object_get_ex(y, "rank", &ry);
+	return json_object_get_int(rx) - json_object_get_int(ry);
+}
+
+/* nodes/NODE/<files> from NODE's bundle; its ranks and coverage. */
+static void node_evidence(const struct attrib_config *conf, const char *case_dir,
+			  const char *job_id, const char *node, struct json_object *ranks,
+			  struct json_object *cov)
+{
+	char *bpath = spool_bundle_path(conf->state_dir, job_id, node), dir[PATH_MAX], err[256];
+	struct json_object *b, *files, *bc;
+	const char *s;
+	int written = 0;
+
+	if (!bpath)
+		return;
+	b = svc_read_json(bpath, conf->max_bundle_bytes, JSON_MAX_DEPTH, err, sizeof(err));
+	if (!b) {
+		if (access(bpath, F_OK) == 0) {
+			snprintf(dir, sizeof(dir), "nodes/%s", node);
+			cov_add(cov, dir, "error", "bundle unreadable: %s", err);
+		}
+		free(bpath);
+		return;
+	}
+	free(bpath);
+	if (!(s = svc_json_str(b, "schema")) || strcmp(s, BUNDLE_SCHEMA) ||
+	    !(s = svc_json_str(b, "job_id")) || strcmp(s, job_id) ||
+	    !(s = svc_json_str(b, "node")) || strcmp(s, node)) {
+		snprintf(dir, sizeof(dir), "nodes/%s", node);
+		cov_add(cov, dir, "error", "bundle is not %s of job %s from %s", BUNDLE_SCHEMA, job_id,
+			node);
+		json_object_put(b);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/nodes/%s", case_dir, node);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		svc_log(SVC_ERROR, "cannot create %s: %s", dir, strerror(errno));
+		json_object_put(b);
+		return;
+	}
+	if (json_object_object_get_ex(b, "files", &files) &&
+	    json_object_is_type(files, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(files); i++) {
+			struct json_object *f = json_object_array_get_idx(files, i), *t;
+			char name[NAME_MAX_LEN + 32], fallback[32], p[PATH_MAX + sizeof(name) + 2];
+
+			if (!json_object_is_type(f, json_type_object) ||
+			    !json_object_object_get_ex(f, "text", &t) ||
+			    !json_object_is_type(t, json_type_string))
+				continue;
+			snprintf(fallback, sizeof(fallback), "file-%zu.log", i);
+			safe_name(svc_json_str(f, "name"), name, NAME_MAX_LEN - 24, fallback);
+			snprintf(p, sizeof(p), "%s/%s", dir, name);
+			if (access(p, F_OK) == 0)	/* two files of one name: the second gets .N */
+				snprintf(name + strlen(name), sizeof(name) - strlen(name), ".%zu", i);
+			if (write_in(dir, name, json_object_get_string(t),
+				     json_object_get_string_len(t)) < 0)
+				svc_log(SVC_ERROR, "cannot write %s/%s: %s", dir, name, strerror(errno));
+			else
+				written++;
+		}
+	}
+	add_ranks(ranks, b, node);
+	if (json_object_object_get_ex(b, "coverage", &bc) && json_object_is_type(bc, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(bc) && i < 64; i++) {
+			struct json_object *c = json_object_array_get_idx(bc, i);
+			const char *src = svc_json_str(c, "source"), *st = svc_json_str(c, "status");
+			const char *det = svc_json_str(c, "detail");
+			char source[256];
+
+			if (!src)
+				continue;
+			snprintf(source, sizeof(source), "nodes/%s:%.200s", node, src);
+			cov_add(cov, source, st && !strcmp(st, "missing") ? "missing" : "error", "%.400s",
+				det ? det : "");
+		}
+	if (!written) {
+		/* an empty directory would only say "no log files" */
+		rmdir(dir);
+	}
+	json_object_put(b);
+}
+
+/* app/<name>: the end of one output file, read as the job's user. */
+static void app_file(const struct attrib_config *conf, const char *case_dir,
+		     struct json_object *rec, const char *key, const char *path,
+		     const char *taken, char *name, size_t namecap, struct json_object *cov)
+{
+	struct json_object *v;
+	char err[256], source[NAME_MAX_LEN + 32], full[PATH_MAX], dir[PATH_MAX];
+	const char *wd = svc_json_str(rec, "work_dir");
+	long long uid = -1, gid = -1;
+	bool missing;
+	size_t len;
+	char *data;
+
+	if (json_object_object_get_ex(rec, "uid", &v) && json_object_is_type(v, json_type_int))
+		uid = json_object_get_int64(v);
+	if (json_object_object_get_ex(rec, "gid", &v) && json_object_is_type(v, json_type_int))
+		gid = json_object_get_int64(v);
+	if (*path != '/') {
+		if (!wd || *wd != '/') {
+			snprintf(source, sizeof(source), "app/%s", key);
+			cov_add(cov, source, "error", "%s is relative and the record has no work_dir",
+				key);
+			return;
+		}
+		snprintf(full, sizeof(full), "%s/%s", wd, path);
+		path = full;
+	}
+	safe_name(path, name, namecap, key);
+	if (taken && !strcmp(taken, name)) {
+		char tmp[NAME_MAX_LEN + 16];
+
+		snprintf(tmp, sizeof(tmp), "%s-%.*s", key, NAME_MAX_LEN - 10, name);
+		snprintf(name, namecap, "%s", tmp);
+	}
+	snprintf(source, sizeof(source), "app/%s", name);
+	if (uid < 0 || uid >= (long long)(uid_t)-1 || gid < 0 || gid >= (long long)(gid_t)-1) {
+		cov_add(cov, source, "error", "the record has no uid/gid: %s not read", key);
+		return;
+	}
+	data = read_tail_as_user(path, (uid_t)uid, (gid_t)gid, conf->app_max_bytes, &len, &missing,
+				 err, sizeof(err));
+	if (!data) {
+		cov_add(cov, source, missing ? "missing" : "error", "%s %s: %s; not read", key, path, err);
+		svc_log(SVC_INFO, "%s %s of uid %lld not read: %s", key, path, uid, err);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/app", case_dir);
+	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) || write_in(dir, name, data, len) < 0)
+		svc_log(SVC_ERROR, "cannot write %s/%s: %s", dir, name, strerror(errno));
+	free(data);
+}
+
+/* scheduler/slurmctld.log: SlurmctldLog's lines that name JobId=ID. */
+static void sched_log(const struct attrib_config *conf, const char *case_dir, const char *job_id,
+		      struct json_object *cov)
+{
+	char needle[NAME_MAX_LEN + 8], out[PATH_MAX];
+	struct stat st;
+	FILE *in, *o = NULL;
+	char *line = NULL;
+	size_t cap = 0, kept = 0, nl = 0;
+	ssize_t n;
+	int fd;
+
+	if (!conf->slurmctld_log)
+		return;
+	fd = open(conf->slurmctld_log, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		cov_add(cov, "scheduler/slurmctld.log", "error", "%s: %s", conf->slurmctld_log,
+			fd < 0 ? strerror(errno) : "not a regular file");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (st.st_size > SCHED_SCAN_MAX)
+		lseek(fd, st.st_size - SCHED_SCAN_MAX, SEEK_SET);
+	if (!(in = fdopen(fd, "r"))) {
+		close(fd);
+		return;
+	}
+	nl = snprintf(needle, sizeof(needle), "JobId=%s", job_id);
+	while ((n = getline(&line, &cap, in)) > 0 && kept < SCHED_KEEP_MAX) {
+		char *p = line;
+
+		while ((p = strcasestr(p, needle))) {
+			char next = p[nl];
+
+			if (!(next >= '0' && next <= '9') && next != '_')
+				break;
+			p += nl;
+		}
+		if (!p)
+			continue;
+		if (!o) {
+			snprintf(out, sizeof(out), "%s/scheduler", case_dir);
+			if (mkdir(out, 0700) < 0 && errno != EEXIST)
+				break;
+			snprintf(out, sizeof(out), "%s/scheduler/slurmctld.log", case_dir);
+			if (!(o = fopen(out, "w")))
+				break;
+		}
+		fwrite(line, 1, n, o);
+		kept += n;
+	}
+	free(line);
+	fclose(in);
+	if (o)
+		fclose(o);
+}
+
+char *casebuild(const struct attrib_config *conf, struct json_object *record, const char *job_id,
+		long attempt, struct json_object *cov, char *err, size_t errlen)
+{
+	struct json_object *job = NULL, *nodes, *ranks = json_object_new_array(), *v;
+	char *dir = NULL, sub[PATH_MAX], outname[NAME_MAX_LEN + 16] = "", errname[NAME_MAX_LEN + 16];
+	const char *so, *se;
+
+	if (!svc_valid_name(job_id)) {
+		snprintf(err, errlen, "job id \"%.64s\" cannot be a path", job_id);
+		goto fail;
+	}
+	if (asprintf(&dir, "%s/cases/%s.%ld", conf->state_dir, job_id, attempt) < 0) {
+		dir = NULL;
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	/* a case left by an interrupted run is built again from scratch */
+	if (svc_rmtree(dir) < 0 || mkdir(dir, 0700) < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	/* app/ and scheduler/ come with their first file (an empty directory
+	 * says nothing) */
+	snprintf(sub, sizeof(sub), "%s/nodes", dir);
+	if (mkdir(sub, 0700) < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", sub, strerror(errno));
+		goto fail;
+	}
+	if (json_object_deep_copy(record, &job, NULL) || !job) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (json_object_object_get_ex(job, "nodes", &nodes) &&
+	    json_object_is_type(nodes, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(nodes); i++) {
+			const char *node = json_object_get_string(json_object_array_get_idx(nodes, i));
+
+			if (!svc_valid_name(node)) {
+				cov_add(cov, "nodes", "error", "node name \"%.64s\" is not usable; not read",
+					node ? node : "");
+				continue;
+			}
+			node_evidence(conf, dir, job_id, node, ranks, cov);
+		}
+	}
+	if (json_object_array_length(ranks)) {
+		json_object_array_sort(ranks, by_rank);
+		json_object_object_add(job, "ranks", json_object_get(ranks));
+	}
+
+	so = svc_json_str(record, "std_out");
+	se = svc_json_str(record, "std_err");
+	if (so && *so)
+		app_file(conf, dir, record, "std_out", so, NULL, outname, sizeof(outname), cov);
+	if (se && *se && !(so && !strcmp(so, se)))
+		app_file(conf, dir, record, "std_err", se, outname, errname, sizeof(errname), cov);
+	if (json_object_object_get_ex(record, "std_out_guessed", &v) && json_object_get_boolean(v))
+		svc_log(SVC_DEBUG, "job %s: std_out guessed as %s", job_id, so);
+	sched_log(conf, dir, job_id, cov);
+
+	/* a job that never started has no start time: its window is its end */
+	if (!svc_json_str(job, "start_time") && svc_json_str(job, "end_time"))
+		json_object_object_add(job, "start_time",
+				       json_object_new_string(svc_json_str(job, "end_time")));
+	snprintf(sub, sizeof(sub), "%s/job.json", dir);
+	{
+		const char *text = json_object_to_json_string_ext(job, JSON_C_TO_STRING_PRETTY |
+									  JSON_C_TO_STRING_NOSLASHESCAPE);
+
+		if (svc_write_file(sub, text, strlen(text)) < 0) {
+			snprintf(err, errlen, "cannot write %s: %s", sub, strerror(errno));
+			goto fail;
+		}
+	}
+	json_object_put(job);
+	json_object_put(ranks);
+	return dir;
+fail:
+	json_object_put(job);
+	json_object_put(ranks);
+	free(dir);
+	return NULL;
+}

@@ -1,0 +1,426 @@
+/* The service's HTTP side (libmicrohttpd):
+ *
+ *   POST /v1/bundle   one node's bundle; X-Attrib-Credential is a MUNGE
+ *                     credential of "attrib-bundle:v1:JOBID:NODE:SHA256"
+ *   GET  /v1/health   {"status":"ok",...}
+ *   GET  /metrics     counters, Prometheus text format
+ *
+ * A bundle is checked before its body is read (credential: 401 without,
+ * 403 when munged refuses it or it is not root's; Content-Length over
+ * MaxBundleBytes: 413), then streamed to a temporary file while its SHA-256
+ * is computed and its JSON parsed (depth-limited), then checked again (the
+ * hash the credential names: 403; a bundle of the credential's job and node:
+ * 400) and renamed to STATE/incoming/JOBID/NODE.json before the 202. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "service.h"
+
+#define HTTP_THREADS 4
+#define HTTP_CONNECTIONS 64
+#define HTTP_PER_IP 16
+#define HTTP_TIMEOUT 30		/* seconds of silence before a connection is dropped */
+
+struct http_server {
+	struct MHD_Daemon *d;
+	char *state_dir;
+	size_t max_bundle;
+	int wake_fd;
+};
+
+struct upload {
+	struct auth_claim claim;
+	struct sha256 sha;
+	struct json_tokener *tok;
+	struct json_object *obj;
+	char tmp[4096];
+	int fd;
+	size_t got;
+	bool bad_json, io_error;
+	char json_err[128];
+};
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type,
+			     const char *body)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)body,
+								 MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result reply_json(struct MHD_Connection *c, unsigned status, const char *key,
+				  const char *msg)
+{
+	struct json_object *o = json_object_new_object();
+	enum MHD_Result ret;
+
+	json_object_object_add(o, key, json_object_new_string(msg));
+	ret = reply(c, status, "application/json",
+		    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	return ret;
+}
+
+static const char *peer(struct MHD_Connection *c, char *buf, size_t len)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+	snprintf(buf, len, "?");
+	if (!ci || !ci->client_addr)
+		return buf;
+	if (ci->client_addr->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((struct sockaddr_in *)ci->client_addr)->sin_addr, buf, len);
+	else if (ci->client_addr->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)ci->client_addr)->sin6_addr, buf, len);
+	return buf;
+}
+
+static enum MHD_Result reject(struct MHD_Connection *c, enum reject_reason r, const char *why,
+			      const char *job, const char *node)
+{
+	static const unsigned status[REJ_N] = {
+		[REJ_NO_CREDENTIAL] = MHD_HTTP_UNAUTHORIZED, [REJ_INVALID] = MHD_HTTP_FORBIDDEN,
+		[REJ_EXPIRED] = MHD_HTTP_FORBIDDEN,	     [REJ_REWOUND] = MHD_HTTP_FORBIDDEN,
+		[REJ_REPLAYED] = MHD_HTTP_FORBIDDEN,	     [REJ_UID] = MHD_HTTP_FORBIDDEN,
+		[REJ_PAYLOAD] = MHD_HTTP_FORBIDDEN,	     [REJ_HASH] = MHD_HTTP_FORBIDDEN,
+		[REJ_TOO_LARGE] = 413 /* Content Too Large */, [REJ_BAD_BODY] = MHD_HTTP_BAD_REQUEST,
+		[REJ_MUNGE_DOWN] = MHD_HTTP_SERVICE_UNAVAILABLE,
+		[REJ_INTERNAL] = MHD_HTTP_INTERNAL_SERVER_ERROR,
+	};
+	char addr[64];
+
+	atomic_fetch_add(&svc_metrics.bundles_rejected[r], 1);
+	svc_log(r == REJ_INTERNAL || r == REJ_MUNGE_DOWN ? SVC_ERROR : SVC_WARNING,
+		"bundle from %s rejected (%s%s%s%s%s): %s", peer(c, addr, sizeof(addr)),
+		reject_name(r), job && *job ? ", job " : "", job ? job : "",
+		node && *node ? ", node " : "", node ? node : "", why);
+	return reply_json(c, status[r], "error", why);
+}
+
+static void upload_free(struct upload *u)
+{
+	if (!u)
+		return;
+	if (u->fd >= 0)
+		close(u->fd);
+	if (u->tmp[0])
+		unlink(u->tmp);
+	if (u->tok)
+		json_tokener_free(u->tok);
+	json_object_put(u->obj);
+	sha256_free(&u->sha);
+	free(u);
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
+		      enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)c;
+	(void)toe;
+	upload_free(*con_cls);
+	*con_cls = NULL;
+}
+
+static void feed_json(struct upload *u, const char *data, size_t len)
+{
+	if (u->bad_json)
+		return;
+	if (u->obj) {
+		/* after the value: white space only */
+		for (size_t i = 0; i < len; i++)
+			if (!strchr(" \t\r\n", data[i])) {
+				u->bad_json = true;
+				snprintf(u->json_err, sizeof(u->json_err), "trailing data after the bundle");
+				return;
+			}
+		return;
+	}
+	while (len && !u->bad_json && !u->obj) {
+		int chunk = len > (1 << 30) ? 1 << 30 : (int)len;
+		struct json_object *o = json_tokener_parse_ex(u->tok, data, chunk);
+		enum json_tokener_error e = json_tokener_get_error(u->tok);
+
+		if (o) {
+			size_t used = json_tokener_get_parse_end(u->tok);
+
+			u->obj = o;
+			if (used < (size_t)chunk)
+				feed_json(u, data + used, chunk - used);
+		} else if (e != json_tokener_continue) {
+			u->bad_json = true;
+			snprintf(u->json_err, sizeof(u->json_err), "invalid JSON: %s",
+				 json_tokener_error_desc(e));
+		}
+		data += chunk;
+		len -= chunk;
+	}
+}
+
+static enum MHD_Result finish_bundle(struct http_server *h, struct MHD_Connection *c,
+				     struct upload *u)
+{
+	char hex[65], msg[256];
+	const char *s;
+	struct json_object *files;
+
+	if (u->io_error)
+		return reject(c, REJ_INTERNAL, "cannot spool the bundle", u->claim.job_id,
+			      u->claim.node);
+	sha256_hex(&u->sha, hex);
+	if (strcmp(hex, u->claim.sha256))
+		return reject(c, REJ_HASH, "the credential was not made for this body",
+			      u->claim.job_id, u->claim.node);
+	if (!u->bad_json && !u->obj) {
+		u->bad_json = true;
+		snprintf(u->json_err, sizeof(u->json_err), "invalid JSON: unexpected end");
+	}
+	if (u->bad_json)
+		return reject(c, REJ_BAD_BODY, u->json_err, u->claim.job_id, u->claim.node);
+	if (!json_object_is_type(u->obj, json_type_object) || !(s = svc_json_str(u->obj, "schema")) ||
+	    strcmp(s, BUNDLE_SCHEMA))
+		return reject(c, REJ_BAD_BODY, "not a " BUNDLE_SCHEMA " object", u->claim.job_id,
+			      u->claim.node);
+	if (!(s = svc_json_str(u->obj, "job_id")) || strcmp(s, u->claim.job_id) ||
+	    !(s = svc_json_str(u->obj, "node")) || strcmp(s, u->claim.node))
+		return reject(c, REJ_BAD_BODY, "job_id and node differ from the credential's",
+			      u->claim.job_id, u->claim.node);
+	if (json_object_object_get_ex(u->obj, "files", &files) &&
+	    !json_object_is_type(files, json_type_array))
+		return reject(c, REJ_BAD_BODY, "files is not a list", u->claim.job_id, u->claim.node);
+	if (fsync(u->fd) < 0 || close(u->fd) < 0) {
+		u->fd = -1;
+		return reject(c, REJ_INTERNAL, "cannot spool the bundle", u->claim.job_id,
+			      u->claim.node);
+	}
+	u->fd = -1;
+	if (spool_commit_bundle(h->state_dir, u->tmp, u->claim.job_id, u->claim.node) < 0) {
+		snprintf(msg, sizeof(msg), "cannot spool the bundle: %s", strerror(errno));
+		return reject(c, REJ_INTERNAL, msg, u->claim.job_id, u->claim.node);
+	}
+	u->tmp[0] = 0;
+	atomic_fetch_add(&svc_metrics.bundles_accepted, 1);
+	svc_log(SVC_INFO, "bundle of job %s from %s accepted (%zu bytes)", u->claim.job_id,
+		u->claim.node, u->got);
+	if (h->wake_fd >= 0 && write(h->wake_fd, "b", 1) < 0) {
+		/* the main loop looks every second anyway */
+	}
+	{
+		struct json_object *o = json_object_new_object();
+		enum MHD_Result ret;
+
+		json_object_object_add(o, "status", json_object_new_string("accepted"));
+		json_object_object_add(o, "job_id", json_object_new_string(u->claim.job_id));
+		json_object_object_add(o, "node", json_object_new_string(u->claim.node));
+		ret = reply(c, MHD_HTTP_ACCEPTED, "application/json",
+			    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		json_object_put(o);
+		return ret;
+	}
+}
+
+static enum MHD_Result start_bundle(struct http_server *h, struct MHD_Connection *c,
+				    void **con_cls)
+{
+	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *cred = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Attrib-Credential");
+	struct upload *u;
+	enum reject_reason r;
+	char why[256];
+
+	if (cl) {
+		char *end;
+		unsigned long long n = strtoull(cl, &end, 10);
+
+		if (*end || n > h->max_bundle) {
+			snprintf(why, sizeof(why), "bundle of %s bytes, larger than MaxBundleBytes (%zu)",
+				 cl, h->max_bundle);
+			return reject(c, REJ_TOO_LARGE, why, NULL, NULL);
+		}
+	}
+	if (!(u = calloc(1, sizeof(*u))))
+		return reject(c, REJ_INTERNAL, "out of memory", NULL, NULL);
+	u->fd = -1;
+	r = auth_decode(cred, &u->claim, why, sizeof(why));
+	if (r != AUTH_OK) {
+		enum MHD_Result ret = reject(c, r, why, u->claim.job_id, u->claim.node);
+
+		upload_free(u);
+		return ret;
+	}
+	sha256_init(&u->sha);
+	u->tok = json_tokener_new_ex(JSON_MAX_DEPTH);
+	u->fd = spool_tmp_bundle(h->state_dir, u->tmp, sizeof(u->tmp));
+	if (!u->tok || u->fd < 0) {
+		u->tmp[0] = u->fd < 0 ? 0 : u->tmp[0];
+		snprintf(why, sizeof(why), "cannot spool the bundle: %s", strerror(errno));
+		enum MHD_Result ret = reject(c, REJ_INTERNAL, why, u->claim.job_id, u->claim.node);
+
+		upload_free(u);
+		return ret;
+	}
+	*con_cls = u;
+	return MHD_YES;
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
+			       const char *method, const char *version, const char *upload_data,
+			       size_t *upload_data_size, void **con_cls)
+{
+	struct http_server *h = cls;
+	struct upload *u = *con_cls;
+
+	(void)version;
+	if (!strcmp(url, "/v1/bundle")) {
+		if (strcmp(method, MHD_HTTP_METHOD_POST))
+			return reply_json(c, MHD_HTTP_METHOD_NOT_ALLOWED, "error", "POST only");
+		if (!u)
+			return start_bundle(h, c, con_cls);
+		if (*upload_data_size) {
+			size_t n = *upload_data_size;
+
+			*upload_data_size = 0;
+			if (u->got + n > h->max_bundle) {
+				/* no Content-Length (chunked): the connection ends at the limit */
+				char addr[64];
+
+				atomic_fetch_add(&svc_metrics.bundles_rejected[REJ_TOO_LARGE], 1);
+				svc_log(SVC_WARNING,
+					"bundle from %s rejected (too_large, job %s, node %s): more than "
+					"MaxBundleBytes (%zu) sent without Content-Length; connection closed",
+					peer(c, addr, sizeof(addr)), u->claim.job_id, u->claim.node,
+					h->max_bundle);
+				return MHD_NO;
+			}
+			u->got += n;
+			sha256_update(&u->sha, upload_data, n);
+			feed_json(u, upload_data, n);
+			for (size_t off = 0; !u->io_error && off < n;) {
+				ssize_t w = write(u->fd, upload_data + off, n - off);
+
+				if (w < 0 && errno == EINTR)
+					continue;
+				if (w <= 0)
+					u->io_error = true;
+				else
+					off += w;
+			}
+			return MHD_YES;
+		}
+		return finish_bundle(h, c, u);
+	}
+	if (u)
+		return MHD_NO;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply_json(c, MHD_HTTP_METHOD_NOT_ALLOWED, "error", "GET only");
+	if (!strcmp(url, "/v1/health")) {
+		char body[256];
+
+		snprintf(body, sizeof(body),
+			 "{\"status\":\"ok\",\"version\":\"%s\",\"pending_jobs\":%ld,"
+			 "\"comment_queue\":%ld}",
+			 PACKAGE_VERSION, (long)atomic_load(&svc_metrics.pending_jobs),
+			 (long)atomic_load(&svc_metrics.comment_queue));
+		return reply(c, MHD_HTTP_OK, "application/json", body);
+	}
+	if (!strcmp(url, "/metrics")) {
+		char *m = metrics_render();
+		enum MHD_Result ret;
+
+		if (!m)
+			return MHD_NO;
+		ret = reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4", m);
+		free(m);
+		return ret;
+	}
+	return reply_json(c, MHD_HTTP_NOT_FOUND, "error", "no such resource");
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg[strcspn(msg, "\n")] = 0;
+	svc_log(SVC_DEBUG, "http: %s", msg);
+}
+
+struct http_server *http_start(const char *listen, const char *state_dir, size_t max_bundle,
+			       int wake_fd, char *err, size_t errlen)
+{
+	struct http_server *h = calloc(1, sizeof(*h));
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE }, *ai = NULL;
+	char host[256];
+	const char *colon = strrchr(listen, ':');
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	int rc;
+
+	if (!h || !colon || (size_t)(colon - listen) >= sizeof(host)) {
+		snprintf(err, errlen, "Listen %s is not host:port", listen);
+		free(h);
+		return NULL;
+	}
+	memcpy(host, listen, colon - listen);
+	host[colon - listen] = 0;
+	if (host[0] == '[' && host[strlen(host) - 1] == ']') {
+		memmove(host, host + 1, strlen(host));
+		host[strlen(host) - 1] = 0;
+	}
+	if ((rc = getaddrinfo(*host ? host : NULL, colon + 1, &hints, &ai)) || !ai) {
+		snprintf(err, errlen, "Listen %s: %s", listen, gai_strerror(rc));
+		free(h);
+		return NULL;
+	}
+	if (ai->ai_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	h->state_dir = strdup(state_dir);
+	h->max_bundle = max_bundle;
+	h->wake_fd = wake_fd;
+	h->d = MHD_start_daemon(flags, 0, NULL, NULL, handler, h,
+				MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+				MHD_OPTION_THREAD_POOL_SIZE, (unsigned)HTTP_THREADS,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNECTIONS,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_PER_IP,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT,
+				MHD_OPTION_NOTIFY_COMPLETED, completed, h,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
+				MHD_OPTION_END);
+	freeaddrinfo(ai);
+	if (!h->d) {
+		snprintf(err, errlen, "cannot listen on %s (in use, or not an address of this host)",
+			 listen);
+		free(h->state_dir);
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+unsigned http_port(struct http_server *h)
+{
+	const union MHD_DaemonInfo *i = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+
+	return i ? i->port : 0;
+}
+
+void http_stop(struct http_server *h)
+{
+	if (!h)
+		return;
+	MHD_stop_daemon(h->d);
+	free(h->state_dir);
+	free(h);
+}

@@ -1,0 +1,598 @@
+/* attrib serve: the loop.
+ *
+ * Threads: the main thread owns the engine and attributes jobs; libmicro-
+ * httpd's threads take bundles; one accounting thread writes the queued
+ * comments and reconciles with slurmdbd.  Each has its own SQLite
+ * connection.  A job attempt is ready when its record exists and every
+ * node's bundle is in, or BundleDeadline seconds after the record appeared
+ * (its mtime), or at once when reconciliation wrote the record.  Its result
+ * and comment are stored in one transaction keyed by (job, attempt), and
+ * only then are its inputs removed: killed at any point, the service does
+ * the same work again and stores it once.
+ *
+ * Privileges: the service stays uid 0 (slurmdbd takes AdminComment only from
+ * an administrator, and MUNGE names the uid) but keeps only the capabilities
+ * it uses: CAP_SETUID/CAP_SETGID (setfsuid/setfsgid/setgroups to read job
+ * output as its user), CAP_DAC_OVERRIDE/CAP_DAC_READ_SEARCH (remove records
+ * in slurmctld's spool, read SlurmctldLog), CAP_NET_BIND_SERVICE only for a
+ * port below 1024; every other capability leaves the bounding set, and
+ * no_new_privs is set.  Everything it creates is 0600/0700 (umask 077). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "service.h"
+
+static volatile sig_atomic_t stopping, reopen_log;
+static int wake_pipe[2] = { -1, -1 };
+
+static pthread_mutex_t acct_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t acct_cond = PTHREAD_COND_INITIALIZER;
+static bool acct_stop, acct_kick;
+
+struct loop {
+	const struct attrib_config *conf;
+	const attrib_catalog *cat;
+	store *s;
+	long long now;
+	long pending;
+};
+
+static void on_signal(int sig)
+{
+	int e = errno;
+
+	if (sig == SIGHUP)
+		reopen_log = 1;
+	else
+		stopping = 1;
+	if (wake_pipe[1] >= 0 && write(wake_pipe[1], "s", 1) < 0) {
+		/* the loop wakes within a second anyway */
+	}
+	errno = e;
+}
+
+static void kick_accounting(void)
+{
+	pthread_mutex_lock(&acct_lock);
+	acct_kick = true;
+	pthread_cond_signal(&acct_cond);
+	pthread_mutex_unlock(&acct_lock);
+}
+
+/* ---- one job attempt ------------------------------------------------------ */
+
+static struct json_object *unusable_result(struct json_object *rec, const char *job_id,
+					   const char *why)
+{
+	struct json_object *o = json_object_new_object(), *cov = json_object_new_array(),
+			   *c = json_object_new_object();
+	const char *state = svc_json_str(rec, "state");
+	char ex[600];
+
+	json_object_object_add(o, "schema", json_object_new_string(ATTRIB_RESULT_SCHEMA));
+	json_object_object_add(o, "job_id", json_object_new_string(job_id));
+	json_object_object_add(o, "terminal_state", json_object_new_string(state ? state : "UNKNOWN"));
+	json_object_object_add(o, "outcome", json_object_new_string("Fail"));
+	json_object_object_add(o, "domain", json_object_new_string("unknown"));
+	json_object_object_add(o, "sub_domain", json_object_new_string("unattributed"));
+	json_object_object_add(o, "root_cause", NULL);
+	json_object_object_add(o, "culprit_nodes", json_object_new_array());
+	json_object_object_add(o, "affected_nodes", json_object_new_array());
+	json_object_object_add(o, "symptoms", json_object_new_array());
+	json_object_object_add(o, "actions", json_object_new_array());
+	json_object_object_add(c, "source", json_object_new_string("job.json"));
+	json_object_object_add(c, "status", json_object_new_string("error"));
+	json_object_object_add(c, "detail", json_object_new_string(why));
+	json_object_array_add(cov, c);
+	json_object_object_add(o, "coverage", cov);
+	snprintf(ex, sizeof(ex), "The job's record could not be analysed (%s).", why);
+	json_object_object_add(o, "explanation", json_object_new_string(ex));
+	return o;
+}
+
+/* The service's coverage entries (bundle sources, app files) after the
+ * engine's, each once. */
+static void merge_coverage(struct json_object *res, struct json_object *cov)
+{
+	struct json_object *arr;
+
+	if (!json_object_object_get_ex(res, "coverage", &arr) ||
+	    !json_object_is_type(arr, json_type_array)) {
+		arr = json_object_new_array();
+		json_object_object_add(res, "coverage", arr);
+	}
+	for (size_t i = 0; i < json_object_array_length(cov); i++) {
+		struct json_object *c = json_object_array_get_idx(cov, i);
+		const char *src = svc_json_str(c, "source"), *st = svc_json_str(c, "status");
+		size_t k;
+
+		for (k = 0; k < json_object_array_length(arr); k++) {
+			struct json_object *e = json_object_array_get_idx(arr, k);
+			const char *es = svc_json_str(e, "source"), *est = svc_json_str(e, "status");
+
+			if (es && est && src && st && !strcmp(es, src) && !strcmp(est, st) &&
+			    strncmp(src, "nodes/", 6))
+				break;
+		}
+		if (k == json_object_array_length(arr))
+			json_object_array_add(arr, json_object_get(c));
+	}
+}
+
+static char *join_culprits(struct json_object *res)
+{
+	struct json_object *a;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!json_object_object_get_ex(res, "culprit_nodes", &a) ||
+	    !json_object_is_type(a, json_type_array) || !json_object_array_length(a))
+		return NULL;
+	if (!(f = open_memstream(&out, &len)))
+		return NULL;
+	for (size_t i = 0; i < json_object_array_length(a); i++)
+		fprintf(f, "%s%s", i ? "," : "", json_object_get_string(json_object_array_get_idx(a, i)));
+	fclose(f);
+	return out;
+}
+
+static void finish_inputs(const struct attrib_config *conf, const char *path, const char *job_id)
+{
+	if (unlink(path) < 0 && errno != ENOENT)
+		svc_log(SVC_WARNING, "cannot remove the record %s: %s", path, strerror(errno));
+	spool_drop_bundles(conf->state_dir, job_id);
+}
+
+static int attribute(const struct attrib_config *conf, const attrib_catalog *cat, store *s,
+		     struct json_object *rec, const char *path, const struct record_name *rn,
+		     long long now)
+{
+	struct json_object *cov = json_object_new_array(), *res, *rc;
+	char err[512], *case_dir, *culprits, *comment;
+	const char *text;
+	int put;
+
+	case_dir = casebuild(conf, rec, rn->job_id, rn->attempt, cov, err, sizeof(err));
+	if (!case_dir) {
+		svc_log(SVC_ERROR, "job %s attempt %ld: cannot build the case: %s", rn->job_id,
+			rn->attempt, err);
+		json_object_put(cov);
+		return -1;
+	}
+	res = attrib_analyze(cat, case_dir, err, sizeof(err));
+	if (!res) {
+		svc_log(SVC_WARNING, "job %s attempt %ld: the case %s is unusable: %s", rn->job_id,
+			rn->attempt, case_dir, err);
+		atomic_fetch_add(&svc_metrics.engine_unusable, 1);
+		res = unusable_result(rec, rn->job_id, err);
+	}
+	merge_coverage(res, cov);
+	json_object_put(cov);
+	json_object_object_add(res, "attempt", json_object_new_int64(rn->attempt));
+
+	culprits = join_culprits(res);
+	comment = comment_summary(res);
+	rc = NULL;
+	json_object_object_get_ex(res, "root_cause", &rc);
+	text = json_object_to_json_string_ext(res, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	struct store_row row = {
+		.job_id = rn->job_id,
+		.attempt = rn->attempt,
+		.cluster = svc_json_str(rec, "cluster"),
+		.user = svc_json_str(rec, "user"),
+		.state = svc_json_str(res, "terminal_state"),
+		.sub_domain = svc_json_str(res, "sub_domain"),
+		.culprits = culprits,
+		.root_code = rc && json_object_is_type(rc, json_type_object) ? svc_json_str(rc, "code") : NULL,
+		.created = now,
+		.result_json = text,
+	};
+	put = store_put(s, &row, comment, now);
+	if (put < 0) {
+		svc_log(SVC_ERROR, "job %s attempt %ld: cannot store the result", rn->job_id,
+			rn->attempt);
+	} else {
+		if (put > 0) {
+			atomic_fetch_add(&svc_metrics.jobs_attributed, 1);
+			svc_log(SVC_INFO, "job %s attempt %ld (%s): %s", rn->job_id, rn->attempt,
+				row.state ? row.state : "?", comment ? comment : "");
+			kick_accounting();
+		}
+		finish_inputs(conf, path, rn->job_id);
+	}
+	free(culprits);
+	free(comment);
+	free(case_dir);
+	json_object_put(res);
+	return put < 0 ? -1 : 1;
+}
+
+static void quarantine(const char *dir, const char *file, const char *why)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+
+	snprintf(from, sizeof(from), "%s/%s", dir, file);
+	snprintf(to, sizeof(to), "%s/.invalid.%s", dir, file);
+	svc_log(SVC_ERROR, "%s: %s; moved to %s", from, why, to);
+	if (rename(from, to) < 0)
+		unlink(from);
+}
+
+int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, store *s,
+		 const char *dir, const char *file, const struct record_name *rn, long long now)
+{
+	char path[PATH_MAX], err[256];
+	struct json_object *rec, *nodes = NULL, *v;
+	const char *state, *s_id;
+	struct stat st;
+	int have, missing = 0, rc;
+	bool reconciled = false;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	have = store_has_result(s, rn->job_id, rn->attempt);
+	if (have < 0)
+		return -1;
+	if (have) {
+		/* attributed before a crash or restart: only the clean-up is left */
+		finish_inputs(conf, path, rn->job_id);
+		return 1;
+	}
+	if (lstat(path, &st) < 0)
+		return -1;
+	rec = svc_read_json(path, RECORD_MAX_BYTES, JSON_MAX_DEPTH, err, sizeof(err));
+	if (!rec) {
+		quarantine(dir, file, err);
+		return 1;
+	}
+	s_id = svc_json_str(rec, "job_id");
+	state = svc_json_str(rec, "state");
+	if (!json_object_is_type(rec, json_type_object) || !s_id || strcmp(s_id, rn->job_id) ||
+	    !state) {
+		quarantine(dir, file, "not a job record of this job (job_id, state)");
+		json_object_put(rec);
+		return 1;
+	}
+	if (json_object_object_get_ex(rec, "attempt", &v) && json_object_is_type(v, json_type_int) &&
+	    json_object_get_int64(v) != rn->attempt) {
+		quarantine(dir, file, "its attempt differs from its name's");
+		json_object_put(rec);
+		return 1;
+	}
+	if (!config_has_state(conf, state)) {
+		svc_log(SVC_INFO, "job %s attempt %ld ended %s: not in AttributeStates, no diagnosis",
+			rn->job_id, rn->attempt, state);
+		atomic_fetch_add(&svc_metrics.jobs_not_attributed, 1);
+		finish_inputs(conf, path, rn->job_id);
+		json_object_put(rec);
+		return 1;
+	}
+	if (json_object_object_get_ex(rec, "reconciled", &v))
+		reconciled = json_object_get_boolean(v);
+	if (json_object_object_get_ex(rec, "nodes", &nodes) &&
+	    json_object_is_type(nodes, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(nodes); i++) {
+			char *b = spool_bundle_path(conf->state_dir, rn->job_id,
+						    json_object_get_string(json_object_array_get_idx(nodes, i)));
+
+			if (!b || access(b, F_OK) < 0)
+				missing++;
+			free(b);
+		}
+	if (missing && !reconciled && now - st.st_mtime < conf->bundle_deadline) {
+		json_object_put(rec);
+		return 0;	/* waiting for bundles */
+	}
+	if (missing)
+		svc_log(SVC_INFO, "job %s attempt %ld: %d of %zu bundles missing%s", rn->job_id,
+			rn->attempt, missing, json_object_array_length(nodes),
+			reconciled ? "" : " at BundleDeadline");
+	rc = attribute(conf, cat, s, rec, path, rn, now);
+	json_object_put(rec);
+	return rc;
+}
+
+static int record_cb(const char *dir, const char *file, const struct record_name *rn, void *arg)
+{
+	struct loop *l = arg;
+
+	if (stopping)
+		return 0;
+	if (serve_record(l->conf, l->cat, l->s, dir, file, rn, l->now) == 0)
+		l->pending++;
+	return 0;
+}
+
+/* ---- the accounting thread ---------------------------------------------- */
+
+struct acct_arg {
+	const struct attrib_config *conf;
+	char db[PATH_MAX];
+};
+
+static void *accounting_thread(void *p)
+{
+	struct acct_arg *a = p;
+	const struct attrib_config *conf = a->conf;
+	char err[512];
+	store *s = store_open(a->db, false, err, sizeof(err));
+	long long next_reconcile = 0;
+
+	if (!s) {
+		svc_log(SVC_ERROR, "accounting: %s", err);
+		return NULL;
+	}
+	for (;;) {
+		long long now = time(NULL);
+		struct comment_item *items = NULL;
+		int n = 0;
+
+		pthread_mutex_lock(&acct_lock);
+		acct_kick = false;
+		pthread_mutex_unlock(&acct_lock);
+		if (accounting_enabled() && conf->reconcile_interval > 0 && now >= next_reconcile) {
+			int r = reconcile_run(conf, s, err, sizeof(err));
+
+			atomic_fetch_add(&svc_metrics.reconcile_runs, 1);
+			if (r < 0) {
+				atomic_fetch_add(&svc_metrics.reconcile_failures, 1);
+				svc_log(SVC_WARNING, "reconcile: %s", err);
+			} else if (r > 0) {
+				atomic_fetch_add(&svc_metrics.reconciled_jobs, r);
+				if (wake_pipe[1] >= 0 && write(wake_pipe[1], "r", 1) < 0) {
+					/* the main loop looks every second anyway */
+				}
+			}
+			next_reconcile = now + conf->reconcile_interval;
+		}
+		if (accounting_enabled() && (n = store_due(s, now, 50, &items)) > 0) {
+			for (int i = 0; i < n; i++) {
+				struct comment_item *it = &items[i];
+
+				if (accounting_write(conf->comment_field, it->cluster, it->job_id, it->text,
+						     err, sizeof(err)) == 0) {
+					store_comment_done(s, it->job_id, it->attempt);
+					atomic_fetch_add(&svc_metrics.comments_written, 1);
+					svc_log(SVC_INFO, "job %s attempt %ld: %s written", it->job_id,
+						it->attempt, conf->comment_field);
+				} else {
+					long wait = comment_backoff(it->tries);
+
+					store_comment_retry(s, it->job_id, it->attempt, now + wait);
+					atomic_fetch_add(&svc_metrics.comment_failures, 1);
+					svc_log(it->tries ? SVC_INFO : SVC_WARNING,
+						"job %s attempt %ld: %s not written (try %d, again in %ld s): %s",
+						it->job_id, it->attempt, conf->comment_field, it->tries + 1,
+						wait, err);
+				}
+			}
+		}
+		if (items)
+			store_free_items(items, n > 0 ? n : 0);
+		atomic_store(&svc_metrics.comment_queue, store_pending_comments(s));
+
+		pthread_mutex_lock(&acct_lock);
+		if (!acct_stop && !acct_kick) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 5;
+			pthread_cond_timedwait(&acct_cond, &acct_lock, &ts);
+		}
+		bool stop = acct_stop;
+		pthread_mutex_unlock(&acct_lock);
+		if (stop)
+			break;
+	}
+	store_close(s);
+	return NULL;
+}
+
+/* ---- process set-up ----------------------------------------------------- */
+
+static void drop_capabilities(unsigned port)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct have[2], keep[2];
+	int wanted[] = { CAP_SETUID, CAP_SETGID, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH,
+			 port < 1024 ? CAP_NET_BIND_SERVICE : CAP_SETUID };
+
+	if (geteuid() != 0)
+		return;
+	memset(keep, 0, sizeof(keep));
+	if (syscall(SYS_capget, &hdr, have) < 0) {
+		svc_log(SVC_WARNING, "capget: %s; keeping every capability", strerror(errno));
+		return;
+	}
+	for (size_t i = 0; i < sizeof(wanted) / sizeof(*wanted); i++) {
+		unsigned c = wanted[i], w = c >> 5, bit = 1u << (c & 31);
+
+		if (have[w].permitted & bit) {
+			keep[w].permitted |= bit;
+			keep[w].effective |= bit;
+		}
+	}
+	for (int c = 0; c <= 63; c++) {
+		unsigned w = c >> 5, bit = 1u << (c & 31);
+
+		if (!(keep[w].permitted & bit) && prctl(PR_CAPBSET_READ, c, 0, 0, 0) == 1)
+			prctl(PR_CAPBSET_DROP, c, 0, 0, 0);
+	}
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	hdr.pid = 0;
+	if (syscall(SYS_capset, &hdr, keep) < 0)
+		svc_log(SVC_WARNING, "capset: %s; keeping every capability", strerror(errno));
+	else
+		svc_log(SVC_DEBUG, "capabilities kept: setuid setgid dac_override dac_read_search%s",
+			port < 1024 ? " net_bind_service" : "");
+}
+
+static unsigned listen_port(const char *listen)
+{
+	const char *c = strrchr(listen, ':');
+
+	return c ? (unsigned)strtoul(c + 1, NULL, 10) : 0;
+}
+
+/* Forks into the background; the parent exits when the child says it is
+ * ready (0) or failed (1).  Returns the fd the child reports on. */
+static int daemonize(void)
+{
+	int p[2];
+	pid_t pid;
+	char c = 1;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid > 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			c = 1;
+		_exit(c ? 1 : 0);
+	}
+	close(p[0]);
+	setsid();
+	if (chdir("/") < 0) {
+		/* stays where it was */
+	}
+	return p[1];
+}
+
+static void ready(int fd, bool ok)
+{
+	char c = ok ? 0 : 1;
+	int null;
+
+	if (fd < 0)
+		return;
+	if (write(fd, &c, 1) < 0) {
+		/* the parent is gone */
+	}
+	close(fd);
+	if (ok && (null = open("/dev/null", O_RDWR)) >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		if (null > 2)
+			close(null);
+	}
+}
+
+int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool foreground)
+{
+	char err[512], db[PATH_MAX], jobs[PATH_MAX], rec[PATH_MAX];
+	struct http_server *http = NULL;
+	struct acct_arg aa = { .conf = conf };
+	struct sigaction sa;
+	pthread_t acct;
+	bool acct_started = false;
+	store *s = NULL;
+	int report = -1, status = 1;
+
+	umask(077);
+	if (svc_log_open(conf->log_file, !foreground) < 0) {
+		fprintf(stderr, "attrib: cannot open LogFile %s: %s\n", conf->log_file, strerror(errno));
+		return 1;
+	}
+	if (getenv("ATTRIB_DEBUG"))
+		svc_log_set_level(SVC_DEBUG);
+	svc_log_tee(true);
+	if (!foreground && (report = daemonize()) < 0) {
+		fprintf(stderr, "attrib: cannot go to the background: %s\n", strerror(errno));
+		return 1;
+	}
+	if (geteuid() != 0)
+		svc_log(SVC_WARNING, "not running as root: job output cannot be read as its user, "
+				     "and slurmdbd will refuse %s", conf->comment_field);
+	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		svc_log(SVC_ERROR, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+
+	if (spool_prepare(conf->state_dir, err, sizeof(err)) < 0) {
+		svc_log(SVC_ERROR, "StateDir: %s", err);
+		goto out;
+	}
+	snprintf(db, sizeof(db), "%s/attrib.db", conf->state_dir);
+	if (!(s = store_open(db, false, err, sizeof(err)))) {
+		svc_log(SVC_ERROR, "store: %s", err);
+		goto out;
+	}
+	accounting_init();
+	drop_capabilities(listen_port(conf->listen));
+	if (!(http = http_start(conf->listen, conf->state_dir, conf->max_bundle_bytes, wake_pipe[1],
+				err, sizeof(err)))) {
+		svc_log(SVC_ERROR, "%s", err);
+		goto out;
+	}
+	snprintf(aa.db, sizeof(aa.db), "%s", db);
+	if (pthread_create(&acct, NULL, accounting_thread, &aa)) {
+		svc_log(SVC_ERROR, "cannot start the accounting thread");
+		goto out;
+	}
+	acct_started = true;
+	svc_log(SVC_INFO, "attrib %s serving on %s (records: %s/jobs, state: %s)", PACKAGE_VERSION,
+		conf->listen, conf->spool_dir, conf->state_dir);
+	ready(report, true);
+	report = -1;
+	svc_log_tee(false);
+
+	snprintf(jobs, sizeof(jobs), "%s/jobs", conf->spool_dir);
+	snprintf(rec, sizeof(rec), "%s/reconcile", conf->state_dir);
+	long long next_gc = 0;
+	while (!stopping) {
+		struct loop l = { .conf = conf, .cat = cat, .s = s, .now = time(NULL) };
+		struct pollfd pfd = { .fd = wake_pipe[0], .events = POLLIN };
+		char drain[64];
+
+		if (reopen_log) {
+			reopen_log = 0;
+			svc_log_open(conf->log_file, !foreground);
+		}
+		if (spool_each_record(jobs, record_cb, &l) < 0)
+			svc_log(SVC_ERROR, "cannot read %s: %s", jobs, strerror(errno));
+		spool_each_record(rec, record_cb, &l);
+		atomic_store(&svc_metrics.pending_jobs, l.pending);
+		if (l.now >= next_gc) {
+			spool_gc(conf->state_dir, 86400 + conf->bundle_deadline);
+			next_gc = l.now + 600;
+		}
+		if (!stopping && poll(&pfd, 1, 1000) > 0)
+			while (read(wake_pipe[0], drain, sizeof(drain)) > 0)
+				;
+	}
+	svc_log(SVC_INFO, "stopping");
+	status = 0;
+out:
+	ready(report, false);
+	http_stop(http);
+	if (acct_started) {
+		pthread_mutex_lock(&acct_lock);
+		acct_stop = true;
+		pthread_cond_signal(&acct_cond);
+		pthread_mutex_unlock(&acct_lock);
+		pthread_join(acct, NULL);
+	}
+	store_close(s);
+	return status;
+}

@@ -1,0 +1,288 @@
+/* attrib serve: the live pipeline's service (doc/live-pipeline.md, section 4).
+ *
+ * One header for the service's files, one section per file.  The service
+ * takes job records (jobcomp/attrib) and node bundles (attrib-collect),
+ * builds a case directory per job attempt, runs the engine, keeps the
+ * result in SQLite and appends a summary to the job's accounting record.
+ */
+#ifndef ATTRIB_SERVICE_H
+#define ATTRIB_SERVICE_H
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+#include <json-c/json.h>
+#include "attrib.h"
+#include "conf.h"
+
+#define BUNDLE_SCHEMA "attrib.bundle/v1"
+#define RECORD_MAX_BYTES (16L << 20)	/* a job record (jobcomp/attrib) */
+#define JSON_MAX_DEPTH 32		/* records, bundles, stored results */
+#define NAME_MAX_LEN 128		/* job ids, node names, file names */
+
+/* ---- util.c: logging, names, files ------------------------------------- */
+
+enum svc_level { SVC_ERROR, SVC_WARNING, SVC_INFO, SVC_DEBUG };
+
+/* Log to path (appended, mode 0600), to syslog when path is NULL and
+ * use_syslog, else to standard error.  Thread-safe: one write per line. */
+int svc_log_open(const char *path, bool use_syslog);
+void svc_log(enum svc_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void svc_log_set_level(enum svc_level max);
+/* Errors and warnings also to standard error (while starting). */
+void svc_log_tee(bool on);
+
+/* A job id, node name or file name that may become one path component:
+ * 1..NAME_MAX_LEN of [A-Za-z0-9._-], not starting with '.' or '-', no "..". */
+bool svc_valid_name(const char *s);
+
+/* Reads a whole regular file of at most max bytes (no symlink followed)
+ * and parses one JSON value with at most depth levels.  NULL with a reason. */
+struct json_object *svc_read_json(const char *path, size_t max, int depth, char *err, size_t errlen);
+/* Parses len bytes as exactly one JSON value (white space may follow). */
+struct json_object *svc_parse_json(const char *buf, size_t len, int depth, char *err, size_t errlen);
+
+/* Writes data to path atomically: a dot-file beside it, fsync, rename,
+ * fsync of the directory.  Mode 0600.  0 or -1 with errno. */
+int svc_write_atomic(const char *path, const void *data, size_t len);
+int svc_write_file(const char *path, const void *data, size_t len);	/* plain, 0600 */
+int svc_mkdir_p(const char *path, mode_t mode);
+int svc_rmtree(const char *path);	/* never follows symlinks; ENOENT is fine */
+int svc_fsync_dir(const char *dir);
+
+/* The string field k of o, or NULL when absent or not a string/number. */
+const char *svc_json_str(struct json_object *o, const char *k);
+/* "2026-11-29T08:12:01Z" */
+void svc_rfc3339(time_t t, char *buf, size_t len);
+
+/* ---- sha256.c: libcrypto's SHA-256, streamed --------------------------- */
+
+struct sha256 {
+	struct evp_md_ctx_st *ctx;
+};
+void sha256_init(struct sha256 *s);
+void sha256_update(struct sha256 *s, const void *data, size_t len);
+void sha256_hex(struct sha256 *s, char out[65]);	/* finishes s */
+void sha256_free(struct sha256 *s);	/* abandons s (no-op once finished) */
+
+/* ---- metrics.c: counters for GET /metrics --------------------------------- */
+
+enum reject_reason {
+	REJ_NO_CREDENTIAL,	/* 401 */
+	REJ_INVALID,		/* 403: not a credential of our realm, bad MAC, ... */
+	REJ_EXPIRED,		/* 403 */
+	REJ_REWOUND,		/* 403 */
+	REJ_REPLAYED,		/* 403 */
+	REJ_UID,		/* 403: not root */
+	REJ_PAYLOAD,		/* 403: not attrib-bundle:v1:JOB:NODE:HASH */
+	REJ_HASH,		/* 403: the body is not the one the credential names */
+	REJ_TOO_LARGE,		/* 413 */
+	REJ_BAD_BODY,		/* 400: not a bundle, or not the credential's job/node */
+	REJ_MUNGE_DOWN,		/* 503: munged did not answer */
+	REJ_INTERNAL,		/* 500 */
+	REJ_N
+};
+
+struct metrics {
+	atomic_ulong bundles_accepted;
+	atomic_ulong bundles_rejected[REJ_N];
+	atomic_ulong jobs_attributed;
+	atomic_ulong jobs_not_attributed;	/* end state not in AttributeStates */
+	atomic_ulong engine_unusable;		/* attrib_analyze said the case is unusable */
+	atomic_ulong comments_written;
+	atomic_ulong comment_failures;
+	atomic_long comment_queue;		/* gauge: comments waiting */
+	atomic_ulong reconcile_runs;
+	atomic_ulong reconcile_failures;
+	atomic_ulong reconciled_jobs;
+	atomic_long pending_jobs;		/* gauge: records waiting for bundles */
+};
+extern struct metrics svc_metrics;
+const char *reject_name(enum reject_reason r);
+/* Prometheus text format; the caller frees. */
+char *metrics_render(void);
+
+/* ---- auth.c: MUNGE credentials of bundles --------------------------------- */
+
+struct auth_claim {
+	char job_id[NAME_MAX_LEN + 1];
+	char node[NAME_MAX_LEN + 1];
+	char sha256[65];
+	uid_t uid;
+	gid_t gid;
+};
+
+#define AUTH_PAYLOAD_PREFIX "attrib-bundle:v1:"
+
+/* The socket of munged: $ATTRIB_MUNGE_SOCKET, or libmunge's default. */
+const char *auth_socket(void);
+/* Splits "attrib-bundle:v1:JOBID:NODE:SHA256HEX" (validating each part). */
+int auth_parse_payload(const char *p, size_t len, struct auth_claim *c);
+/* Decodes cred with munged; on success fills c.  Anything else is a
+ * rejection reason (REJ_UID for a valid credential of another user). */
+enum reject_reason auth_decode(const char *cred, struct auth_claim *c, char *why, size_t whylen);
+#define AUTH_OK REJ_N
+
+/* ---- spool.c: job records in, bundles in ---------------------------------- */
+
+struct record_name {
+	char job_id[NAME_MAX_LEN + 1];
+	long attempt;
+};
+
+/* "JOBID.ATTEMPT.json" -> parts; -1 for dot-files and anything else. */
+int spool_parse_name(const char *file, struct record_name *rn);
+/* Calls fn for each record file in dir (SPOOL/jobs or STATE/reconcile),
+ * in name order. */
+int spool_each_record(const char *dir, int (*fn)(const char *dir, const char *file,
+						  const struct record_name *rn, void *arg),
+		      void *arg);
+
+/* STATE/incoming/JOBID/NODE.json */
+char *spool_bundle_path(const char *state_dir, const char *job_id, const char *node);
+/* Moves the finished temporary file tmp_path (fsynced by the caller) to
+ * STATE/incoming/JOBID/NODE.json atomically; 0 or -1 with errno. */
+int spool_commit_bundle(const char *state_dir, const char *tmp_path, const char *job_id,
+			const char *node);
+/* A fresh temporary file for an upload in STATE/incoming/.tmp; fd or -1. */
+int spool_tmp_bundle(const char *state_dir, char *path, size_t pathlen);
+/* Removes STATE/incoming/JOBID (the job's bundles, after attribution). */
+void spool_drop_bundles(const char *state_dir, const char *job_id);
+/* Removes incoming directories not touched for max_age seconds. */
+void spool_gc(const char *state_dir, long max_age);
+/* Lays out STATE: incoming/, incoming/.tmp (emptied), cases/, reconcile/. */
+int spool_prepare(const char *state_dir, char *err, size_t errlen);
+
+/* ---- casebuild.c: the case directory of one job attempt ------------------- */
+
+struct coverage_list {
+	struct json_object *arr;	/* [{"source","status","detail"}] */
+};
+
+/* Reads the last max bytes of path as uid/gid (setfsuid/setfsgid and the
+ * user's groups, this thread only): O_NOFOLLOW|O_NONBLOCK, a regular file
+ * owned by uid, else NULL with *missing set for ENOENT and a reason. */
+char *read_tail_as_user(const char *path, uid_t uid, gid_t gid, size_t max, size_t *len,
+			bool *missing, char *err, size_t errlen);
+
+/* Builds STATE/cases/JOBID.ATTEMPT from record (a parsed job record) and the
+ * bundles in STATE/incoming/JOBID.  Returns the case path (caller frees) or
+ * NULL with a reason; coverage entries the engine cannot know of (bundle
+ * sources in error, app files not read, missing bundles) go to cov. */
+char *casebuild(const struct attrib_config *conf, struct json_object *record,
+		const char *job_id, long attempt, struct json_object *cov, char *err,
+		size_t errlen);
+
+/* ---- store.c: SQLite (STATE/attrib.db) ------------------------------------ */
+
+#define STORE_SCHEMA_VERSION 1
+
+typedef struct store store;
+
+struct store_row {
+	const char *job_id;
+	long attempt;
+	const char *cluster, *user, *state, *sub_domain, *culprits, *root_code;
+	long long created;
+	const char *result_json;
+};
+
+struct store_filter {
+	long long since;	/* created >= since */
+	const char *sub_domain, *node, *user;
+	int limit;		/* 0: no limit */
+};
+
+struct comment_item {
+	char *job_id;
+	long attempt;
+	char *text;
+	char *cluster;
+	int tries;
+};
+
+/* Opens (creating when writable: mode 0600, WAL, schema) or NULL with a
+ * reason.  readonly for `attrib show`/`list`. */
+store *store_open(const char *path, bool readonly, char *err, size_t errlen);
+void store_close(store *s);
+/* 1 when (job, attempt) has a result, 0 when not, -1 on error. */
+int store_has_result(store *s, const char *job_id, long attempt);
+int store_has_any_result(store *s, const char *job_id);
+/* In one transaction: the result (unless (job, attempt) has one: then
+ * nothing, returns 0) and, when comment is not NULL, its queue entry.
+ * Returns 1 when inserted, 0 when it was there, -1 on error. */
+int store_put(store *s, const struct store_row *row, const char *comment, long long now);
+/* The stored result of (job, attempt), or of the job's latest attempt when
+ * attempt < 0; the caller frees.  NULL when none. */
+char *store_get(store *s, const char *job_id, long attempt, long *attempt_out);
+int store_list(store *s, const struct store_filter *f,
+	       int (*fn)(const struct store_row *row, void *arg), void *arg);
+/* Comments due at now (done = 0, next_try <= now), oldest first, at most
+ * max; the caller frees with store_free_items. */
+int store_due(store *s, long long now, int max, struct comment_item **items);
+void store_free_items(struct comment_item *items, int n);
+int store_comment_done(store *s, const char *job_id, long attempt);
+int store_comment_retry(store *s, const char *job_id, long attempt, long long next_try);
+long store_pending_comments(store *s);
+
+/* ---- accounting.c: the summary in the job's accounting record ------------- */
+
+#define COMMENT_MAX 250
+
+/* Printable ASCII only, no quotes, backslashes or control characters (each
+ * becomes a space, runs of spaces collapse), at most max bytes. */
+void comment_sanitise(char *s, size_t max);
+/* "attrib: <sub_domain> <culprits,comma|-> <root code|-> [<root title>]",
+ * sanitised; the caller frees. */
+char *comment_summary(struct json_object *result);
+/* existing + "; " + ours, or NULL when existing already holds ours. */
+char *comment_append(const char *existing, const char *ours);
+/* Seconds before the next try after tries failures (30 s doubling to 1 h). */
+long comment_backoff(int tries);
+
+/* slurm_init when a slurm.conf can be found; false: accounting is off and
+ * comments stay queued. */
+bool accounting_init(void);
+bool accounting_enabled(void);
+/* The local cluster's name from slurm.conf (NULL when accounting is off). */
+const char *accounting_cluster(void);
+/* Appends text to the job's comment_field (AdminComment, Comment or
+ * SystemComment) through slurmdbd unless it is there already.  0 done,
+ * -1 to retry later (with a reason). */
+int accounting_write(const char *comment_field, const char *cluster, const char *job_id,
+		     const char *text, char *err, size_t errlen);
+
+/* ---- reconcile.c ------------------------------------------------------- */
+
+/* Asks slurmdbd for jobs that ended in the last day in AttributeStates and
+ * have no stored result; writes a record for each into STATE/reconcile/
+ * for the main loop.  Returns how many, or -1. */
+int reconcile_run(const struct attrib_config *conf, store *s, char *err, size_t errlen);
+
+/* ---- http.c ------------------------------------------------------------ */
+
+struct http_server;
+/* Listens on host:port (port 0: any free one) for POST /v1/bundle,
+ * GET /v1/health and GET /metrics.  Each accepted bundle is in
+ * STATE/incoming before the 202, then a byte goes to wake_fd (-1: none). */
+struct http_server *http_start(const char *listen, const char *state_dir, size_t max_bundle,
+			       int wake_fd, char *err, size_t errlen);
+unsigned http_port(struct http_server *h);
+void http_stop(struct http_server *h);
+
+/* ---- serve.c ----------------------------------------------------------- */
+
+/* attrib serve: runs until SIGTERM/SIGINT.  Returns the exit status. */
+int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool foreground);
+/* One job record: attribute when ready.  Exposed for the tests.
+ * Returns 1 when the record is finished with (attributed, or nothing to
+ * do), 0 when it waits for bundles, -1 on error. */
+int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, store *s,
+		 const char *dir, const char *file, const struct record_name *rn, long long now);
+
+#endif

@@ -1,0 +1,215 @@
+/* The service's inputs on disk.  Job records: SPOOL/jobs/JOBID.ATTEMPT.json,
+ * written atomically by jobcomp/attrib (dot-files are its temporaries), and
+ * STATE/reconcile/JOBID.ATTEMPT.json from reconciliation.  Bundles:
+ * STATE/incoming/JOBID/NODE.json, renamed into place from
+ * STATE/incoming/.tmp before the 202 answer. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "service.h"
+
+int spool_parse_name(const char *file, struct record_name *rn)
+{
+	size_t n = strlen(file);
+	const char *dot;
+	char buf[NAME_MAX_LEN + 32];
+	char *end;
+
+	if (n < 8 || n >= sizeof(buf) || file[0] == '.' || strcmp(file + n - 5, ".json"))
+		return -1;
+	memcpy(buf, file, n - 5);
+	buf[n - 5] = 0;
+	dot = strrchr(buf, '.');
+	if (!dot || !dot[1] || dot == buf)
+		return -1;
+	errno = 0;
+	rn->attempt = strtol(dot + 1, &end, 10);
+	if (*end || errno || rn->attempt < 0 || rn->attempt > 1000000 || dot[1] == '-' ||
+	    dot[1] == '+')
+		return -1;
+	buf[dot - buf] = 0;
+	if (!svc_valid_name(buf))
+		return -1;
+	strcpy(rn->job_id, buf);
+	return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int spool_each_record(const char *dir,
+		      int (*fn)(const char *dir, const char *file, const struct record_name *rn,
+				void *arg),
+		      void *arg)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -1;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			char **nn = realloc(names, (cap = cap * 2 + 64) * sizeof(*names));
+
+			if (!nn)
+				break;
+			names = nn;
+		}
+		if (!(names[n] = strdup(e->d_name)))
+			break;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_names);
+	for (size_t i = 0; i < n; i++) {
+		struct record_name rn;
+
+		if (spool_parse_name(names[i], &rn) == 0)
+			fn(dir, names[i], &rn, arg);
+		else
+			svc_log(SVC_DEBUG, "%s/%s: not a JOBID.ATTEMPT.json record; ignored", dir,
+				names[i]);
+		free(names[i]);
+	}
+	free(names);
+	return 0;
+}
+
+char *spool_bundle_path(const char *state_dir, const char *job_id, const char *node)
+{
+	char *p;
+
+	if (!svc_valid_name(job_id) || !svc_valid_name(node))
+		return NULL;
+	if (asprintf(&p, "%s/incoming/%s/%s.json", state_dir, job_id, node) < 0)
+		return NULL;
+	return p;
+}
+
+int spool_tmp_bundle(const char *state_dir, char *path, size_t pathlen)
+{
+	int fd;
+
+	if (snprintf(path, pathlen, "%s/incoming/.tmp/bundle.XXXXXX", state_dir) >= (int)pathlen) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = mkostemp(path, O_CLOEXEC);
+	return fd;
+}
+
+int spool_commit_bundle(const char *state_dir, const char *tmp_path, const char *job_id,
+			const char *node)
+{
+	char dir[PATH_MAX], *dst = spool_bundle_path(state_dir, job_id, node);
+	int rc = -1;
+
+	if (!dst) {
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s/incoming/%s", state_dir, job_id);
+	if ((mkdir(dir, 0700) == 0 || errno == EEXIST) && rename(tmp_path, dst) == 0 &&
+	    svc_fsync_dir(dir) == 0) {
+		/* a new job directory must itself survive a crash */
+		snprintf(dir, sizeof(dir), "%s/incoming", state_dir);
+		rc = svc_fsync_dir(dir);
+	}
+	free(dst);
+	return rc;
+}
+
+void spool_drop_bundles(const char *state_dir, const char *job_id)
+{
+	char dir[PATH_MAX];
+
+	if (!svc_valid_name(job_id))
+		return;
+	snprintf(dir, sizeof(dir), "%s/incoming/%s", state_dir, job_id);
+	if (svc_rmtree(dir) < 0)
+		svc_log(SVC_WARNING, "cannot remove %s: %s", dir, strerror(errno));
+}
+
+void spool_gc(const char *state_dir, long max_age)
+{
+	char dir[PATH_MAX], sub[PATH_MAX + 260];
+	DIR *d;
+	struct dirent *e;
+	time_t now = time(NULL);
+
+	snprintf(dir, sizeof(dir), "%s/incoming", state_dir);
+	if (!(d = opendir(dir)))
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		if (lstat(sub, &st) == 0 && now - st.st_mtime > max_age) {
+			svc_log(SVC_INFO, "removing bundles of job %s: no record for them in %ld s",
+				e->d_name, max_age);
+			svc_rmtree(sub);
+		}
+	}
+	closedir(d);
+	/* uploads interrupted long ago */
+	snprintf(dir, sizeof(dir), "%s/incoming/.tmp", state_dir);
+	if (!(d = opendir(dir)))
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		if (lstat(sub, &st) == 0 && S_ISREG(st.st_mode) && now - st.st_mtime > 3600)
+			unlink(sub);
+	}
+	closedir(d);
+}
+
+int spool_prepare(const char *state_dir, char *err, size_t errlen)
+{
+	static const char *subs[] = { "", "/incoming", "/incoming/.tmp", "/cases", "/reconcile" };
+	char p[PATH_MAX];
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(subs) / sizeof(*subs); i++) {
+		snprintf(p, sizeof(p), "%s%s", state_dir, subs[i]);
+		if (svc_mkdir_p(p, 0700) < 0) {
+			snprintf(err, errlen, "cannot create %s: %s", p, strerror(errno));
+			return -1;
+		}
+		if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "%s is not a directory", p);
+			return -1;
+		}
+		if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+			snprintf(err, errlen, "%s must be owned by uid %u and not writable by others",
+				 p, (unsigned)geteuid());
+			return -1;
+		}
+	}
+	/* what an interrupted upload left */
+	snprintf(p, sizeof(p), "%s/incoming/.tmp", state_dir);
+	svc_rmtree(p);
+	if (mkdir(p, 0700) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", p, strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,396 @@
+/* The store: STATE/attrib.db (SQLite, WAL, mode 0600).  One result per job
+ * attempt, keyed by (job_id, attempt): the result and the queue entry of its
+ * accounting comment are written in one transaction, so a job attempt is
+ * attributed exactly once however often the service is killed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "service.h"
+
+struct store {
+	sqlite3 *db;
+};
+
+static const char *const schema_v1 =
+	"CREATE TABLE IF NOT EXISTS results("
+	" job_id TEXT NOT NULL, attempt INTEGER NOT NULL, cluster TEXT, user TEXT,"
+	" state TEXT, sub_domain TEXT, culprits TEXT, root_code TEXT,"
+	" created INTEGER NOT NULL, result_json TEXT NOT NULL,"
+	" PRIMARY KEY(job_id, attempt));"
+	"CREATE INDEX IF NOT EXISTS results_created ON results(created);"
+	"CREATE TABLE IF NOT EXISTS comment_queue("
+	" job_id TEXT NOT NULL, attempt INTEGER NOT NULL, text TEXT NOT NULL,"
+	" tries INTEGER NOT NULL DEFAULT 0, next_try INTEGER NOT NULL,"
+	" done INTEGER NOT NULL DEFAULT 0,"
+	" PRIMARY KEY(job_id, attempt));"
+	"CREATE INDEX IF NOT EXISTS comment_queue_due ON comment_queue(done, next_try);";
+
+static int fail(store *s, char *err, size_t errlen, const char *what)
+{
+	snprintf(err, errlen, "%s: %s", what, s && s->db ? sqlite3_errmsg(s->db) : "out of memory");
+	return -1;
+}
+
+store *store_open(const char *path, bool readonly, char *err, size_t errlen)
+{
+	store *s = calloc(1, sizeof(*s));
+	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	sqlite3_stmt *st;
+	int version = -1;
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (!readonly) {
+		/* created 0600 before SQLite opens it (its -wal and -shm files
+		 * take the database's mode) */
+		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+		if (fd < 0) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			free(s);
+			return NULL;
+		}
+		fchmod(fd, 0600);
+		close(fd);
+	} else if (access(path, F_OK) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		free(s);
+		return NULL;
+	}
+	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		fail(s, err, errlen, path);
+		store_close(s);
+		return NULL;
+	}
+	sqlite3_busy_timeout(s->db, 10000);
+	if (!readonly) {
+		if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", NULL,
+				 NULL, NULL) != SQLITE_OK ||
+		    sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+			fail(s, err, errlen, path);
+			store_close(s);
+			return NULL;
+		}
+	}
+	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			version = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (version > STORE_SCHEMA_VERSION) {
+		snprintf(err, errlen, "%s: schema version %d is newer than this attrib's (%d)", path,
+			 version, STORE_SCHEMA_VERSION);
+		store_close(s);
+		return NULL;
+	}
+	if (readonly) {
+		if (version != STORE_SCHEMA_VERSION) {
+			snprintf(err, errlen, "%s: no attrib store (schema version %d)", path, version);
+			store_close(s);
+			return NULL;
+		}
+		return s;
+	}
+	if (version < STORE_SCHEMA_VERSION) {
+		char pragma[64];
+
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version=%d", STORE_SCHEMA_VERSION);
+		if (sqlite3_exec(s->db, schema_v1, NULL, NULL, NULL) != SQLITE_OK ||
+		    sqlite3_exec(s->db, pragma, NULL, NULL, NULL) != SQLITE_OK) {
+			fail(s, err, errlen, path);
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+			store_close(s);
+			return NULL;
+		}
+	}
+	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		fail(s, err, errlen, path);
+		store_close(s);
+		return NULL;
+	}
+	return s;
+}
+
+void store_close(store *s)
+{
+	if (!s)
+		return;
+	sqlite3_close(s->db);
+	free(s);
+}
+
+static int exists(store *s, const char *sql, const char *job_id, long attempt)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, job_id, -1, SQLITE_STATIC);
+	if (attempt >= 0)
+		sqlite3_bind_int64(st, 2, attempt);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+int store_has_result(store *s, const char *job_id, long attempt)
+{
+	return exists(s, "SELECT 1 FROM results WHERE job_id=?1 AND attempt=?2", job_id, attempt);
+}
+
+int store_has_any_result(store *s, const char *job_id)
+{
+	return exists(s, "SELECT 1 FROM results WHERE job_id=?1", job_id, -1);
+}
+
+static void bind_opt(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+int store_put(store *s, const struct store_row *r, const char *comment, long long now)
+{
+	sqlite3_stmt *st = NULL;
+	int inserted;
+
+	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT OR IGNORE INTO results(job_id, attempt, cluster, user, state,"
+			       " sub_domain, culprits, root_code, created, result_json)"
+			       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_text(st, 1, r->job_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, r->attempt);
+	bind_opt(st, 3, r->cluster);
+	bind_opt(st, 4, r->user);
+	bind_opt(st, 5, r->state);
+	bind_opt(st, 6, r->sub_domain);
+	bind_opt(st, 7, r->culprits);
+	bind_opt(st, 8, r->root_code);
+	sqlite3_bind_int64(st, 9, r->created);
+	sqlite3_bind_text(st, 10, r->result_json, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto out;
+	inserted = sqlite3_changes(s->db) > 0;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (inserted && comment) {
+		if (sqlite3_prepare_v2(s->db,
+				       "INSERT OR IGNORE INTO comment_queue(job_id, attempt, text,"
+				       " tries, next_try, done) VALUES(?1,?2,?3,0,?4,0)",
+				       -1, &st, NULL) != SQLITE_OK)
+			goto out;
+		sqlite3_bind_text(st, 1, r->job_id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 2, r->attempt);
+		sqlite3_bind_text(st, 3, comment, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 4, now);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto out;
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return inserted;
+out:
+	sqlite3_finalize(st);
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+static char *dup_col(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? strdup((const char *)t) : NULL;
+}
+
+char *store_get(store *s, const char *job_id, long attempt, long *attempt_out)
+{
+	sqlite3_stmt *st;
+	char *json = NULL;
+	const char *sql = attempt >= 0
+		? "SELECT result_json, attempt FROM results WHERE job_id=?1 AND attempt=?2"
+		: "SELECT result_json, attempt FROM results WHERE job_id=?1"
+		  " ORDER BY attempt DESC LIMIT 1";
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, job_id, -1, SQLITE_STATIC);
+	if (attempt >= 0)
+		sqlite3_bind_int64(st, 2, attempt);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		json = dup_col(st, 0);
+		if (attempt_out)
+			*attempt_out = (long)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return json;
+}
+
+static const char *col(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+int store_list(store *s, const struct store_filter *f,
+	       int (*fn)(const struct store_row *row, void *arg), void *arg)
+{
+	sqlite3_stmt *st;
+	int rc, n = 0;
+
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT job_id, attempt, cluster, user, state, sub_domain, culprits,"
+			       " root_code, created, result_json FROM results"
+			       " WHERE created >= ?1"
+			       " AND (?2 IS NULL OR sub_domain = ?2)"
+			       " AND (?3 IS NULL OR ',' || culprits || ',' LIKE '%,' || ?3 || ',%' ESCAPE '\\')"
+			       " AND (?4 IS NULL OR user = ?4)"
+			       " ORDER BY created DESC, CAST(job_id AS INTEGER) DESC, job_id DESC, attempt DESC"
+			       " LIMIT ?5",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, f->since);
+	bind_opt(st, 2, f->sub_domain);
+	if (f->node) {
+		/* LIKE wildcards in a node name are literal */
+		char *esc = malloc(2 * strlen(f->node) + 1), *o = esc;
+
+		if (!esc) {
+			sqlite3_finalize(st);
+			return -1;
+		}
+		for (const char *p = f->node; *p; p++) {
+			if (*p == '%' || *p == '_' || *p == '\\')
+				*o++ = '\\';
+			*o++ = *p;
+		}
+		*o = 0;
+		sqlite3_bind_text(st, 3, esc, -1, SQLITE_TRANSIENT);
+		free(esc);
+	} else {
+		sqlite3_bind_null(st, 3);
+	}
+	bind_opt(st, 4, f->user);
+	sqlite3_bind_int64(st, 5, f->limit > 0 ? f->limit : -1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_row r = {
+			.job_id = col(st, 0),
+			.attempt = (long)sqlite3_column_int64(st, 1),
+			.cluster = col(st, 2),
+			.user = col(st, 3),
+			.state = col(st, 4),
+			.sub_domain = col(st, 5),
+			.culprits = col(st, 6),
+			.root_code = col(st, 7),
+			.created = sqlite3_column_int64(st, 8),
+			.result_json = col(st, 9),
+		};
+
+		n++;
+		if (fn(&r, arg))
+			break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? n : -1;
+}
+
+int store_due(store *s, long long now, int max, struct comment_item **items)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+
+	*items = NULL;
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT q.job_id, q.attempt, q.text, q.tries, r.cluster"
+			       " FROM comment_queue q LEFT JOIN results r"
+			       " ON r.job_id = q.job_id AND r.attempt = q.attempt"
+			       " WHERE q.done = 0 AND q.next_try <= ?1"
+			       " ORDER BY q.next_try, q.job_id, q.attempt LIMIT ?2",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, now);
+	sqlite3_bind_int(st, 2, max);
+	*items = calloc(max > 0 ? max : 1, sizeof(**items));
+	if (!*items) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	while (n < max && sqlite3_step(st) == SQLITE_ROW) {
+		struct comment_item *it = &(*items)[n++];
+
+		it->job_id = dup_col(st, 0);
+		it->attempt = (long)sqlite3_column_int64(st, 1);
+		it->text = dup_col(st, 2);
+		it->tries = sqlite3_column_int(st, 3);
+		it->cluster = dup_col(st, 4);
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+void store_free_items(struct comment_item *items, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(items[i].job_id);
+		free(items[i].text);
+		free(items[i].cluster);
+	}
+	free(items);
+}
+
+static int update(store *s, const char *sql, const char *job_id, long attempt, long long v)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, job_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, attempt);
+	sqlite3_bind_int64(st, 3, v);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int store_comment_done(store *s, const char *job_id, long attempt)
+{
+	return update(s, "UPDATE comment_queue SET done = ?3 WHERE job_id=?1 AND attempt=?2", job_id,
+		      attempt, 1);
+}
+
+int store_comment_retry(store *s, const char *job_id, long attempt, long long next_try)
+{
+	return update(s,
+		      "UPDATE comment_queue SET tries = tries + 1, next_try = ?3"
+		      " WHERE job_id=?1 AND attempt=?2",
+		      job_id, attempt, next_try);
+}
+
+long store_pending_comments(store *s)
+{
+	sqlite3_stmt *st;
+	long n = -1;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM comment_queue WHERE done = 0", -1, &st,
+			       NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = (long)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}

@@ -1,0 +1,300 @@
+#!/bin/bash
+# attrib-collect end to end: a private munged, a stand-in service
+# (t/epilog-receiver.py), log files and task records in a scratch
+# directory.  Checks the POST (path, header, JSON body, the credential's
+# payload bound to the body's SHA-256), retries, the outbox when the
+# service is down and its sending on the next run, and exit status 0 in
+# every failure mode (no munged, unreachable URL, missing or unusable
+# NodeSpoolDir, bad configuration, no SLURM_JOB_ID, hostile log sources).
+set -u
+
+builddir=$(cd "$(dirname "${ATTRIB:-./attrib}")" && pwd)
+srcdir=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+COLLECT=${ATTRIB_COLLECT:-$builddir/epilog/attrib-collect}
+RECEIVER=$srcdir/t/epilog-receiver.py
+export PATH=$PATH:/usr/sbin:/sbin
+
+skip() { echo "SKIP: $*"; exit 77; }
+[ -x "$COLLECT" ] || skip "no $COLLECT"
+for c in munged unmunge python3 sha256sum; do
+	command -v "$c" >/dev/null || skip "no $c"
+done
+[ "$(id -u)" = 0 ] || skip "needs root (munged's credentials for uid 0, root-owned spool)"
+
+W=$(mktemp -d /tmp/attrib-epilog-collect-XXXXXX)
+chmod 0755 "$W"
+pass=0 fail=0
+rpid= mpid=
+cleanup() {
+	[ -n "$rpid" ] && kill "$rpid" 2>/dev/null
+	[ -n "$mpid" ] && kill "$mpid" 2>/dev/null && sleep 0.2
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+bad() { fail=$((fail + 1)); echo "not ok - $*"; return 1; }
+check() {	# check "description" command...
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else bad "$d"; fi
+}
+
+# ---- a private munged ----
+mkdir -p "$W/munge"
+chmod 0755 "$W/munge"
+dd if=/dev/urandom of="$W/munge/munge.key" bs=1024 count=1 2>/dev/null
+chmod 0600 "$W/munge/munge.key"
+SOCK=$W/munge/munge.sock
+munged --socket="$SOCK" --key-file="$W/munge/munge.key" --pid-file="$W/munge/munged.pid" \
+	--log-file="$W/munge/munged.log" --seed-file="$W/munge/munged.seed" ||
+	{ cat "$W/munge/munged.log" 2>/dev/null; skip "munged does not start here"; }
+for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
+mpid=$(cat "$W/munge/munged.pid" 2>/dev/null)
+
+# ---- the stand-in service ----
+start_receiver() {	# start_receiver DIR [FAIL_FIRST]
+	mkdir -p "$1"
+	python3 "$RECEIVER" "$1" "${2:-0}" &
+	rpid=$!
+	for _ in $(seq 100); do [ -s "$1/port" ] && break; sleep 0.05; done
+	PORT=$(cat "$1/port")
+}
+stop_receiver() {
+	kill "$rpid" 2>/dev/null
+	wait "$rpid" 2>/dev/null
+	rpid=
+}
+
+# ---- logs and task records around "now" ----
+NOW=$(date +%s)
+JSTART=$((NOW - 1800)) JEND=$((NOW - 120))
+python3 - "$W" "$NOW" <<'EOF'
+import sys, time
+w, now = sys.argv[1], int(sys.argv[2])
+def f3164(t): return time.strftime("%b %e %H:%M:%S", time.gmtime(t))
+with open(w + "/kern.log", "w", encoding="latin-1") as f:
+    for i in range(-3 * 3600, 0, 30):      # 3 hours, a line every 30 s
+        t = now + i
+        f.write("%s node-02 kernel: tick %d\n" % (f3164(t), i))
+    f.write("%s node-02 kernel: NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus \xff\n" % f3164(now - 125))
+with open(w + "/syslog.log", "w") as f:
+    for i in range(-3 * 3600, 0, 60):
+        f.write("%s node-02 slurmd[77]: beat %d\n" % (time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(now + i)), i))
+EOF
+mkfifo "$W/fifo.log"
+ln -s "$W/kern.log" "$W/link.log"
+
+records() {	# records JOBID: two task records
+	mkdir -p "$W/spool/$1"
+	chmod 0700 "$W/spool" "$W/spool/$1"
+	local e
+	e=$(date -u -d "@$JEND" +%Y-%m-%dT%H:%M:%SZ)
+	printf '{"rank":0,"node":"node-02","local_rank":0,"step":"0","gpu":"0","pid":100,"exit_code":1,"signal":0,"exit_time":"%s"}\n' "$e" >"$W/spool/$1/task-0-0.json"
+	printf '{"rank":1,"node":"node-02","local_rank":1,"step":"0","gpu":"1","pid":101,"exit_code":0,"signal":9,"exit_time":"%s"}\n' "$e" >"$W/spool/$1/task-0-1.json"
+}
+
+conf() {	# conf URL [extra lines]
+	cat >"$W/attrib.conf" <<EOF
+NodeSpoolDir = $W/spool
+LogSources = $W/kern.log, $W/syslog.log, $W/missing.log, $W/link.log, $W/fifo.log, journal
+ServiceURL = $1
+WindowMargin = 300
+CollectTimeout = 3
+MaxBundleBytes = 4M
+LogFile = $W/collect.log
+${2:-}
+EOF
+}
+
+run() {	# run JOBID [env...]: runs the collector, checks exit 0 and time
+	local job=$1 t0 t1 rc
+	shift
+	t0=$(date +%s.%N)
+	env -i PATH=/usr/bin:/bin ATTRIB_CONF="$W/attrib.conf" ATTRIB_MUNGE_SOCKET="$SOCK" TZ=UTC \
+		SLURM_JOB_ID="$job" SLURMD_NODENAME=node-02 SLURM_SCRIPT_CONTEXT=epilog_slurmd "$@" \
+		"$COLLECT" >"$W/stdout" 2>"$W/stderr" </dev/null
+	rc=$?
+	t1=$(date +%s.%N)
+	ELAPSED=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+	check "job $job: exit 0 (took $ELAPSED s)" [ "$rc" = 0 ] || sed 's/^/# stderr: /' "$W/stderr" | head -n 20
+}
+
+# the credential decodes with our munged, uid 0, payload bound to the body
+cred_ok() {	# cred_ok REQBASE JOBID
+	local payload want
+	unmunge -S "$SOCK" -i "$1.cred" -o "$W/payload" -m "$W/meta" 2>/dev/null || return 1
+	grep -q '^UID: *root (0)' "$W/meta" || return 1
+	payload=$(cat "$W/payload")
+	want="attrib-bundle:v1:$2:node-02:$(sha256sum <"$1.body" | cut -d' ' -f1)"
+	[ "$payload" = "$want" ] || { echo "# payload $payload, want $want"; return 1; }
+}
+
+body_check() {	# body_check REQBASE JOBID: the bundle's JSON
+	python3 - "$1.body" "$2" "$JSTART" "$JEND" "$W" "$NOW" <<'EOF'
+import json, sys, time, calendar
+body, job, js, je, w, now = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], int(sys.argv[6])
+b = json.load(open(body, encoding="utf-8"))          # valid UTF-8 JSON
+def fail(m): print("# " + m); sys.exit(1)
+if b.get("schema") != "attrib.bundle/v1": fail("schema")
+if b.get("job_id") != job or b.get("node") != "node-02": fail("job/node")
+for k in ("collected_at", "window", "files", "ranks", "coverage"):
+    if k not in b: fail("no " + k)
+ws = calendar.timegm(time.strptime(b["window"]["start"], "%Y-%m-%dT%H:%M:%SZ"))
+we = calendar.timegm(time.strptime(b["window"]["end"], "%Y-%m-%dT%H:%M:%SZ"))
+if (ws, we) != (js - 300, je + 300): fail("window %s..%s want %d..%d" % (ws, we, js - 300, je + 300))
+files = {f["name"]: f for f in b["files"]}
+k = files.get("kern.log")
+if not k or k["source"] != w + "/kern.log": fail("kern.log missing: %s" % list(files))
+lines = k["text"].splitlines()
+want = sum(1 for i in range(-3 * 3600, 0, 30) if js - 300 <= now + i <= je + 300) + 1   # + the Xid line
+if len(lines) != want: fail("kern.log %d lines, want %d" % (len(lines), want))
+if "GPU has fallen off the bus \ufffd" not in k["text"]: fail("Xid line (invalid UTF-8 replaced)")
+if "syslog.log" not in files or not files["syslog.log"]["text"]: fail("syslog.log")
+if len(b["ranks"]) != 2 or b["ranks"][1]["signal"] != 9: fail("ranks %s" % b["ranks"])
+cov = {(c["source"], c["status"]) for c in b["coverage"]}
+for want_c in ((w + "/missing.log", "missing"), (w + "/link.log", "error"), (w + "/fifo.log", "error")):
+    if want_c not in cov: fail("coverage lacks %s: %s" % (want_c, cov))
+if not any(s == "journal" for s, _ in cov): fail("no journal coverage: %s" % cov)
+EOF
+}
+
+count_reqs() { ls "$1"/req-*.body 2>/dev/null | wc -l; }
+
+# ---- 1. the service answers: one POST, right header, body, credential ----
+R=$W/r1
+start_receiver "$R"
+conf "http://127.0.0.1:$PORT"
+records 4242
+run 4242 SLURM_JOB_START_TIME=$JSTART SLURM_JOB_END_TIME=$JEND
+check "one request" [ "$(count_reqs "$R")" = 1 ]
+check "POST /v1/bundle, application/json" grep -q '^/v1/bundle application/json 202 ' "$R/req-1.meta"
+check "credential: MUNGE, uid 0, payload bound to the body" cred_ok "$R/req-1" 4242
+check "bundle JSON: schema, window, files, ranks, coverage" body_check "$R/req-1" 4242
+check "task records removed after the send" [ ! -e "$W/spool/4242" ]
+check "no outbox left" [ -z "$(ls "$W/spool/outbox" 2>/dev/null)" ]
+check "fast (< 2 s)" awk -v e="$ELAPSED" 'BEGIN { exit !(e < 2) }'
+
+# ---- 2. the window from the task records alone (Slurm 22.05) ----
+records 4250
+run 4250
+check "window from task records: a request" [ "$(count_reqs "$R")" = 2 ]
+check "window end from the task records' exit_time" python3 -c "
+import json, sys; b = json.load(open('$R/req-2.body'))
+sys.exit(0 if b['window']['end'] == '$(date -u -d "@$((JEND + 300))" +%Y-%m-%dT%H:%M:%SZ)' else 1)"
+stop_receiver
+
+# ---- 3. the service is down: retries, then the outbox; records kept ----
+conf "http://127.0.0.1:$PORT"
+records 4243
+run 4243
+check "down: within CollectTimeout (3 s) + 1" awk -v e="$ELAPSED" 'BEGIN { exit !(e < 4.5) }'
+check "down: bundle left in the outbox" [ "$(ls "$W/spool/outbox"/*-4243.json 2>/dev/null | wc -l)" = 1 ]
+check "down: task records kept" [ -e "$W/spool/4243/task-0-0.json" ]
+check "down: one log line says why" grep -q 'job 4243: bundle not sent (.*Could.*connect.*); left in outbox/' "$W/collect.log"
+check "down: retried (several tries)" [ "$(grep -c 'job 4243' "$W/collect.log")" -ge 1 ]
+
+# ---- 4. the service is back: the leftover goes first, then the new one ----
+R=$W/r4
+start_receiver "$R"
+conf "http://127.0.0.1:$PORT"
+records 4244
+run 4244
+check "back: two requests" [ "$(count_reqs "$R")" = 2 ]
+check "back: the leftover (4243) first" grep -q '"job_id":"4243"' "$R/req-1.body"
+check "back: then 4244" grep -q '"job_id":"4244"' "$R/req-2.body"
+check "back: leftover credential fresh and bound" cred_ok "$R/req-1" 4243
+check "back: outbox empty" [ -z "$(ls "$W/spool/outbox" 2>/dev/null)" ]
+stop_receiver
+
+# ---- 5. the service is busy (503 twice): retried with backoff ----
+R=$W/r5
+start_receiver "$R" 2
+conf "http://127.0.0.1:$PORT"
+records 4245
+run 4245
+check "busy: three tries, the third taken" [ "$(count_reqs "$R")" = 3 ] && grep -q ' 202 ' "$R/req-3.meta"
+check "busy: each try with a new credential" [ "$(sha256sum "$R"/req-*.cred | cut -d' ' -f1 | sort -u | wc -l)" = 3 ]
+check "busy: records removed" [ ! -e "$W/spool/4245" ]
+
+# ---- 6. no munged: exit 0, bundle kept ----
+conf "http://127.0.0.1:$PORT"
+records 4246
+run 4246 ATTRIB_MUNGE_SOCKET="$W/munge/nothing.sock"
+check "no munged: bundle in the outbox" [ "$(ls "$W/spool/outbox"/*-4246.json 2>/dev/null | wc -l)" = 1 ]
+check "no munged: said so" grep -q 'job 4246: bundle not sent (munge_encode' "$W/collect.log"
+check "no munged: no request sent" [ "$(count_reqs "$R")" = 3 ]
+stop_receiver
+rm -f "$W/spool/outbox"/*.json
+
+# ---- 7. other failure modes: always exit 0 ----
+conf "http://127.0.0.1:1"
+run 4247
+conf "http://127.0.0.1:1" "NodeSpoolDir = $W/new/spool/dir"
+run 4248
+check "missing NodeSpoolDir: made, bundle kept there" [ "$(ls "$W/new/spool/dir/outbox"/*-4248.json 2>/dev/null | wc -l)" = 1 ]
+touch "$W/afile"
+conf "http://127.0.0.1:1" "NodeSpoolDir = $W/afile/spool"
+run 4249
+check "unusable NodeSpoolDir: logged" grep -q 'job 4249: NodeSpoolDir' "$W/collect.log"
+conf "http://127.0.0.1:1" "NoSuchKey = 1"
+run 4251
+check "bad configuration: logged with its line" grep -q 'config: .*unknown key "NoSuchKey"' "$W/collect.log"
+run ""
+check "empty SLURM_JOB_ID: logged" grep -q 'SLURM_JOB_ID "": not a job id' "$W/collect.log"
+env -i PATH=/usr/bin:/bin ATTRIB_CONF="$W/attrib.conf" "$COLLECT" >/dev/null 2>&1 </dev/null
+check "no SLURM_JOB_ID: exit 0" [ $? = 0 ]
+check "no SLURM_JOB_ID: logged" grep -q 'SLURM_JOB_ID unset: not a job id' "$W/collect.log"
+run "../../etc"
+check "hostile SLURM_JOB_ID refused" grep -q 'SLURM_JOB_ID "../../etc": not a job id' "$W/collect.log"
+env -i ATTRIB_CONF=/nonexistent/attrib.conf SLURM_JOB_ID=1 "$COLLECT" >/dev/null 2>&1 </dev/null
+check "missing configuration file: exit 0" [ $? = 0 ]
+
+# ---- 8. the journal through journalctl (the fallback without sd-journal) ----
+conf "http://127.0.0.1:1"
+run 4252 ATTRIB_COLLECT_JOURNALCTL=1
+env -i PATH=/usr/bin:/bin ATTRIB_CONF="$W/attrib.conf" ATTRIB_MUNGE_SOCKET="$SOCK" TZ=UTC \
+	ATTRIB_COLLECT_JOURNALCTL=1 "$COLLECT" --job 4253 --node node-02 --print >"$W/print.json" 2>/dev/null
+check "--print: the bundle on stdout, with a journal coverage entry" python3 -c "
+import json, sys; b = json.load(open('$W/print.json'))
+sys.exit(0 if any(c['source'] == 'journal' for c in b['coverage']) else 1)"
+
+# ---- 9. a journal directory (journal:DIR), sd-journal and journalctl ----
+JR=/lib/systemd/systemd-journal-remote
+if [ -x "$JR" ]; then
+	mkdir -p "$W/journal"
+	python3 - "$NOW" >"$W/export.txt" <<'EOF'
+import sys
+now = int(sys.argv[1])
+for i in range(-3600, 0, 10):
+    us = (now + i) * 1000000
+    print("__REALTIME_TIMESTAMP=%d\n__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=0123456789abcdef0123456789abcdef" % (us, us // 1000))
+    print("_HOSTNAME=node-02\nSYSLOG_IDENTIFIER=kernel\n_TRANSPORT=kernel\nMESSAGE=jtick %d\n" % i)
+EOF
+	"$JR" -o "$W/journal/test.journal" "$W/export.txt" >/dev/null 2>&1
+	conf "http://127.0.0.1:1" "LogSources = journal:$W/journal"
+	for how in sd-journal journalctl; do
+		extra=
+		[ "$how" = journalctl ] && extra=ATTRIB_COLLECT_JOURNALCTL=1
+		env -i PATH=/usr/bin:/bin ATTRIB_CONF="$W/attrib.conf" TZ=UTC SLURM_JOB_START_TIME=$JSTART \
+			SLURM_JOB_END_TIME=$JEND $extra "$COLLECT" --job 4260 --node node-02 --print >"$W/j.json" 2>/dev/null
+		check "journal:DIR through $how: exactly the entries in the window" python3 - "$W/j.json" "$NOW" "$JSTART" "$JEND" <<'EOF'
+import json, sys
+b = json.load(open(sys.argv[1]))
+now, js, je = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+want = ["jtick %d" % i for i in range(-3600, 0, 10) if js - 300 <= now + i <= je + 300]
+f = [f for f in b["files"] if f["name"] == "journal.log"]
+got = [l.split(": ", 1)[1] for l in f[0]["text"].splitlines()] if f else []
+if got != want:
+    print("# got %d entries (%s..%s), want %d; coverage %s" % (len(got), got[:1], got[-1:], len(want), b["coverage"]))
+    sys.exit(1)
+EOF
+	done
+else
+	echo "# no $JR (Debian: systemd-journal-remote): journal:DIR not checked"
+fi
+
+echo "# log:"
+sed 's/^/#   /' "$W/collect.log" | tail -n 30
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,673 @@
+/* Unit tests of the service (Check): SHA-256, names that become paths,
+ * bounded JSON, the store (idempotent, its queue survives a reopen), the
+ * accounting comment (sanitised, appended once), and one job record taken
+ * through serve_record (ready, waiting, not attributed, attributed once
+ * across a "crash"). */
+#include <check.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "testutil.h"
+#include "service.h"
+
+static char *hex(const char *s, size_t len, size_t chunk)
+{
+	static char out[65];
+	struct sha256 h;
+
+	sha256_init(&h);
+	for (size_t o = 0; o < len; o += chunk)
+		sha256_update(&h, s + o, len - o < chunk ? len - o : chunk);
+	sha256_hex(&h, out);
+	return out;
+}
+
+START_TEST(sha256_vectors)
+{
+	static const char *abc448 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	char *million = malloc(1000000);
+
+	ck_assert_str_eq(hex("", 0, 1),
+			 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	ck_assert_str_eq(hex("abc", 3, 1),
+			 "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	ck_assert_str_eq(hex(abc448, strlen(abc448), 64),
+			 "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	memset(million, 'a', 1000000);
+	/* chunks that straddle blocks in every way */
+	for (size_t chunk = 1; chunk < 200; chunk += 37)
+		ck_assert_str_eq(hex(million, 1000000, chunk * 13),
+				 "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	for (size_t n = 50; n < 70; n++) {
+		/* padding on both sides of the 56-byte boundary */
+		char a[65], b[65];
+
+		strcpy(a, hex(million, n, 1));
+		strcpy(b, hex(million, n, n));
+		ck_assert_str_eq(a, b);
+	}
+	free(million);
+}
+END_TEST
+
+START_TEST(names_that_become_paths)
+{
+	const char *good[] = { "4242", "node-01", "gpu_a.b-c", "4242_7", "x" };
+	const char *bad[] = { "", ".", "..", "a/b", "../etc", "..x", "a..b", ".hidden", "-rf",
+			      "a b", "tab\t", "nl\n", "sémi", "a:b", "a\\b", "/abs" };
+	char longname[200];
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++)
+		ck_assert_msg(svc_valid_name(good[i]), "%s refused", good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		ck_assert_msg(!svc_valid_name(bad[i]), "\"%s\" taken", bad[i]);
+	ck_assert(!svc_valid_name(NULL));
+	memset(longname, 'a', sizeof(longname));
+	longname[NAME_MAX_LEN] = 0;
+	ck_assert(svc_valid_name(longname));
+	longname[NAME_MAX_LEN] = 'a';
+	longname[NAME_MAX_LEN + 1] = 0;
+	ck_assert(!svc_valid_name(longname));
+
+	/* bundle paths are built only from valid names */
+	ck_assert_ptr_null(spool_bundle_path("/s", "../../etc", "n"));
+	ck_assert_ptr_null(spool_bundle_path("/s", "1", "../../../etc/passwd"));
+	char *p = spool_bundle_path("/s", "42", "node-01");
+	ck_assert_str_eq(p, "/s/incoming/42/node-01.json");
+	free(p);
+}
+END_TEST
+
+START_TEST(record_names)
+{
+	struct record_name rn;
+
+	ck_assert_int_eq(spool_parse_name("4242.0.json", &rn), 0);
+	ck_assert_str_eq(rn.job_id, "4242");
+	ck_assert_int_eq(rn.attempt, 0);
+	ck_assert_int_eq(spool_parse_name("4242.12.json", &rn), 0);
+	ck_assert_int_eq(rn.attempt, 12);
+	ck_assert_int_eq(spool_parse_name("4242.json", &rn), -1);
+	ck_assert_int_eq(spool_parse_name(".4242.0.json.tmp", &rn), -1);
+	ck_assert_int_eq(spool_parse_name(".4242.0.json", &rn), -1);
+	ck_assert_int_eq(spool_parse_name("4242.-1.json", &rn), -1);
+	ck_assert_int_eq(spool_parse_name("4242.x.json", &rn), -1);
+	ck_assert_int_eq(spool_parse_name("a..b.0.json", &rn), -1);
+	ck_assert_int_eq(spool_parse_name("4242.0.txt", &rn), -1);
+}
+END_TEST
+
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+START_TEST(credential_payloads)
+{
+	struct auth_claim c;
+	char p[256];
+	const char *h = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+	snprintf(p, sizeof(p), "attrib-bundle:v1:4242:node-02:%s", h);
+	ck_assert_int_eq(auth_parse_payload(p, strlen(p), &c), 0);
+	ck_assert_str_eq(c.job_id, "4242");
+	ck_assert_str_eq(c.node, "node-02");
+	ck_assert_str_eq(c.sha256, h);
+	const char *bad[] = {
+		"attrib-bundle:v2:4242:node-02:%s", "attrib-bundle:v1::node-02:%s",
+		"attrib-bundle:v1:4242::%s",	     "attrib-bundle:v1:../x:node-02:%s",
+		"attrib-bundle:v1:4242:a/b:%s",	     "attrib-bundle:v1:4242:node:02:%s",
+		"attrib-bundle:v1:4242:node-02:%sff", "attrib-bundle:v1:4242:node-02:%.63s",
+		"hello %s",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		snprintf(p, sizeof(p), bad[i], h);
+		ck_assert_msg(auth_parse_payload(p, strlen(p), &c) == -1, "taken: %s", p);
+	}
+	snprintf(p, sizeof(p), "attrib-bundle:v1:4242:node-02:%s", h);
+	p[strlen(p) - 1] = 'F';	/* upper case */
+	ck_assert_int_eq(auth_parse_payload(p, strlen(p), &c), -1);
+	snprintf(p, sizeof(p), "attrib-bundle:v1:4242:node-02:%s", h);
+	ck_assert_int_eq(auth_parse_payload(p, strlen(p) + 1, &c), -1);	/* a NUL inside */
+	ck_assert_int_eq(auth_decode(NULL, &c, p, sizeof(p)), REJ_NO_CREDENTIAL);
+	ck_assert_int_eq(auth_decode("", &c, p, sizeof(p)), REJ_NO_CREDENTIAL);
+}
+END_TEST
+
+START_TEST(json_limits)
+{
+	char *dir = tmpdir(), buf[512], err[256];
+	struct json_object *o;
+
+	/* depth: 40 nested lists are refused, 10 are fine */
+	memset(buf, 0, sizeof(buf));
+	for (int i = 0; i < 40; i++)
+		buf[i] = '[', buf[79 - i] = ']';
+	ck_assert_ptr_null(svc_parse_json(buf, 80, JSON_MAX_DEPTH, err, sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "invalid JSON"));
+	o = svc_parse_json(buf + 30, 20, JSON_MAX_DEPTH, err, sizeof(err));
+	ck_assert_ptr_nonnull(o);
+	json_object_put(o);
+	ck_assert_ptr_null(svc_parse_json("{\"a\":1} x", 9, 8, err, sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "trailing"));
+	ck_assert_ptr_null(svc_parse_json("{\"a\":", 5, 8, err, sizeof(err)));
+	o = svc_parse_json("{\"a\":1}\n", 8, 8, err, sizeof(err));
+	ck_assert_ptr_nonnull(o);
+	json_object_put(o);
+
+	/* files: size limit, no symlink */
+	write_file(dir, "big.json", "{\"text\": \"0123456789012345678901234567890123456789\"}");
+	snprintf(buf, sizeof(buf), "%s/big.json", dir);
+	ck_assert_ptr_null(svc_read_json(buf, 20, 8, err, sizeof(err)));
+	o = svc_read_json(buf, 200, 8, err, sizeof(err));
+	ck_assert_ptr_nonnull(o);
+	json_object_put(o);
+	char link[600];
+	snprintf(link, sizeof(link), "%s/link.json", dir);
+	ck_assert_int_eq(symlink(buf, link), 0);
+	ck_assert_ptr_null(svc_read_json(link, 200, 8, err, sizeof(err)));
+	rmtree(dir);
+}
+END_TEST
+
+START_TEST(atomic_write_mode)
+{
+	char *dir = tmpdir(), p[600];
+	struct stat st;
+
+	umask(022);	/* the service sets 077; the write itself asks 0600 */
+	snprintf(p, sizeof(p), "%s/x.json", dir);
+	ck_assert_int_eq(svc_write_atomic(p, "{}", 2), 0);
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0600);
+	ck_assert_int_eq(st.st_size, 2);
+	rmtree(dir);
+}
+END_TEST
+
+/* ---- the store ---- */
+
+static struct store_row row(const char *job, long attempt, const char *sub, const char *culprits,
+			    const char *user, long long created)
+{
+	struct store_row r = {
+		.job_id = job, .attempt = attempt, .cluster = "lab", .user = user, .state = "FAILED",
+		.sub_domain = sub, .culprits = culprits, .root_code = "xid.149", .created = created,
+		.result_json = "{\"schema\":\"attrib.result/v1\"}",
+	};
+	return r;
+}
+
+static int count_rows(const struct store_row *r, void *arg)
+{
+	(void)r;
+	(*(int *)arg)++;
+	return 0;
+}
+
+static int count(store *s, struct store_filter f)
+{
+	int n = 0;
+
+	ck_assert_int_ge(store_list(s, &f, count_rows, &n), 0);
+	return n;
+}
+
+START_TEST(store_idempotent)
+{
+	char *dir = tmpdir(), db[600], err[256];
+	struct stat st;
+	store *s;
+	struct store_row r = row("4242", 0, "InfraHW", "node-02", "alice", 1000);
+	struct comment_item *items;
+	long att = -1;
+
+	snprintf(db, sizeof(db), "%s/attrib.db", dir);
+	s = store_open(db, false, err, sizeof(err));
+	ck_assert_msg(s != NULL, "%s", err);
+	ck_assert_int_eq(stat(db, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0600);
+	ck_assert_int_eq(store_has_result(s, "4242", 0), 0);
+	ck_assert_int_eq(store_put(s, &r, "attrib: InfraHW node-02 xid.149 NVLink", 1000), 1);
+	ck_assert_int_eq(store_has_result(s, "4242", 0), 1);
+	ck_assert_int_eq(store_has_any_result(s, "4242"), 1);
+	/* the same attempt again: nothing changes, no second comment */
+	r.sub_domain = "UserCode";
+	r.result_json = "{\"other\":1}";
+	ck_assert_int_eq(store_put(s, &r, "attrib: other", 2000), 0);
+	char *j = store_get(s, "4242", 0, &att);
+	ck_assert_str_eq(j, "{\"schema\":\"attrib.result/v1\"}");
+	free(j);
+	ck_assert_int_eq(store_pending_comments(s), 1);
+	ck_assert_int_eq(store_due(s, 1000, 10, &items), 1);
+	ck_assert_str_eq(items[0].text, "attrib: InfraHW node-02 xid.149 NVLink");
+	ck_assert_str_eq(items[0].cluster, "lab");
+	ck_assert_int_eq(items[0].tries, 0);
+	store_free_items(items, 1);
+	/* a second attempt of the same job is its own result; show takes the latest */
+	struct store_row r1 = row("4242", 1, "UserCode", NULL, "alice", 3000);
+	r1.result_json = "{\"attempt\":1}";
+	ck_assert_int_eq(store_put(s, &r1, NULL, 3000), 1);
+	j = store_get(s, "4242", -1, &att);
+	ck_assert_str_eq(j, "{\"attempt\":1}");
+	ck_assert_int_eq(att, 1);
+	free(j);
+	ck_assert_ptr_null(store_get(s, "4243", -1, NULL));
+	ck_assert_int_eq(store_pending_comments(s), 1);
+	store_close(s);
+
+	/* WAL and the schema version */
+	sqlite3 *raw;
+	sqlite3_stmt *q;
+	ck_assert_int_eq(sqlite3_open(db, &raw), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(raw, "PRAGMA journal_mode", -1, &q, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+	ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), "wal");
+	sqlite3_finalize(q);
+	ck_assert_int_eq(sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &q, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+	ck_assert_int_eq(sqlite3_column_int(q, 0), STORE_SCHEMA_VERSION);
+	sqlite3_finalize(q);
+	/* a store from a newer attrib is refused, not rewritten */
+	ck_assert_int_eq(sqlite3_exec(raw, "PRAGMA user_version=99", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(raw);
+	ck_assert_ptr_null(store_open(db, false, err, sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "newer"));
+	rmtree(dir);
+}
+END_TEST
+
+START_TEST(store_queue_survives_reopen)
+{
+	char *dir = tmpdir(), db[600], err[256];
+	store *s;
+	struct store_row r = row("77", 0, "InfraNet", "a,b", "bob", 100);
+	struct comment_item *items;
+
+	snprintf(db, sizeof(db), "%s/attrib.db", dir);
+	s = store_open(db, false, err, sizeof(err));
+	ck_assert_int_eq(store_put(s, &r, "attrib: InfraNet a,b ib.link_down", 100), 1);
+	/* a failed write: retried later */
+	ck_assert_int_eq(store_comment_retry(s, "77", 0, 100 + comment_backoff(0)), 0);
+	ck_assert_int_eq(store_due(s, 100, 10, &items), 0);
+	store_free_items(items, 0);
+	store_close(s);	/* the service stops (or is killed: WAL keeps the commit) */
+
+	s = store_open(db, false, err, sizeof(err));
+	ck_assert_msg(s != NULL, "%s", err);
+	ck_assert_int_eq(store_pending_comments(s), 1);
+	ck_assert_int_eq(store_due(s, 100 + 30, 10, &items), 1);
+	ck_assert_str_eq(items[0].job_id, "77");
+	ck_assert_int_eq(items[0].tries, 1);
+	store_free_items(items, 1);
+	ck_assert_int_eq(store_comment_done(s, "77", 0), 0);
+	ck_assert_int_eq(store_pending_comments(s), 0);
+	ck_assert_int_eq(store_due(s, 1000000, 10, &items), 0);
+	store_free_items(items, 0);
+	store_close(s);
+
+	/* show and list open it read-only */
+	s = store_open(db, true, err, sizeof(err));
+	ck_assert_msg(s != NULL, "%s", err);
+	ck_assert_int_eq(store_has_result(s, "77", 0), 1);
+	store_close(s);
+	rmtree(dir);
+}
+END_TEST
+
+START_TEST(store_list_filters)
+{
+	char *dir = tmpdir(), db[600], err[256];
+	store *s;
+
+	snprintf(db, sizeof(db), "%s/attrib.db", dir);
+	s = store_open(db, false, err, sizeof(err));
+	struct store_row rows[] = {
+		row("1", 0, "InfraHW", "node-02", "alice", 100),
+		row("2", 0, "InfraHW", "node-12,node-2", "bob", 200),
+		row("3", 0, "UserCode", NULL, "alice", 300),
+		row("4", 0, "InfraNet", "n_1", "carol", 400),
+	};
+	for (size_t i = 0; i < 4; i++)
+		ck_assert_int_eq(store_put(s, &rows[i], NULL, 0), 1);
+	ck_assert_int_eq(count(s, (struct store_filter){ 0 }), 4);
+	ck_assert_int_eq(count(s, (struct store_filter){ .since = 250 }), 2);
+	ck_assert_int_eq(count(s, (struct store_filter){ .sub_domain = "InfraHW" }), 2);
+	ck_assert_int_eq(count(s, (struct store_filter){ .user = "alice" }), 2);
+	ck_assert_int_eq(count(s, (struct store_filter){ .node = "node-2" }), 1);	/* not node-02, node-12 */
+	ck_assert_int_eq(count(s, (struct store_filter){ .node = "node-02" }), 1);
+	ck_assert_int_eq(count(s, (struct store_filter){ .node = "n_1" }), 1);
+	ck_assert_int_eq(count(s, (struct store_filter){ .node = "nx1" }), 0);
+	ck_assert_int_eq(count(s, (struct store_filter){ .node = "n%" }), 0);	/* LIKE is literal */
+	ck_assert_int_eq(count(s, (struct store_filter){ .limit = 3 }), 3);
+	store_close(s);
+	rmtree(dir);
+}
+END_TEST
+
+/* ---- the accounting comment ---- */
+
+START_TEST(comment_sanitising)
+{
+	char s[600];
+
+	strcpy(s, "attrib: \"quoted\" 'single' back\\slash `tick`\nnew\tline\x01\x7f caf\xc3\xa9  end  ");
+	comment_sanitise(s, COMMENT_MAX);
+	ck_assert_str_eq(s, "attrib: quoted single backslash tick new line caf end");
+	for (const char *p = s; *p; p++)
+		ck_assert(*p >= 0x20 && *p <= 0x7e && !strchr("\"'\\`", *p));
+	memset(s, 'x', 599);
+	s[599] = 0;
+	comment_sanitise(s, COMMENT_MAX);
+	ck_assert_int_eq(strlen(s), COMMENT_MAX);
+	strcpy(s, "   ");
+	comment_sanitise(s, COMMENT_MAX);
+	ck_assert_str_eq(s, "");
+}
+END_TEST
+
+START_TEST(comment_summaries)
+{
+	struct json_object *r = json_tokener_parse(
+		"{\"sub_domain\":\"InfraHW\",\"culprit_nodes\":[\"node-02\",\"node-03\"],"
+		"\"root_cause\":{\"code\":\"xid.149\",\"symptom\":\"NVLink signal \\\"integrity\\\"\\n(Xid 149)\"}}");
+	char *c = comment_summary(r);
+
+	ck_assert_str_eq(c, "attrib: InfraHW node-02,node-03 xid.149 NVLink signal integrity (Xid 149)");
+	free(c);
+	json_object_put(r);
+
+	r = json_tokener_parse("{\"sub_domain\":\"unattributed\",\"culprit_nodes\":[],\"root_cause\":null}");
+	c = comment_summary(r);
+	ck_assert_str_eq(c, "attrib: unattributed - -");
+	free(c);
+	json_object_put(r);
+
+	r = json_tokener_parse("{\"sub_domain\":\"UserCode\",\"culprit_nodes\":[],"
+			       "\"root_cause\":{\"code\":\"cuda.oom\",\"symptom\":\"CUDA out of memory\"}}");
+	c = comment_summary(r);
+	ck_assert_str_eq(c, "attrib: UserCode - cuda.oom CUDA out of memory");
+	free(c);
+	json_object_put(r);
+
+	/* hostile parts: no quotes, no newline, parts keep their places, <= 250 */
+	char title[2000];
+	memset(title, 'T', sizeof(title) - 1);
+	title[sizeof(title) - 1] = 0;
+	r = json_object_new_object();
+	json_object_object_add(r, "sub_domain", json_object_new_string("Infra HW'; DROP"));
+	struct json_object *cul = json_object_new_array(), *rc = json_object_new_object();
+	json_object_array_add(cul, json_object_new_string("node 1\n"));
+	json_object_object_add(r, "culprit_nodes", cul);
+	json_object_object_add(rc, "code", json_object_new_string("x y"));
+	json_object_object_add(rc, "symptom", json_object_new_string(title));
+	json_object_object_add(r, "root_cause", rc);
+	c = comment_summary(r);
+	ck_assert_int_le(strlen(c), COMMENT_MAX);
+	ck_assert(!strncmp(c, "attrib: Infra_HW;_DROP node_1 x_y TTTT", 38));
+	for (const char *p = c; *p; p++)
+		ck_assert(*p >= 0x20 && *p <= 0x7e && !strchr("\"'\\`", *p));
+	free(c);
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(comment_appending)
+{
+	char *m;
+
+	m = comment_append(NULL, "attrib: X");
+	ck_assert_str_eq(m, "attrib: X");
+	free(m);
+	m = comment_append("", "attrib: X");
+	ck_assert_str_eq(m, "attrib: X");
+	free(m);
+	m = comment_append("checked by ops", "attrib: X");
+	ck_assert_str_eq(m, "checked by ops; attrib: X");
+	/* a retried write finds it there and writes nothing */
+	ck_assert_ptr_null(comment_append(m, "attrib: X"));
+	free(m);
+	ck_assert_int_eq(comment_backoff(0), 30);
+	ck_assert_int_eq(comment_backoff(1), 60);
+	ck_assert_int_eq(comment_backoff(5), 960);
+	ck_assert_int_eq(comment_backoff(7), 3600);
+	ck_assert_int_eq(comment_backoff(1000), 3600);
+}
+END_TEST
+
+/* ---- one record through the loop (no Slurm: the comment stays queued) ---- */
+
+struct svc {
+	char *dir;
+	struct attrib_config conf;
+	attrib_catalog *cat;
+	store *s;
+};
+
+static void svc_setup(struct svc *v, long deadline)
+{
+	char p[600], err[256];
+
+	v->dir = tmpdir();
+	ck_assert_int_eq(config_load(NULL, &v->conf, stderr), 0);
+	free(v->conf.spool_dir);
+	free(v->conf.state_dir);
+	ck_assert_int_ge(asprintf(&v->conf.spool_dir, "%s/spool", v->dir), 0);
+	ck_assert_int_ge(asprintf(&v->conf.state_dir, "%s/state", v->dir), 0);
+	v->conf.bundle_deadline = deadline;
+	mkdir_p(v->dir, "spool/jobs");
+	ck_assert_int_eq(spool_prepare(v->conf.state_dir, err, sizeof(err)), 0);
+	snprintf(p, sizeof(p), "%s/attrib.db", v->conf.state_dir);
+	v->s = store_open(p, false, err, sizeof(err));
+	ck_assert_ptr_nonnull(v->s);
+	v->cat = test_catalog();
+}
+
+static void svc_teardown(struct svc *v)
+{
+	store_close(v->s);
+	attrib_catalog_free(v->cat);
+	config_free(&v->conf);
+	rmtree(v->dir);
+}
+
+static void put_record(struct svc *v, const char *name, const char *state, const char *nodes)
+{
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf),
+		 "{\"schema\":\"attrib.job/v1\",\"job_id\":\"77\",\"cluster\":\"lab\",\"user\":\"root\","
+		 "\"nodes\":%s,\"start_time\":\"2025-11-29T08:00:00Z\",\"end_time\":\"2025-11-29T08:20:00Z\","
+		 "\"state\":\"%s\",\"exit_code\":\"1:0\",\"uid\":%u,\"gid\":%u,\"attempt\":0,"
+		 "\"std_out\":\"%s/out/slurm-77.out\"}",
+		 nodes, state, (unsigned)getuid(), (unsigned)getgid(), v->dir);
+	write_file(v->dir, name, buf);
+}
+
+static void put_bundle(struct svc *v, const char *node, const char *text)
+{
+	char rel[256], buf[2048];
+
+	snprintf(rel, sizeof(rel), "state/incoming/77");
+	mkdir_p(v->dir, rel);
+	snprintf(rel, sizeof(rel), "state/incoming/77/%s.json", node);
+	snprintf(buf, sizeof(buf),
+		 "{\"schema\":\"attrib.bundle/v1\",\"job_id\":\"77\",\"node\":\"%s\","
+		 "\"files\":[{\"name\":\"kern.log\",\"source\":\"/var/log/kern.log\",\"text\":\"%s\"},"
+		 "{\"name\":\"../../../escape\",\"source\":\"x\",\"text\":\"nothing\\n\"}],"
+		 "\"ranks\":[{\"rank\":0,\"node\":\"%s\",\"step\":\"0\",\"gpu\":\"0\"},"
+		 "{\"rank\":5,\"node\":\"elsewhere\"}],"
+		 "\"coverage\":[{\"source\":\"journal\",\"status\":\"error\",\"detail\":\"no journal\"}]}",
+		 node, text, node);
+	write_file(v->dir, rel, buf);
+}
+
+static int process(struct svc *v, const char *file)
+{
+	struct record_name rn;
+	char dir[600];
+
+	ck_assert_int_eq(spool_parse_name(file, &rn), 0);
+	snprintf(dir, sizeof(dir), "%s/spool/jobs", v->dir);
+	return serve_record(&v->conf, v->cat, v->s, dir, file, &rn, time(NULL));
+}
+
+static bool exists(struct svc *v, const char *rel)
+{
+	char *p = path_join(v->dir, rel);
+	bool e = access(p, F_OK) == 0;
+
+	free(p);
+	return e;
+}
+
+START_TEST(record_attributed_once)
+{
+	struct svc v;
+	struct comment_item *items;
+	long att;
+
+	svc_setup(&v, 120);
+	mkdir_p(v.dir, "out");
+	write_file(v.dir, "out/slurm-77.out", "starting\nCUDA error: oops\n");
+	put_record(&v, "spool/jobs/77.0.json", "FAILED", "[\"a\"]");
+	put_bundle(&v, "a", "2025-11-29T08:12:00+00:00 a kernel: GPU exploded\\n");
+	ck_assert_int_eq(process(&v, "77.0.json"), 1);
+	ck_assert(!exists(&v, "spool/jobs/77.0.json"));	/* consumed */
+	ck_assert(!exists(&v, "state/incoming/77"));
+	ck_assert(exists(&v, "state/cases/77.0/job.json"));
+	ck_assert(exists(&v, "state/cases/77.0/nodes/a/kern.log"));
+	ck_assert(exists(&v, "state/cases/77.0/nodes/a/escape"));	/* the name's last part only */
+	ck_assert(!exists(&v, "escape"));
+	if (getuid() == 0)	/* (read as the job's user: root here) */
+		ck_assert(exists(&v, "state/cases/77.0/app/slurm-77.out"));
+
+	char *text = store_get(v.s, "77", 0, &att);
+	ck_assert_ptr_nonnull(text);
+	struct json_object *r = json_tokener_parse(text), *x;
+	free(text);
+	ck_assert_str_eq(svc_json_str(r, "sub_domain"), "InfraHW");
+	ck_assert(json_object_object_get_ex(r, "culprit_nodes", &x));
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(x, 0)), "a");
+	/* the bundle's own coverage entry is in the result */
+	ck_assert(json_object_object_get_ex(r, "coverage", &x));
+	ck_assert_ptr_nonnull(strstr(json_object_to_json_string_ext(x, JSON_C_TO_STRING_NOSLASHESCAPE), "nodes/a:journal"));
+	json_object_put(r);
+	/* job.json got the node's rank, not the one claimed for another node */
+	char *jp = path_join(v.dir, "state/cases/77.0/job.json");
+	char err[128];
+	struct json_object *job = svc_read_json(jp, 1 << 20, 32, err, sizeof(err));
+	free(jp);
+	ck_assert(json_object_object_get_ex(job, "ranks", &x));
+	ck_assert_int_eq(json_object_array_length(x), 1);
+	json_object_put(job);
+
+	ck_assert_int_eq(store_due(v.s, time(NULL), 10, &items), 1);
+	ck_assert_str_eq(items[0].text, "attrib: InfraHW a t.fault GPU exploded");
+	store_free_items(items, 1);
+
+	/* killed after the store, before the record was removed: the record
+	 * comes again, and nothing is attributed twice */
+	put_record(&v, "spool/jobs/77.0.json", "FAILED", "[\"a\"]");
+	put_bundle(&v, "a", "2025-11-29T08:12:00+00:00 a kernel: something else\\n");
+	ck_assert_int_eq(process(&v, "77.0.json"), 1);
+	ck_assert(!exists(&v, "spool/jobs/77.0.json"));
+	ck_assert(!exists(&v, "state/incoming/77"));
+	ck_assert_int_eq(store_pending_comments(v.s), 1);
+	int n = count(v.s, (struct store_filter){ 0 });
+	ck_assert_int_eq(n, 1);
+	svc_teardown(&v);
+}
+END_TEST
+
+START_TEST(record_waits_for_bundles)
+{
+	struct svc v;
+	long att;
+
+	svc_setup(&v, 120);
+	put_record(&v, "spool/jobs/77.0.json", "NODE_FAIL", "[\"a\",\"b\"]");
+	put_bundle(&v, "a", "2025-11-29T08:12:00+00:00 a kernel: GPU exploded\\n");
+	ck_assert_int_eq(process(&v, "77.0.json"), 0);	/* b's bundle is not in */
+	ck_assert(exists(&v, "spool/jobs/77.0.json"));
+	ck_assert_int_eq(store_has_result(v.s, "77", 0), 0);
+	v.conf.bundle_deadline = 0;	/* the deadline passes */
+	ck_assert_int_eq(process(&v, "77.0.json"), 1);
+	char *text = store_get(v.s, "77", 0, &att);
+	ck_assert_ptr_nonnull(strstr(text, "nodes/b"));	/* missing evidence is said */
+	ck_assert_ptr_nonnull(strstr(text, "missing"));
+	ck_assert_ptr_nonnull(strstr(text, "app/slurm-77.out"));	/* no output file */
+	free(text);
+	svc_teardown(&v);
+}
+END_TEST
+
+START_TEST(record_not_attributed)
+{
+	struct svc v;
+
+	svc_setup(&v, 120);
+	put_record(&v, "spool/jobs/77.0.json", "COMPLETED", "[\"a\"]");
+	put_bundle(&v, "a", "x\\n");
+	ck_assert_int_eq(process(&v, "77.0.json"), 1);
+	ck_assert_int_eq(store_has_result(v.s, "77", 0), 0);
+	ck_assert(!exists(&v, "spool/jobs/77.0.json"));
+	ck_assert(!exists(&v, "state/incoming/77"));
+
+	/* a record that is not one: set aside as a dot-file, never attributed */
+	write_file(v.dir, "spool/jobs/77.1.json", "{\"schema\": ");
+	ck_assert_int_eq(process(&v, "77.1.json"), 1);
+	ck_assert(exists(&v, "spool/jobs/.invalid.77.1.json"));
+	write_file(v.dir, "spool/jobs/78.0.json",
+		   "{\"schema\":\"attrib.job/v1\",\"job_id\":\"77\",\"state\":\"FAILED\"}");
+	ck_assert_int_eq(process(&v, "78.0.json"), 1);
+	ck_assert(exists(&v, "spool/jobs/.invalid.78.0.json"));
+	ck_assert_int_eq(store_has_any_result(v.s, "78"), 0);
+
+	/* a job that never started (no start_time) is still diagnosed */
+	write_file(v.dir, "spool/jobs/79.0.json",
+		   "{\"schema\":\"attrib.job/v1\",\"job_id\":\"79\",\"state\":\"BOOT_FAIL\","
+		   "\"nodes\":[],\"end_time\":\"2025-11-29T08:20:00Z\"}");
+	ck_assert_int_eq(process(&v, "79.0.json"), 1);
+	ck_assert_int_eq(store_has_result(v.s, "79", 0), 1);
+	/* and one the engine cannot use is stored as unattributed, once */
+	write_file(v.dir, "spool/jobs/80.0.json",
+		   "{\"schema\":\"attrib.job/v1\",\"job_id\":\"80\",\"state\":\"FAILED\"}");
+	ck_assert_int_eq(process(&v, "80.0.json"), 1);
+	char *text = store_get(v.s, "80", 0, NULL);
+	ck_assert_ptr_nonnull(strstr(text, "unattributed"));
+	free(text);
+	svc_teardown(&v);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("service");
+	TCase *t = tcase_create("pure");
+
+	tcase_add_test(t, sha256_vectors);
+	tcase_add_test(t, names_that_become_paths);
+	tcase_add_test(t, record_names);
+	tcase_add_test(t, credential_payloads);
+	tcase_add_test(t, json_limits);
+	tcase_add_test(t, atomic_write_mode);
+	tcase_add_test(t, comment_sanitising);
+	tcase_add_test(t, comment_summaries);
+	tcase_add_test(t, comment_appending);
+	suite_add_tcase(s, t);
+	t = tcase_create("store");
+	tcase_add_test(t, store_idempotent);
+	tcase_add_test(t, store_queue_survives_reopen);
+	tcase_add_test(t, store_list_filters);
+	suite_add_tcase(s, t);
+	t = tcase_create("records");
+	tcase_set_timeout(t, 30);
+	tcase_add_test(t, record_attributed_once);
+	tcase_add_test(t, record_waits_for_bundles);
+	tcase_add_test(t, record_not_attributed);
+	suite_add_tcase(s, t);
+	svc_log_set_level(SVC_ERROR);
+	return run_suite(s);
+}

@@ -35,6 +35,11 @@ struct json_object *attrib_analyze(const attrib_catalog *cat, const char *dir, c
 	free(path);
 	a.tc.ref = a.job.start;
 	a.tc.tz = a.job.tz;
+	if (a.job.tz && !tz_name_ok(a.job.tz)) {
+		analysis_add_coverage(&a, "job.json", "error",
+				      "log_timezone \"%.64s\" is not a time zone name; UTC assumed", a.job.tz);
+		a.tc.tz = NULL;
+	}
 	a.id = identity_new(&a.job);
 
 	scan_case(&a);		/* extract, filter, collapse */

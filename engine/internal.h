@@ -158,6 +158,7 @@ bool time_parse_header(const struct timectx *tc, const char *s, size_t len,
  * E0908 23:53:26.858, syslog Nov 29 08:12:01, dmesg -T). */
 bool time_parse_any(const struct timectx *tc, const char *s, size_t len, double *t);
 bool time_parse_rfc3339(const char *s, double *t);
+bool tz_name_ok(const char *tz);	/* a zone name, not a path */
 void time_format(double t, char *buf, size_t len);	/* 2026-11-29T08:12:01.331270Z */
 
 /* ---- the job (job.c) ---- */

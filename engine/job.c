@@ -22,6 +22,18 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 	return -1;
 }
 
+/* A job.json value fit for a one-line message: at most 64 bytes, control
+ * characters as '?'. */
+static const char *quoted(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s && o + 1 < len && o < 64; s++)
+		buf[o++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+	buf[o] = 0;
+	return buf;
+}
+
 static const char *str_field(struct json_object *o, const char *k)
 {
 	struct json_object *v;
@@ -44,7 +56,8 @@ static int int_field(struct json_object *o, const char *k, int def)
 
 static struct json_object *read_json(const char *path, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* O_NONBLOCK: a FIFO named job.json must not block the open */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	struct json_tokener *tok;
 	struct json_object *o;
 	struct stat st;
@@ -90,11 +103,13 @@ static struct json_object *read_json(const char *path, char *err, size_t errlen)
 static int time_field(struct json_object *o, const char *k, double *t, char *err, size_t len)
 {
 	const char *s = str_field(o, k);
+	char q[80];
 
 	if (!s)
 		return fail(err, len, "job.json: missing required field \"%s\"", k);
 	if (!time_parse_rfc3339(s, t))
-		return fail(err, len, "job.json: \"%s\" is not an RFC 3339 time: %.64s", k, s);
+		return fail(err, len, "job.json: \"%s\" is not an RFC 3339 time: %s", k,
+			    quoted(s, q, sizeof(q)));
 	return 0;
 }
 
@@ -102,6 +117,7 @@ int job_load(struct job *job, const char *path, char *err, size_t errlen)
 {
 	struct json_object *o, *nodes, *ranks;
 	const char *schema;
+	char q[80];
 
 	memset(job, 0, sizeof(*job));
 	o = job->root = read_json(path, err, errlen);
@@ -113,8 +129,8 @@ int job_load(struct job *job, const char *path, char *err, size_t errlen)
 	if (!schema)
 		return fail(err, errlen, "job.json: missing required field \"schema\"");
 	if (strcmp(schema, ATTRIB_JOB_SCHEMA))
-		return fail(err, errlen, "job.json: schema is \"%.64s\", expected \"%s\"", schema,
-			    ATTRIB_JOB_SCHEMA);
+		return fail(err, errlen, "job.json: schema is \"%s\", expected \"%s\"",
+			    quoted(schema, q, sizeof(q)), ATTRIB_JOB_SCHEMA);
 	if (!(job->job_id = str_field(o, "job_id")) || !*job->job_id)
 		return fail(err, errlen, "job.json: missing required field \"job_id\"");
 	if (!(job->state = str_field(o, "state")))
@@ -153,6 +169,8 @@ int job_load(struct job *job, const char *path, char *err, size_t errlen)
 			    !(node = str_field(r, "node")))
 				continue;
 			ri->rank = int_field(r, "rank", -1);
+			if (ri->rank < 0)
+				continue;	/* nothing allocated for it yet */
 			ri->node = -1;
 			for (int k = 0; k < job->nodes.n; k++)
 				if (!strcmp(job->nodes.v[k], node))
@@ -163,8 +181,7 @@ int job_load(struct job *job, const char *path, char *err, size_t errlen)
 			ri->has_exit = ri->exit_code >= 0 || ri->signal >= 0;
 			if ((t = str_field(r, "exit_time")))
 				time_parse_rfc3339(t, &ri->exit_time);
-			if (ri->rank >= 0)
-				job->nranks++;
+			job->nranks++;
 		}
 	}
 	return 0;

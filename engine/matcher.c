@@ -232,7 +232,10 @@ int matcher_scan(const struct matcher *m, const char *buf, size_t len, bool rele
 		}
 
 		if (n > chunk) {
-			const char *nl = memrchr(buf + off, '\n', chunk);
+			/* the last newline near the chunk's end: a backwards search
+			 * through a whole cold chunk faults its pages in one by one */
+			size_t look = 1u << 20;
+			const char *nl = memrchr(buf + off + chunk - look, '\n', look);
 
 			n = nl ? (size_t)(nl - (buf + off)) + 1 : chunk;
 		}

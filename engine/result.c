@@ -7,9 +7,19 @@
 #define MAX_SYMPTOMS 200	/* beyond this the list says how many it left out */
 #define REASON_MAX 160
 
+/* Every string of the result is valid UTF-8 without control characters,
+ * whatever job.json, file names or logs held. */
 static struct json_object *str(const char *s)
 {
-	return s ? json_object_new_string(s) : NULL;
+	struct json_object *o;
+	char *t;
+
+	if (!s)
+		return NULL;
+	t = text_sanitise(s, strlen(s), 1 << 20);
+	o = json_object_new_string(t);
+	free(t);
+	return o;
 }
 
 static struct json_object *time_str(double t)
@@ -100,7 +110,7 @@ static void add_unique(struct json_object *arr, const char *s)
 	for (size_t i = 0; i < json_object_array_length(arr); i++)
 		if (!strcmp(json_object_get_string(json_object_array_get_idx(arr, i)), s))
 			return;
-	json_object_array_add(arr, json_object_new_string(s));
+	json_object_array_add(arr, str(s));
 }
 
 /* Node lists in the job's order. */

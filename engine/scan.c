@@ -5,7 +5,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +42,7 @@ struct file_scan {
 	bool next_found;
 	double prev_time;
 	bool prev_found;
+	bool mapped;		/* a private file mapping: pages behind may be dropped */
 	long long_lines;
 	long out_of_window;
 	long other_jobs;
@@ -80,9 +83,25 @@ static long line_number(struct file_scan *f, size_t off)
 				n--;
 		return n;
 	}
-	for (const char *p = f->buf + f->counted_to, *end = f->buf + off;
-	     (p = memchr(p, '\n', end - p)); p++)
-		f->line_no++;
+	/* counted in steps, the pages behind dropped as in matcher_scan: the
+	 * first event far into a mapped log must not pull all of it back in */
+	const size_t step = 64u << 20, keep = 1u << 20;
+	for (size_t from = f->counted_to; from < off;) {
+		size_t upto = off - from > step ? from + step : off;
+
+		for (const char *p = f->buf + from, *end = f->buf + upto;
+		     (p = memchr(p, '\n', end - p)); p++)
+			f->line_no++;
+		from = upto;
+		if (f->mapped && off - f->counted_to > step && upto > keep) {
+			long page = sysconf(_SC_PAGESIZE);
+			uintptr_t lo = ((uintptr_t)f->buf + page - 1) & ~((uintptr_t)page - 1);
+			uintptr_t hi = ((uintptr_t)f->buf + upto - keep) & ~((uintptr_t)page - 1);
+
+			if (hi > lo)
+				madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		}
+	}
 	f->counted_to = off;
 	return f->line_no;
 }
@@ -300,6 +319,11 @@ static void flush_line(struct file_scan *f)
 	if (!f->ncand)
 		return;
 	f->a->lines_scanned++;
+	/* a run of NUL bytes (what a crash leaves in a log) is not part of
+	 * the line written after it */
+	while (start < end && !f->buf[start])
+		start++;
+	len = end - start;
 	if (len && f->buf[end - 1] == '\r')
 		len--;
 	if (len > MAX_LINE) {
@@ -350,7 +374,7 @@ static void scan_buffer(struct analysis *a, int file, int source, const char *no
 			const char *buf, size_t len, bool mapped, long first_line)
 {
 	struct file_scan f = { .a = a, .buf = buf, .len = len, .file = file, .line_no = first_line,
-			       .source = source, .node = node };
+			       .source = source, .node = node, .mapped = mapped };
 	int n = a->cat->nextractors;
 
 	f.cand = xcalloc(n, sizeof(int));
@@ -373,6 +397,7 @@ static void scan_buffer(struct analysis *a, int file, int source, const char *no
  * whose probes show no timestamps is scanned whole. */
 #define WINDOW_SEEK_MIN (8u << 20)
 #define WINDOW_SLACK 3600.0
+#define PROBE_REACH (1u << 20)	/* how far a probe looks for the end of a line */
 
 static long count_lines(const char *buf, size_t len)
 {
@@ -387,9 +412,12 @@ static long count_lines(const char *buf, size_t len)
 static bool probe_time(const struct analysis *a, const char *buf, size_t len, size_t off, double *t)
 {
 	for (int i = 0; i < 32 && off < len; i++) {
-		const char *nl = memchr(buf + off, '\n', len - off);
-		size_t end = nl ? (size_t)(nl - buf) : len, hdr;
+		size_t reach = len - off < PROBE_REACH ? len - off : PROBE_REACH;
+		const char *nl = memchr(buf + off, '\n', reach);
+		size_t end = nl ? (size_t)(nl - buf) : off + reach, hdr;
 
+		if (!nl && end < len)
+			return false;	/* a line of megabytes: nothing to steer by */
 		if (time_parse_header(&a->tc, buf + off, end - off > 256 ? 256 : end - off, t, &hdr))
 			return true;
 		off = end + 1;
@@ -399,7 +427,8 @@ static bool probe_time(const struct analysis *a, const char *buf, size_t len, si
 
 static size_t next_line(const char *buf, size_t len, size_t off)
 {
-	const char *nl = off < len ? memchr(buf + off, '\n', len - off) : NULL;
+	/* (no newline within reach: the end, which stops a seek) */
+	const char *nl = off < len ? memchr(buf + off, '\n', len - off < PROBE_REACH ? len - off : PROBE_REACH) : NULL;
 
 	return nl ? (size_t)(nl - buf) + 1 : len;
 }
@@ -424,19 +453,70 @@ static bool seek_time(const struct analysis *a, const char *buf, size_t len, dou
 	return true;
 }
 
+/* Whether time grows through the log, sampled at 65 points: a clock reset
+ * (a reboot with a dead RTC, a step back) or logs concatenated out of
+ * order would send the search past the job's lines. */
+static bool time_grows(const struct analysis *a, const char *buf, size_t len)
+{
+	double top = -1e300, t;
+
+	for (int i = 0; i <= 64; i++) {
+		size_t off = i ? next_line(buf, len, (size_t)((double)len * i / 64)) : 0;
+
+		if (off >= len)
+			break;
+		if (!probe_time(a, buf, len, off, &t))
+			continue;
+		if (t < top - WINDOW_SLACK)
+			return false;
+		if (t > top)
+			top = t;
+	}
+	return true;
+}
+
 static void window_bounds(const struct analysis *a, const char *buf, size_t len, size_t *lo, size_t *hi)
 {
 	double from = a->job.start - a->cat->set.window_before - WINDOW_SLACK;
 	double to = a->job.end + a->cat->set.window_after + WINDOW_SLACK;
 	size_t l, h;
 
-	if (!seek_time(a, buf, len, from, &l) || !seek_time(a, buf, len, to, &h))
+	if (!time_grows(a, buf, len) || !seek_time(a, buf, len, from, &l) || !seek_time(a, buf, len, to, &h))
 		return;
 	h = next_line(buf, len, h + (64u << 10) < len ? h + (64u << 10) : len);
 	if (l < h) {
 		*lo = l;
 		*hi = h;
 	}
+}
+
+/* A file that shrinks while it is mapped (log rotation, a collector still
+ * writing) raises SIGBUS on the pages past its new end: the handler maps
+ * zeros over the rest of the mapping, the scan reads NUL bytes there and
+ * the file gets a coverage entry.  Any other SIGBUS is fatal as before. */
+static struct {
+	char *base;
+	size_t len;
+	uintptr_t page;
+	volatile sig_atomic_t hit;
+} guard;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	char *p = si->si_addr;
+	(void)uc;
+
+	if (guard.base && p >= guard.base && p < guard.base + guard.len) {
+		char *from = (char *)((uintptr_t)p & ~(guard.page - 1));
+
+		if (mmap(from, guard.base + guard.len - from, PROT_READ,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+			guard.hit = 1;
+			return;
+		}
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 /* Opens a case file without following links or blocking on FIFOs. */
@@ -471,11 +551,24 @@ static void scan_file(struct analysis *a, const char *rel, int source, const cha
 		analysis_add_coverage(a, rel, "error", "cannot map: %s", strerror(errno));
 		return;
 	}
+	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO }, old;
+	long page = sysconf(_SC_PAGESIZE);
+
+	sigemptyset(&sa.sa_mask);
+	guard.page = (uintptr_t)page;
+	guard.len = ((size_t)st.st_size + page - 1) & ~((size_t)page - 1);
+	guard.hit = 0;
+	guard.base = m;
+	sigaction(SIGBUS, &sa, &old);
 	size_t lo = 0, hi = st.st_size;
 	if (source == SRC_NODE && (size_t)st.st_size > WINDOW_SEEK_MIN)
 		window_bounds(a, m, st.st_size, &lo, &hi);
 	madvise((char *)m + lo, hi - lo, MADV_SEQUENTIAL);
 	scan_buffer(a, file, source, node, (char *)m + lo, hi - lo, true, 1 + count_lines(m, lo));
+	sigaction(SIGBUS, &old, NULL);
+	guard.base = NULL;
+	if (guard.hit)
+		analysis_add_coverage(a, rel, "error", "the file shrank while it was read; its end was not read");
 	munmap(m, st.st_size);
 }
 
@@ -484,26 +577,52 @@ static int cmp_str(const void *x, const void *y)
 	return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
-/* Regular files under dir (relative to the case), recursively, sorted. */
-static void list_dir(struct analysis *a, const char *rel, struct strlist *out, int depth)
+/* Opens a directory of the case without following a link.  A directory
+ * that is not there is no news (coverage says which evidence is missing);
+ * one that cannot be read is a coverage entry. */
+static DIR *open_dir(struct analysis *a, const char *rel)
 {
 	char *path = xmalloc(strlen(a->dir) + strlen(rel) + 2);
-	struct strlist names = { 0 };
-	struct dirent *e;
+	int fd;
 	DIR *d;
 
 	sprintf(path, "%s/%s", a->dir, rel);
-	d = opendir(path);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	free(path);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			analysis_add_coverage(a, rel, "error", "not read: %s",
+					      errno == ELOOP ? "a symbolic link (not followed)" :
+					      errno == ENOTDIR ? "not a directory" : strerror(errno));
+		return NULL;
+	}
+	if (!(d = fdopendir(fd)))
+		close(fd);
+	return d;
+}
+
+/* Regular files under dir (relative to the case), recursively, sorted;
+ * -1 when dir cannot be read (a coverage entry says why). */
+static int list_dir(struct analysis *a, const char *rel, struct strlist *out, int depth)
+{
+	struct strlist names = { 0 };
+	struct dirent *e;
+	DIR *d = open_dir(a, rel);
+
 	if (!d)
-		return;
-	while ((e = readdir(d)) && names.n < MAX_FILES)
+		return -1;
+	/* every name (up to a hard limit), sorted, then the first MAX_FILES:
+	 * which files are read does not depend on readdir's order */
+	while ((e = readdir(d)) && names.n < MAX_FILES * 10)
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
 			strlist_add(&names, e->d_name);
 	closedir(d);
-	if (names.n)	/* qsort(NULL, 0) is undefined */
+	if (names.n > 1)
 		qsort(names.v, names.n, sizeof(char *), cmp_str);
-	for (int i = 0; i < names.n; i++) {
+	if (names.n > MAX_FILES)
+		analysis_add_coverage(a, rel, "error", "%s%d entries: only the first %d by name were read",
+				      names.n == MAX_FILES * 10 ? "at least " : "", names.n, MAX_FILES);
+	for (int i = 0; i < names.n && i < MAX_FILES; i++) {
 		char *r, *full;
 		struct stat st;
 
@@ -513,6 +632,8 @@ static void list_dir(struct analysis *a, const char *rel, struct strlist *out, i
 		if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
 			if (depth < 4)
 				list_dir(a, r, out, depth + 1);
+			else
+				analysis_add_coverage(a, r, "error", "a directory nested too deep; not read");
 		} else {
 			strlist_add(out, r);	/* links and specials are refused when opened */
 		}
@@ -520,6 +641,7 @@ static void list_dir(struct analysis *a, const char *rel, struct strlist *out, i
 		free(r);
 	}
 	strlist_free(&names);
+	return 0;
 }
 
 /* job.json facts as lines, so rules (source: job) interpret them too. */
@@ -576,7 +698,6 @@ void scan_case(struct analysis *a)
 	const struct job *j = &a->job;
 	bool *have = xcalloc(j->nodes.n, sizeof(bool));
 	struct strlist dirs = { 0 }, files = { 0 };
-	char *nodes_path = xmalloc(strlen(a->dir) + 8);
 	DIR *d;
 	struct dirent *e;
 
@@ -590,15 +711,13 @@ void scan_case(struct analysis *a)
 		scan_file(a, files.v[i], SRC_SCHED, NULL);
 	strlist_free(&files);
 
-	sprintf(nodes_path, "%s/nodes", a->dir);
-	if ((d = opendir(nodes_path))) {
+	if ((d = open_dir(a, "nodes"))) {
 		while ((e = readdir(d)) && dirs.n < MAX_FILES)
 			if (e->d_name[0] != '.')
 				strlist_add(&dirs, e->d_name);
 		closedir(d);
 	}
-	free(nodes_path);
-	if (dirs.n)
+	if (dirs.n > 1)
 		qsort(dirs.v, dirs.n, sizeof(char *), cmp_str);
 	for (int i = 0; i < dirs.n; i++) {
 		int node = identity_node(a->id, dirs.v[i]);
@@ -610,7 +729,8 @@ void scan_case(struct analysis *a)
 			continue;
 		}
 		snprintf(rel, sizeof(rel), "nodes/%s", dirs.v[i]);
-		list_dir(a, rel, &files, 1);
+		if (list_dir(a, rel, &files, 1) < 0)
+			continue;	/* said why */
 		if (!files.n) {
 			analysis_add_coverage(a, rel, "missing", "no log files");
 			continue;

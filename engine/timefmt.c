@@ -96,6 +96,19 @@ static double civil(struct tm *tm, const char *tz)
 	return (double)timegm(tm) - zone_offset(tm, tz);
 }
 
+/* A zone name tzset() may be given: an IANA name (Europe/Berlin) or a
+ * POSIX TZ string (CET-1CEST,M3.5.0,M10.5.0/3), never a path (a FIFO or
+ * a device would block or feed it). */
+bool tz_name_ok(const char *tz)
+{
+	if (!tz || !*tz || strlen(tz) >= 64 || strchr("/:.", tz[0]) || strstr(tz, ".."))
+		return false;
+	for (const char *p = tz; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("/_+-,.:<>", *p))
+			return false;
+	return true;
+}
+
 /* Fraction ".123456" or ",123"; returns bytes consumed. */
 static size_t fraction(const char *s, size_t len, double *frac)
 {

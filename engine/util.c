@@ -87,6 +87,10 @@ static size_t utf8_seq(const unsigned char *s, size_t len)
 		return 0;
 	if (n > len)
 		return 0;
+	/* no overlong forms, no UTF-16 surrogates, nothing past U+10FFFF */
+	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) ||
+	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
+		return 0;
 	for (size_t i = 1; i < n; i++)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;

@@ -4,6 +4,7 @@
 #define ATTRIB_FUZZ_COMMON_H
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,21 @@ static void fuzz_load_catalog(void)
 	}
 }
 
+static int fuzz_rm(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static void fuzz_remove_dir(void)
+{
+	if (*fuzz_dir)
+		nftw(fuzz_dir, fuzz_rm, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The scratch case, removed when the fuzzer exits (a crash leaves it). */
 static void fuzz_make_dir(void)
 {
 	snprintf(fuzz_dir, sizeof(fuzz_dir), "/tmp/attrib-fuzz-XXXXXX");
@@ -53,6 +69,7 @@ static void fuzz_make_dir(void)
 		perror("fuzz: mkdtemp");
 		exit(1);
 	}
+	atexit(fuzz_remove_dir);
 }
 
 static void fuzz_write(const char *rel, const void *buf, size_t len)

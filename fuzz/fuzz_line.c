@@ -40,9 +40,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	fuzz_mkdir("nodes/node-01");
 	fuzz_mkdir("app");
 	fuzz_mkdir("scheduler");
-	/* every directory holds its file (empty unless it is the one fuzzed):
-	 * an empty directory is known engine bug "qsort-null" (UBSan in
-	 * scan.c list_dir), which t/badinput covers */
+	/* every directory holds its file, empty unless it is the one fuzzed
+	 * (empty directories are t/badinput's empty_dirs) */
 	fuzz_write("nodes/node-01/kern.log", "", 0);
 	fuzz_write("app/slurm-4242.out", "", 0);
 	fuzz_write("scheduler/slurmctld.log", "", 0);

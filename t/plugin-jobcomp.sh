@@ -25,6 +25,8 @@
 #   ATTRIB_CLUSTER_WAIT  seconds to wait for another test cluster to stop [900]
 set -uo pipefail
 
+[ "${ATTRIB_LIVE_TESTS:-0}" = 1 ] || { echo "SKIP: set ATTRIB_LIVE_TESTS=1 to run on the test cluster"; exit 77; }
+
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 cluster=$here/cluster/cluster.sh

@@ -37,6 +37,7 @@ static void usage(FILE *out)
 	      "  serve [--foreground]    run the service of the live pipeline\n"
 	      "  show JOBID [--json]     the stored diagnosis of a job\n"
 	      "  list [--since 7d] ...   the stored diagnoses\n"
+	      "  drain JOBID [--dry-run] drain the culprits of a stored diagnosis\n"
 	      "\n"
 	      "Options:\n"
 	      "  --rules DIR   rule catalog to use (default: $ATTRIB_RULES, then\n"
@@ -307,15 +308,125 @@ static int cmd_serve(int argc, char **argv)
 	return rc;
 }
 
-static store *open_store(const struct attrib_config *conf)
+static store *open_store_rw(const struct attrib_config *conf, bool readonly)
 {
 	char path[PATH_MAX], err[512];
 	store *s;
 
 	snprintf(path, sizeof(path), "%s/attrib.db", conf->state_dir);
-	if (!(s = store_open(path, true, err, sizeof(err))))
+	if (!(s = store_open(path, readonly, err, sizeof(err))))
 		fprintf(stderr, "attrib: cannot read the store: %s\n", err);
 	return s;
+}
+
+static store *open_store(const struct attrib_config *conf)
+{
+	return open_store_rw(conf, true);
+}
+
+static void usage_drain(FILE *out)
+{
+	fputs("Usage: attrib drain JOBID [--attempt N] [--dry-run] [--force NODE]... [--config FILE]\n"
+	      "\n"
+	      "Drains the culprit nodes of a job's stored diagnosis through Slurm\n"
+	      "(scontrol's DRAIN), with a reason that names the cause, the device and\n"
+	      "the job.  Only the drain actions of the diagnosis are taken: it refuses\n"
+	      "when the diagnosis is ambiguous, unattributed or not an infrastructure\n"
+	      "fault of a node, unless --force names the node.  Every drain done,\n"
+	      "refused or shown is recorded in the store with who asked for it.\n"
+	      "\n"
+	      "  --dry-run      show what would be drained, change nothing\n"
+	      "  --force NODE   drain NODE (one the diagnosis names) whatever it says\n"
+	      "\n"
+	      "Exit status: 0 drained (or shown); 1 usage; 4 no stored result;\n"
+	      "5 refused; 6 Slurm refused the update.\n", out);
+}
+
+static int cmd_drain(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "attempt", required_argument, NULL, 'a' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "force", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *config = NULL;
+	char *force[DRAIN_MAX_NODES], *end, *text, by[128], err[512];
+	int nforce = 0, c, rc = 0;
+	long attempt = -1, got = 0;
+	bool dry = false;
+	struct attrib_config conf;
+	struct drain_plan plan;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "c:a:nf:h", opts, NULL)) != -1) {
+		if (c == 'c') {
+			config = optarg;
+		} else if (c == 'a') {
+			attempt = strtol(optarg, &end, 10);
+			if (*end || attempt < 0) {
+				usage_drain(stderr);
+				return EXIT_USAGE;
+			}
+		} else if (c == 'n') {
+			dry = true;
+		} else if (c == 'f' && nforce < DRAIN_MAX_NODES && svc_valid_name(optarg)) {
+			force[nforce++] = optarg;
+		} else if (c == 'h') {
+			usage_drain(stdout);
+			return 0;
+		} else {
+			usage_drain(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1 || !svc_valid_name(argv[optind])) {
+		usage_drain(stderr);
+		return EXIT_USAGE;
+	}
+	if (load_config(config, &conf) < 0)
+		return EXIT_USAGE;
+	store *s = open_store_rw(&conf, false);
+	config_free(&conf);
+	if (!s)
+		return EXIT_STORE;
+	text = store_get(s, argv[optind], attempt, &got);
+	if (!text) {
+		fprintf(stderr, "attrib: no stored result for job %s\n", argv[optind]);
+		store_close(s);
+		return EXIT_STORE;
+	}
+	struct json_object *r = json_tokener_parse(text);
+	free(text);
+	const char *user = getenv("SUDO_USER") ? getenv("SUDO_USER") : getenv("USER");
+	snprintf(by, sizeof(by), "attrib drain (uid %d%s%s)", (int)getuid(), user ? ", " : "", user ? user : "");
+	long long now = (long long)time(NULL);
+	if (!r || drain_plan(r, force, nforce, &plan) < 0) {
+		fprintf(stderr, "attrib: job %s: %s\n", argv[optind], r ? plan.refusal : "stored result is not JSON");
+		store_add_drain(s, argv[optind], got, "-", r ? plan.refusal : "invalid", "refused", by, now);
+		json_object_put(r);
+		store_close(s);
+		return 5;
+	}
+	for (int i = 0; i < plan.n; i++) {
+		if (dry) {
+			printf("would drain %s: %s\n", plan.nodes[i], plan.reason);
+			store_add_drain(s, argv[optind], got, plan.nodes[i], plan.reason, "dry-run", by, now);
+		} else if (drain_node(plan.nodes[i], plan.reason, err, sizeof(err)) < 0) {
+			fprintf(stderr, "attrib: drain %s\n", err);
+			store_add_drain(s, argv[optind], got, plan.nodes[i], plan.reason, "failed", by, now);
+			rc = 6;
+		} else {
+			printf("drained %s: %s\n", plan.nodes[i], plan.reason);
+			store_add_drain(s, argv[optind], got, plan.nodes[i], plan.reason,
+					nforce ? "drained (forced)" : "drained", by, now);
+		}
+	}
+	json_object_put(r);
+	store_close(s);
+	return rc;
 }
 
 static int cmd_show(int argc, char **argv)
@@ -584,8 +695,11 @@ int main(int argc, char **argv)
 		return cmd_show(argc, argv);
 	if (!strcmp(argv[0], "list"))
 		return cmd_list(argc, argv);
+	if (!strcmp(argv[0], "drain"))
+		return cmd_drain(argc, argv);
 #else
-	if (!strcmp(argv[0], "serve") || !strcmp(argv[0], "show") || !strcmp(argv[0], "list")) {
+	if (!strcmp(argv[0], "serve") || !strcmp(argv[0], "show") || !strcmp(argv[0], "list") ||
+	    !strcmp(argv[0], "drain")) {
 		fprintf(stderr, "attrib: built without the service (configure --disable-service)\n");
 		return EXIT_USAGE;
 	}

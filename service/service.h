@@ -180,7 +180,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record,
 
 /* ---- store.c: SQLite (STATE/attrib.db) ------------------------------------ */
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 typedef struct store store;
 
@@ -229,6 +229,30 @@ void store_free_items(struct comment_item *items, int n);
 int store_comment_done(store *s, const char *job_id, long attempt);
 int store_comment_retry(store *s, const char *job_id, long attempt, long long next_try);
 long store_pending_comments(store *s);
+
+/* ---- drain.c: draining the culprits of a stored diagnosis --------------- */
+
+#define DRAIN_REASON_MAX 100
+#define DRAIN_MAX_NODES 64
+
+struct drain_plan {
+	const char *nodes[DRAIN_MAX_NODES];	/* point into the result or force[] */
+	int n;
+	char reason[DRAIN_REASON_MAX + 1];
+	char refusal[256];
+};
+
+/* "attrib: <root cause> <device> (job N)", sanitised, at most
+ * DRAIN_REASON_MAX characters (sinfo -R shows it). */
+void drain_reason(struct json_object *result, char *buf, size_t len);
+/* The nodes to drain: the result's drain actions, or force[] (each must be
+ * a node the diagnosis names).  -1 with p->refusal when it refuses. */
+int drain_plan(struct json_object *result, char *const *force, int nforce, struct drain_plan *p);
+/* slurm_update_node(DRAIN) with the reason. */
+int drain_node(const char *node, const char *reason, char *err, size_t errlen);
+/* Every drain done, refused or only shown, with who decided it. */
+int store_add_drain(store *s, const char *job_id, long attempt, const char *node,
+		    const char *reason, const char *decision, const char *by, long long now);
 
 /* ---- accounting.c: the summary in the job's accounting record ------------- */
 

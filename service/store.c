@@ -15,7 +15,7 @@ struct store {
 	sqlite3 *db;
 };
 
-static const char *const schema_v1 =
+static const char *const schema =
 	"CREATE TABLE IF NOT EXISTS results("
 	" job_id TEXT NOT NULL, attempt INTEGER NOT NULL, cluster TEXT, user TEXT,"
 	" state TEXT, sub_domain TEXT, culprits TEXT, root_code TEXT,"
@@ -27,7 +27,13 @@ static const char *const schema_v1 =
 	" tries INTEGER NOT NULL DEFAULT 0, next_try INTEGER NOT NULL,"
 	" done INTEGER NOT NULL DEFAULT 0,"
 	" PRIMARY KEY(job_id, attempt));"
-	"CREATE INDEX IF NOT EXISTS comment_queue_due ON comment_queue(done, next_try);";
+	"CREATE INDEX IF NOT EXISTS comment_queue_due ON comment_queue(done, next_try);"
+	/* v2: every drain done, refused or shown, and who decided it */
+	"CREATE TABLE IF NOT EXISTS drains("
+	" job_id TEXT NOT NULL, attempt INTEGER NOT NULL, node TEXT NOT NULL,"
+	" reason TEXT NOT NULL, decision TEXT NOT NULL, decided_by TEXT NOT NULL,"
+	" created INTEGER NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS drains_created ON drains(created);";
 
 static int fail(store *s, char *err, size_t errlen, const char *what)
 {
@@ -101,7 +107,7 @@ store *store_open(const char *path, bool readonly, char *err, size_t errlen)
 		char pragma[64];
 
 		snprintf(pragma, sizeof(pragma), "PRAGMA user_version=%d", STORE_SCHEMA_VERSION);
-		if (sqlite3_exec(s->db, schema_v1, NULL, NULL, NULL) != SQLITE_OK ||
+		if (sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK ||
 		    sqlite3_exec(s->db, pragma, NULL, NULL, NULL) != SQLITE_OK) {
 			fail(s, err, errlen, path);
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -393,4 +399,26 @@ long store_pending_comments(store *s)
 		n = (long)sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return n;
+}
+
+int store_add_drain(store *s, const char *job_id, long attempt, const char *node,
+		    const char *reason, const char *decision, const char *by, long long now)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT INTO drains(job_id, attempt, node, reason, decision, decided_by, created)"
+			       " VALUES (?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, job_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, attempt);
+	sqlite3_bind_text(st, 3, node, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, reason, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, decision, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 6, by, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 7, now);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	sqlite3_finalize(st);
+	return rc;
 }

@@ -642,6 +642,84 @@ START_TEST(record_not_attributed)
 }
 END_TEST
 
+/* ---- drain: what may be drained, and the reason sinfo -R shows ---- */
+
+static struct json_object *result_of(const char *sub, const char *dom, const char *actions,
+				     const char *title)
+{
+	char buf[2048];
+
+	snprintf(buf, sizeof(buf),
+		 "{\"job_id\": \"4242\", \"sub_domain\": \"%s\", \"domain\": \"%s\","
+		 " \"root_cause\": {\"symptom\": \"%s\", \"device\": \"PCI:0000:18:00\"},"
+		 " \"culprit_nodes\": [\"node-02\"], \"affected_nodes\": [\"node-01\", \"node-02\"],"
+		 " \"actions\": %s}", sub, dom, title, actions);
+	return json_tokener_parse(buf);
+}
+
+START_TEST(drain_takes_only_drain_actions)
+{
+	struct json_object *r = result_of("InfraHW", "infra",
+		"[{\"node\": \"node-02\", \"action\": \"drain\"}]", "Xid 149 NVLink SI");
+	struct drain_plan p;
+
+	ck_assert_int_eq(drain_plan(r, NULL, 0, &p), 0);
+	ck_assert_int_eq(p.n, 1);
+	ck_assert_str_eq(p.nodes[0], "node-02");
+	ck_assert_str_eq(p.reason, "attrib: Xid 149 NVLink SI PCI:0000:18:00 (job 4242)");
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(drain_refuses_what_is_not_a_node_fault)
+{
+	const char *cases[][3] = {
+		{ "UserCode", "user", "[]" },
+		{ "ambiguous", "unknown", "[{\"node\": \"node-02\", \"action\": \"inspect\"}]" },
+		{ "unattributed", "unknown", "[]" },
+		{ "InfraNet", "infra", "[{\"node\": \"node-02\", \"action\": \"inspect\"}]" },
+		{ "InfraStorage", "infra", "[]" },
+	};
+	struct drain_plan p;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct json_object *r = result_of(cases[i][0], cases[i][1], cases[i][2], "t");
+
+		ck_assert_int_eq(drain_plan(r, NULL, 0, &p), -1);
+		ck_assert_int_eq(p.n, 0);
+		ck_assert_msg(strstr(p.refusal, "refusing") != NULL, "%s", p.refusal);
+		json_object_put(r);
+	}
+	/* forced, per node: only nodes the diagnosis names */
+	struct json_object *r = result_of("UserCode", "user", "[]", "t");
+	char *ok[] = { "node-01" }, *bad[] = { "node-77" };
+	ck_assert_int_eq(drain_plan(r, ok, 1, &p), 0);
+	ck_assert_str_eq(p.nodes[0], "node-01");
+	ck_assert_int_eq(drain_plan(r, bad, 1, &p), -1);
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(drain_reason_is_short_and_safe)
+{
+	char title[400];
+	struct drain_plan p;
+
+	memset(title, 'x', 300);
+	title[300] = 0;
+	memcpy(title, "a \\\"quoted\\\" `$(rm -rf /)`; \\u001b[31m", 36);
+	struct json_object *r = result_of("InfraHW", "infra",
+		"[{\"node\": \"node-02\", \"action\": \"drain\"}]", title);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(drain_plan(r, NULL, 0, &p), 0);
+	ck_assert_int_le(strlen(p.reason), DRAIN_REASON_MAX);
+	ck_assert_msg(strstr(p.reason, "(job 4242)") != NULL, "%s", p.reason);	/* the job survives cutting */
+	for (const char *c = p.reason; *c; c++)
+		ck_assert_msg(*c >= 0x20 && *c < 0x7f && !strchr("\"'`\\", *c), "unsafe byte in %s", p.reason);
+	json_object_put(r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("service");
@@ -656,6 +734,9 @@ int main(void)
 	tcase_add_test(t, comment_sanitising);
 	tcase_add_test(t, comment_summaries);
 	tcase_add_test(t, comment_appending);
+	tcase_add_test(t, drain_takes_only_drain_actions);
+	tcase_add_test(t, drain_refuses_what_is_not_a_node_fault);
+	tcase_add_test(t, drain_reason_is_short_and_safe);
 	suite_add_tcase(s, t);
 	t = tcase_create("store");
 	tcase_add_test(t, store_idempotent);

@@ -1,0 +1,130 @@
+/* Draining from a stored diagnosis: which nodes, with what reason, and
+ * when to refuse.  A healthy node drained by mistake costs a cluster far
+ * more than a missed drain, so only the result's own drain actions are
+ * taken (the engine gives them for unambiguous infrastructure culprits
+ * only); anything else needs --force per node. */
+#include <slurm/slurm.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "service.h"
+
+static const char *get_str(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_string)
+		       ? json_object_get_string(v) : NULL;
+}
+
+static struct json_object *get_arr(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_array) ? v : NULL;
+}
+
+static bool job_has_node(struct json_object *result, const char *node)
+{
+	struct json_object *aff = get_arr(result, "affected_nodes"), *cul = get_arr(result, "culprit_nodes");
+
+	for (int pass = 0; pass < 2; pass++) {
+		struct json_object *a = pass ? cul : aff;
+
+		for (size_t i = 0; a && i < json_object_array_length(a); i++)
+			if (!strcmp(json_object_get_string(json_object_array_get_idx(a, i)), node))
+				return true;
+	}
+	return false;
+}
+
+void drain_reason(struct json_object *result, char *buf, size_t len)
+{
+	struct json_object *rc = NULL;
+	const char *title = NULL, *dev = NULL, *job = get_str(result, "job_id");
+	char t[256], tail[96];
+
+	if (json_object_object_get_ex(result, "root_cause", &rc) && rc) {
+		title = get_str(rc, "symptom");
+		dev = get_str(rc, "device");
+	}
+	snprintf(t, sizeof(t), "%s", title ? title : get_str(result, "sub_domain") ? get_str(result, "sub_domain") : "");
+	comment_sanitise(t, sizeof(t) - 1);
+	snprintf(tail, sizeof(tail), "%s%s (job %s)", dev ? " " : "", dev ? dev : "", job ? job : "?");
+	comment_sanitise(tail, sizeof(tail) - 1);
+	if (len > DRAIN_REASON_MAX + 1)
+		len = DRAIN_REASON_MAX + 1;
+	/* the title gives way when the whole would not fit: the device and the
+	 * job are what an administrator needs to find the evidence */
+	int room = (int)len - 1 - (int)strlen("attrib: ") - 1 - (int)strlen(tail);
+	if ((int)strlen(t) > room && room > 3) {
+		t[room - 3] = 0;
+		strcat(t, "...");
+	}
+	char full[sizeof(t) + sizeof(tail) + 16];
+	snprintf(full, sizeof(full), "attrib: %s %s", t, tail);
+	comment_sanitise(full, len - 1);
+	memcpy(buf, full, strlen(full) + 1);
+}
+
+int drain_plan(struct json_object *result, char *const *force, int nforce, struct drain_plan *p)
+{
+	const char *sub = get_str(result, "sub_domain"), *dom = get_str(result, "domain");
+	struct json_object *acts = get_arr(result, "actions");
+
+	memset(p, 0, sizeof(*p));
+	drain_reason(result, p->reason, sizeof(p->reason));
+	for (int i = 0; i < nforce; i++) {
+		if (!job_has_node(result, force[i])) {
+			snprintf(p->refusal, sizeof(p->refusal),
+				 "refusing: %s is not a node this diagnosis names", force[i]);
+			return -1;
+		}
+		if (p->n < DRAIN_MAX_NODES)
+			p->nodes[p->n++] = force[i];
+	}
+	if (nforce)
+		return 0;
+	if (!sub || !dom || strcmp(dom, "infra")) {
+		snprintf(p->refusal, sizeof(p->refusal),
+			 "refusing: the diagnosis is %s, not an infrastructure fault of a node "
+			 "(attrib drain --force NODE drains anyway)", sub ? sub : "missing");
+		return -1;
+	}
+	for (size_t i = 0; acts && i < json_object_array_length(acts); i++) {
+		struct json_object *a = json_object_array_get_idx(acts, i);
+		const char *what = get_str(a, "action"), *node = get_str(a, "node");
+
+		if (what && node && !strcmp(what, "drain") && p->n < DRAIN_MAX_NODES)
+			p->nodes[p->n++] = node;
+	}
+	if (!p->n) {
+		snprintf(p->refusal, sizeof(p->refusal),
+			 "refusing: the diagnosis (%s) recommends no drain: its evidence names no node "
+			 "beyond doubt (attrib drain --force NODE drains anyway)", sub);
+		return -1;
+	}
+	return 0;
+}
+
+int drain_node(const char *node, const char *reason, char *err, size_t errlen)
+{
+	update_node_msg_t msg;
+	static bool inited;
+
+	if (!inited) {
+		slurm_init(NULL);
+		inited = true;
+	}
+	slurm_init_update_node_msg(&msg);
+	msg.node_names = (char *)node;
+	msg.node_state = NODE_STATE_DRAIN;
+	msg.reason = (char *)reason;
+	msg.reason_uid = getuid();
+	if (slurm_update_node(&msg) != SLURM_SUCCESS) {
+		snprintf(err, errlen, "%s: %s", node, slurm_strerror(slurm_get_errno()));
+		return -1;
+	}
+	return 0;
+}

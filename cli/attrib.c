@@ -563,7 +563,7 @@ static int list_row(const struct store_row *r, void *arg)
 		json_object_array_add(lo->arr, o);
 		return 0;
 	}
-	printf("%-20s  %-12s %3ld  %-10s %-13s %-13s %-20s %s\n", when, r->job_id, r->attempt,
+	printf("%-20s  %-12s %3ld  %-10s %-13s %-16s %-20s %s\n", when, r->job_id, r->attempt,
 	       r->user ? r->user : "-", r->state ? r->state : "-", r->sub_domain ? r->sub_domain : "-",
 	       r->culprits ? r->culprits : "-", r->root_code ? r->root_code : "-");
 	return 0;
@@ -633,7 +633,7 @@ static int cmd_list(int argc, char **argv)
 	if (lo.json)
 		lo.arr = json_object_new_array();
 	else
-		printf("%-20s  %-12s %3s  %-10s %-13s %-13s %-20s %s\n", "DIAGNOSED", "JOBID", "ATT",
+		printf("%-20s  %-12s %3s  %-10s %-13s %-16s %-20s %s\n", "DIAGNOSED", "JOBID", "ATT",
 		       "USER", "STATE", "SUB_DOMAIN", "CULPRITS", "ROOT_CAUSE");
 	n = store_list(s, &f, list_row, &lo);
 	store_close(s);

@@ -1185,10 +1185,12 @@ int main(int argc, char **argv)
 	} else {
 		char where[1024];
 
-		if (outbox_put(spool, j.job_id, body, blen, where, sizeof(where)) == 0)
+		if (outbox_put(spool, j.job_id, body, blen, where, sizeof(where)) == 0) {
+			/* the bundle in the outbox carries the task records now */
+			remove_records(spool, &j);
 			clog_msg("bundle not sent (%s); left in %s for the next run%s", err, where,
 				 rc == 2 ? " (the service refused it)" : "");
-		else
+		} else
 			clog_msg("bundle not sent (%s) and not kept: %s", err, where);
 	}
 out:

@@ -184,13 +184,15 @@ import json, sys; b = json.load(open('$R/req-2.body'))
 sys.exit(0 if b['window']['end'] == '$(date -u -d "@$((JEND + 300))" +%Y-%m-%dT%H:%M:%SZ)' else 1)"
 stop_receiver
 
-# ---- 3. the service is down: retries, then the outbox; records kept ----
+# ---- 3. the service is down: retries, then the outbox (which now carries
+# the task records, so they leave the spool) ----
 conf "http://127.0.0.1:$PORT"
 records 4243
 run 4243
 check "down: within CollectTimeout (3 s) + 1" awk -v e="$ELAPSED" 'BEGIN { exit !(e < 4.5) }'
 check "down: bundle left in the outbox" [ "$(ls "$W/spool/outbox"/*-4243.json 2>/dev/null | wc -l)" = 1 ]
-check "down: task records kept" [ -e "$W/spool/4243/task-0-0.json" ]
+check "down: the outbox bundle carries the task records" grep -q '"rank"' "$(ls "$W/spool/outbox"/*-4243.json | head -n1)"
+check "down: task records not left behind" [ ! -e "$W/spool/4243/task-0-0.json" ]
 check "down: one log line says why" grep -q 'job 4243: bundle not sent (.*Could.*connect.*); left in outbox/' "$W/collect.log"
 check "down: retried (several tries)" [ "$(grep -c 'job 4243' "$W/collect.log")" -ge 1 ]
 

@@ -279,12 +279,20 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 	}
 	if (json_object_object_get_ex(rec, "reconciled", &v))
 		reconciled = json_object_get_boolean(v);
+	const char *start = json_object_object_get_ex(rec, "start_time", &v) ? json_object_get_string(v) : NULL;
 	if (json_object_object_get_ex(rec, "nodes", &nodes) &&
 	    json_object_is_type(nodes, json_type_array))
 		for (size_t i = 0; i < json_object_array_length(nodes); i++) {
 			char *b = spool_bundle_path(conf->state_dir, rn->job_id,
 						    json_object_get_string(json_object_array_get_idx(nodes, i)));
 
+			if (b && access(b, F_OK) == 0 &&
+			    !spool_bundle_fresh(b, start, conf->max_bundle_bytes)) {
+				/* an earlier attempt's: this attempt's own replaces it */
+				svc_log(SVC_INFO, "job %s attempt %ld: dropping %s, from an earlier attempt",
+					rn->job_id, rn->attempt, b);
+				unlink(b);
+			}
 			if (!b || access(b, F_OK) < 0)
 				missing++;
 			free(b);

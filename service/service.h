@@ -44,6 +44,9 @@ bool svc_valid_name(const char *s);
 /* Reads a whole regular file of at most max bytes (no symlink followed)
  * and parses one JSON value with at most depth levels.  NULL with a reason. */
 struct json_object *svc_read_json(const char *path, size_t max, int depth, char *err, size_t errlen);
+/* False when the bundle's window ended before the attempt started (a
+ * requeued job's earlier attempt). */
+bool spool_bundle_fresh(const char *bundle_path, const char *start, size_t max);
 /* Parses len bytes as exactly one JSON value (white space may follow). */
 struct json_object *svc_parse_json(const char *buf, size_t len, int depth, char *err, size_t errlen);
 

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "internal.h"
 #include "service.h"
 
 int spool_parse_name(const char *file, struct record_name *rn)
@@ -212,4 +213,36 @@ int spool_prepare(const char *state_dir, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+/* A bundle belongs to the attempt whose record started at start (RFC 3339)
+ * only if its tasks started in that attempt: a requeued job's earlier
+ * attempt leaves bundles under the same job id, and their epilogs may
+ * finish after the next attempt's record is written.  Without task start
+ * times the bundle is taken (its window includes a margin, so it cannot
+ * tell the attempts apart). */
+bool spool_bundle_fresh(const char *bundle_path, const char *start, size_t max)
+{
+	struct json_object *b, *ranks;
+	char err[256];
+	double t_start, latest = 0;
+
+	if (!start || !time_parse_rfc3339(start, &t_start))
+		return true;
+	b = svc_read_json(bundle_path, max, JSON_MAX_DEPTH, err, sizeof(err));
+	if (!b)
+		return true;	/* unreadable: casebuild says so in coverage */
+	if (json_object_object_get_ex(b, "ranks", &ranks) && json_object_is_type(ranks, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(ranks); i++) {
+			struct json_object *st;
+			double t;
+
+			if (json_object_object_get_ex(json_object_array_get_idx(ranks, i), "start_time", &st) &&
+			    json_object_is_type(st, json_type_string) &&
+			    time_parse_rfc3339(json_object_get_string(st), &t) && t > latest)
+				latest = t;
+		}
+	json_object_put(b);
+	/* a few seconds of slack: slurmctld and the nodes keep separate clocks */
+	return latest == 0 || latest >= t_start - 5;
 }

@@ -642,6 +642,30 @@ START_TEST(record_not_attributed)
 }
 END_TEST
 
+/* ---- a requeued job: bundles of the earlier attempt are not this one's ---- */
+
+START_TEST(bundle_of_earlier_attempt_is_stale)
+{
+	char *dir = tmpdir(), *p = path_join(dir, "n1.json");
+
+	write_file(dir, "n1.json", "{\"schema\": \"attrib.bundle/v1\", \"ranks\": ["
+		   "{\"rank\": 0, \"start_time\": \"2026-11-29T08:00:00Z\"},"
+		   "{\"rank\": 1, \"start_time\": \"2026-11-29T08:00:01Z\"}]}");
+	/* attempt 1 started at 08:30: these tasks ran in attempt 0 */
+	ck_assert(!spool_bundle_fresh(p, "2026-11-29T08:30:00Z", 1 << 20));
+	/* the attempt they ran in (a few seconds of clock skew allowed) */
+	ck_assert(spool_bundle_fresh(p, "2026-11-29T08:00:03Z", 1 << 20));
+	/* no task times to tell by, or no start in the record: taken */
+	write_file(dir, "n2.json", "{\"schema\": \"attrib.bundle/v1\", \"ranks\": []}");
+	char *p2 = path_join(dir, "n2.json");
+	ck_assert(spool_bundle_fresh(p2, "2026-11-29T08:30:00Z", 1 << 20));
+	ck_assert(spool_bundle_fresh(p, NULL, 1 << 20));
+	free(p);
+	free(p2);
+	rmtree(dir);
+}
+END_TEST
+
 /* ---- drain: what may be drained, and the reason sinfo -R shows ---- */
 
 static struct json_object *result_of(const char *sub, const char *dom, const char *actions,
@@ -735,6 +759,7 @@ int main(void)
 	tcase_add_test(t, comment_summaries);
 	tcase_add_test(t, comment_appending);
 	tcase_add_test(t, drain_takes_only_drain_actions);
+	tcase_add_test(t, bundle_of_earlier_attempt_is_stale);
 	tcase_add_test(t, drain_refuses_what_is_not_a_node_fault);
 	tcase_add_test(t, drain_reason_is_short_and_safe);
 	suite_add_tcase(s, t);

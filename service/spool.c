@@ -243,6 +243,8 @@ bool spool_bundle_fresh(const char *bundle_path, const char *start, size_t max)
 				latest = t;
 		}
 	json_object_put(b);
-	/* a few seconds of slack: slurmctld and the nodes keep separate clocks */
-	return latest == 0 || latest >= t_start - 5;
+	/* a task of this attempt starts after slurmctld started the attempt;
+	 * one second absorbs the skew of NTP-synchronised clocks (a requeued
+	 * attempt can start seconds after the last one's tasks did) */
+	return latest == 0 || latest >= t_start - 1;
 }

@@ -33,10 +33,9 @@
 #      and (ATTRIB_LIVE_REQUEUE=0 leaves it out),
 #        requeue     attempt 0 sleeps and is requeued; attempt 1 on the same
 #                    nodes is a GPU fault whose epilogs take 5 s: its
-#                    diagnosis must be made from attempt 1's bundles
-#                    (the service keys bundles by job id only and takes
-#                    attempt 0's, which arrived after the REQUEUED record
-#                    was done with)
+#                    diagnosis must be made from attempt 1's bundles, not
+#                    from attempt 0's, which arrive after attempt 0's
+#                    REQUEUED record is done with
 #   3. prints, per job, the time from its end (sacct End) to its
 #      AdminComment showing in sacct, the median and maximum, and the total;
 #      Leftovers of known issues (task records kept after an outbox send,

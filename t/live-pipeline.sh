@@ -122,38 +122,7 @@ for c in slurmctld slurmd slurmdbd sbatch sacct squeue scancel nsenter curl pyth
 done
 
 # ---- helpers ----------------------------------------------------------------
-# one test cluster per machine (fixed namespace names): wait while another runs
-wait_cluster_free() {
-	local t0 ns busy
-	t0=$(date +%s)
-	while :; do
-		busy=
-		for ns in /run/netns/attrib-node-*; do
-			[ -e "$ns" ] && [ -n "$(ip netns pids "${ns##*/}" 2>/dev/null)" ] && busy=${ns##*/}
-		done
-		[ -z "$busy" ] && return 0
-		[ $(($(date +%s) - t0)) -ge "${ATTRIB_CLUSTER_WAIT:-900}" ] && return 1
-		[ $(($(date +%s) - t0)) -eq 0 ] && echo "# another test cluster runs ($busy): waiting"
-		sleep 2
-	done
-}
-# sacct is fed asynchronously: poll for the final state (see smoke.sh)
-sacct_final() { # jobid [timeout]
-	local j=$1 limit=${2:-60} t0 line
-	t0=$(date +%s)
-	while :; do
-		line=$(sacct -n -P -X -j "$j" -o State,JobName 2>/dev/null | head -n1 || true)
-		case ${line%%|*} in
-		FAILED | CANCELLED* | TIMEOUT | NODE_FAIL | COMPLETED)
-			case $line in *'|allocation') ;; *) echo "${line%%|*}"; return 0 ;; esac ;;
-		esac
-		[ $(($(date +%s) - t0)) -ge "$limit" ] && { echo "${line:-none}"; return 1; }
-		sleep 0.5
-	done
-}
-field() { # jobid field (UTC times)
-	TZ=UTC SLURM_TIME_FORMAT='%Y-%m-%dT%H:%M:%SZ' sacct -n -P -X -j "$1" -o "$2" 2>/dev/null | head -n1
-}
+. "$SRC/t/cluster/lib.sh"
 wait_for() { # timeout-seconds command...: poll every 0.2 s
 	local limit=$1 t0
 	shift

@@ -81,6 +81,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
+. "$top/t/cluster/lib.sh"	# (its sacct_final is replaced below by a fuller one)
+
 # ---- helpers --------------------------------------------------------------------
 # jget FILE EXPR: print a field of a JSON file (python expression on "r");
 # lists and objects as compact JSON, strings bare, null as "null"
@@ -154,24 +156,6 @@ agrees_with_sacct() { # jobid record
         jis "$2" 'r["derived_exit_code"]' "$dec" && jis "$2" 'r["time_limit"]' "$tl"
 }
 
-# one test cluster per machine (fixed namespace names): wait while another runs
-wait_cluster_free() {
-    local t0 ns busy
-    t0=$(date +%s)
-    while :; do
-        busy=
-        for ns in /run/netns/attrib-node-*; do
-            [ -e "$ns" ] && [ -n "$(ip netns pids "${ns##*/}" 2>/dev/null)" ] && busy=${ns##*/}
-        done
-        [ -z "$busy" ] && return 0
-        if [ $(($(date +%s) - t0)) -ge "${ATTRIB_CLUSTER_WAIT:-900}" ]; then
-            echo "# another test cluster still runs ($busy) after ${ATTRIB_CLUSTER_WAIT:-900} s" >&2
-            return 1
-        fi
-        [ $(($(date +%s) - t0)) -eq 0 ] && echo "# another test cluster runs ($busy): waiting" >&2
-        sleep 2
-    done
-}
 
 # ---- start ----------------------------------------------------------------------
 export ATTRIB_JOBCOMP=jobcomp/attrib
@@ -346,8 +330,8 @@ check "task records: spool and job dir mode 700, files 600, no temporary file" \
     sh -c "[ '$(mode_of "$nodespool")' = 700 ] && [ '$(mode_of "$tdir")' = 700 ] && [ \"\$(stat -c %a '$tdir'/*.json | sort -u)\" = 600 ] && ! ls -A '$tdir' | grep -q '^\\.'"
 check "task records: the completed job's srun step and batch script" \
     sh -c "[ -f '$nodespool/$jc/task-0-0.json' ] && [ -f '$nodespool/$jc/task-batch-0.json' ]"
-check "task records: the cancelled job's batch script (signal 9 or 15, no GPU: gpu null)" \
-    jall "$nodespool/$jx/task-batch-0.json" 'r["signal"] in (9, 15)' true 'r["gpu"]' null
+check "task records: the cancelled job's batch script (killed: signal 9 or 15, or the shell's exit 137 or 143; no GPU: gpu null)" \
+    jall "$nodespool/$jx/task-batch-0.json" 'r["signal"] in (9, 15) or r["exit_code"] in (137, 143)' true 'r["gpu"]' null
 check "task records: none for the job that never started" test ! -e "$nodespool/$jh"
 
 echo "# task records checked ($(since "$t0") s)"

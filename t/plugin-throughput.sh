@@ -37,24 +37,7 @@ tmp=$(mktemp -d /tmp/attrib-plugin-tp.XXXXXX)
 chmod 0755 "$tmp"
 trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
-# one test cluster per machine (fixed namespace names): wait while another runs
-wait_cluster_free() {
-    local t0 ns busy
-    t0=$(date +%s)
-    while :; do
-        busy=
-        for ns in /run/netns/attrib-node-*; do
-            [ -e "$ns" ] && [ -n "$(ip netns pids "${ns##*/}" 2>/dev/null)" ] && busy=${ns##*/}
-        done
-        [ -z "$busy" ] && return 0
-        if [ $(($(date +%s) - t0)) -ge "${ATTRIB_CLUSTER_WAIT:-900}" ]; then
-            echo "# another test cluster still runs ($busy) after ${ATTRIB_CLUSTER_WAIT:-900} s" >&2
-            return 1
-        fi
-        [ $(($(date +%s) - t0)) -eq 0 ] && echo "# another test cluster runs ($busy): waiting" >&2
-        sleep 2
-    done
-}
+. "$top/t/cluster/lib.sh"
 
 # run MODE: start the cluster, submit the jobs, wait for all to end; prints seconds
 run() {

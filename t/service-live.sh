@@ -73,23 +73,7 @@ ok "the test cluster starts"
 eval "$("$CLUSTER" env)"
 export ATTRIB_MUNGE_SOCKET	# the service decodes with the cluster's munged
 
-# sacct is fed asynchronously: poll for the final state (see smoke.sh)
-sacct_final() { # jobid [timeout]
-	local j=$1 limit=${2:-60} t0 line
-	t0=$(date +%s)
-	while :; do
-		line=$(sacct -n -P -X -j "$j" -o State,JobName 2>/dev/null | head -n1 || true)
-		case ${line%%|*} in
-		FAILED | CANCELLED* | TIMEOUT | NODE_FAIL | COMPLETED)
-			case $line in *'|allocation') ;; *) echo "${line%%|*}"; return 0 ;; esac ;;
-		esac
-		[ $(($(date +%s) - t0)) -ge "$limit" ] && { echo "${line:-none}"; return 1; }
-		sleep 0.5
-	done
-}
-field() { # jobid field (UTC times)
-	TZ=UTC SLURM_TIME_FORMAT='%Y-%m-%dT%H:%M:%SZ' sacct -n -P -X -j "$1" -o "$2" | head -n1
-}
+. "$SRC/t/cluster/lib.sh"
 
 # ---- two failing jobs ----
 OUT=$W/out

@@ -14,12 +14,18 @@ struct identity {
 	struct lh_table *names;	/* lower-case name, short name or IP -> node + 1 */
 	int *rank_node;		/* rank -> node, -1 */
 	int nrank;
-	struct strlist gpu_key, gpu_pci;	/* "node/gpu" -> pci */
+	struct lh_table *gpus;	/* "node/gGPU" or "node/pPID" -> normalised PCI id */
 };
 
 static void free_key(struct lh_entry *e)
 {
 	free((void *)lh_entry_k(e));
+}
+
+static void free_key_value(struct lh_entry *e)
+{
+	free((void *)lh_entry_k(e));
+	free((void *)lh_entry_v(e));
 }
 
 static char *lower(const char *s, size_t n)
@@ -48,6 +54,7 @@ struct identity *identity_new(const struct job *job)
 
 	id->job = job;
 	id->names = lh_kchar_table_new(64 + job->nodes.n * 4, free_key);
+	id->gpus = lh_kchar_table_new(64 + job->nranks * 2, free_key_value);
 	for (int i = 0; i < job->nodes.n; i++)
 		learn(id, job->nodes.v[i], strlen(job->nodes.v[i]), i);
 	/* short names after all full names, so a full name always wins */
@@ -68,8 +75,7 @@ void identity_free(struct identity *id)
 		return;
 	lh_table_free(id->names);
 	free(id->rank_node);
-	strlist_free(&id->gpu_key);
-	strlist_free(&id->gpu_pci);
+	lh_table_free(id->gpus);
 	free(id);
 }
 
@@ -142,10 +148,9 @@ void identity_learn_rank(struct identity *id, int rank, int node)
  * so the process is the reliable key). */
 static void learn_gpu_key(struct identity *id, const char *key, const char *norm)
 {
-	if (strlist_has(&id->gpu_key, key))
+	if (lh_table_lookup_entry(id->gpus, key))	/* first writer wins */
 		return;
-	strlist_add(&id->gpu_key, key);
-	strlist_add(&id->gpu_pci, norm);
+	lh_table_insert(id->gpus, xstrdup(key), xstrdup(norm));
 }
 
 void identity_learn_gpu(struct identity *id, int node, const char *gpu, const char *pid,
@@ -178,9 +183,9 @@ const char *identity_gpu_pci(const struct identity *id, int node, const char *gp
 			snprintf(key, sizeof(key), "%d/g%s", node, gpu);
 		else
 			continue;
-		for (int i = 0; i < id->gpu_key.n; i++)
-			if (!strcmp(id->gpu_key.v[i], key))
-				return id->gpu_pci.v[i];
+		void *v;
+		if (lh_table_lookup_ex(id->gpus, key, &v))
+			return v;
 	}
 	return NULL;
 }

@@ -38,6 +38,7 @@ struct file_scan {
 	long line_no;
 	/* neighbour time cache */
 	size_t next_from, next_at;
+	size_t clear_from, clear_to;	/* no line here has a time of its own */
 	double next_time;
 	bool next_found;
 	double prev_time;
@@ -135,7 +136,12 @@ static void neighbour_time(struct file_scan *f, size_t start, size_t end, double
 		return;
 	}
 	f->next_found = false;
-	size_t p = end < f->len ? end + 1 : f->len;
+	size_t p = end < f->len ? end + 1 : f->len, from = p;
+	/* lines already searched in vain are not searched again (thousands of
+	 * ranks' NCCL lines in a row carry no time: each hit among them would
+	 * otherwise re-read the same stretch) */
+	if (f->clear_from <= p && p < f->clear_to)
+		p = f->clear_to;
 	for (int i = 0; i < NEIGHBOUR_LINES && p < f->len; i++) {
 		size_t e = line_end_of(f, p);
 		double tt;
@@ -150,6 +156,9 @@ static void neighbour_time(struct file_scan *f, size_t start, size_t end, double
 		}
 		p = e + 1;
 	}
+	if (!(f->clear_from <= from && from <= f->clear_to))
+		f->clear_from = from;
+	f->clear_to = p;
 	if (f->prev_found) {
 		*t = f->prev_time;
 		return;

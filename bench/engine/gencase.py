@@ -24,8 +24,8 @@ plus expected.json (the planted cause, for the benchmark's verdict check):
 
 Scaling: node logs are built from a few seeded templates (one per format
 and variant) in which only the host name differs, so generating 1,024
-nodes costs little more than writing the bytes.  A line is ~115 bytes on
-average: 1,024 nodes x 200k lines is ~24 GB; check `df -h` first.
+nodes costs little more than writing the bytes.  A line is ~133 bytes on
+average: 1,024 nodes x 200k lines is 27.3 GB; check `df -h` first.
 
 Python 3 standard library only; the same arguments give the same bytes.
 """

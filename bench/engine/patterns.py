@@ -12,6 +12,10 @@ from PCRE to a POSIX ERE that GNU grep -E and ripgrep both accept:
   look-arounds (?=..) (?!..) (?<=..) (?<!..) are dropped: the pattern then
   finds a superset of the lines, as Hyperscan's prefilter mode does
 
+Inside a bracket grep reads `\\[` as two characters (a backslash and `[`),
+rg as one: a negated set is then one character narrower for grep, never
+in a way the rules' cases notice.
+
 Patterns that cannot be written as a line-based ERE (a multi-line rule's
 \\n, back-references) are left out and counted.  Every kept pattern is
 checked against the rule's own inline cases: each positive case line

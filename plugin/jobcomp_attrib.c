@@ -182,15 +182,17 @@ static const char *state_name(uint32_t state)
  */
 static char *expand_stdio(const struct rec *r, const char *pat, const char *user)
 {
-	struct jbuf b;
+	char *path = NULL;
+	size_t len = 0;
 	const char *p;
+	FILE *b = open_memstream(&path, &len);
 
-	if (!jb_init(&b, 256))
+	if (!b)
 		return NULL;
 	if (pat[0] != '/' && r->work_dir) {
-		jb_raw(&b, r->work_dir, strlen(r->work_dir));
-		if (!b.len || b.p[b.len - 1] != '/')
-			jb_raw(&b, "/", 1);
+		fputs(r->work_dir, b);
+		if (!*r->work_dir || r->work_dir[strlen(r->work_dir) - 1] != '/')
+			fputc('/', b);
 	}
 	if (strchr(pat, '\\')) {
 		for (p = pat; *p; p++) {
@@ -199,7 +201,7 @@ static char *expand_stdio(const struct rec *r, const char *pat, const char *user
 					continue;
 				p++;
 			}
-			jb_raw(&b, p, 1);
+			fputc(*p, b);
 		}
 		goto out;
 	}
@@ -211,13 +213,13 @@ static char *expand_stdio(const struct rec *r, const char *pat, const char *user
 		if (*p != '%') {
 			size_t n = strcspn(p, "%");
 
-			jb_raw(&b, p, n);
+			fwrite(p, 1, n, b);
 			p += n;
 			continue;
 		}
 		p++;
 		if (*p == '%') {
-			jb_raw(&b, "%", 1);
+			fputc('%', b);
 			p++;
 			continue;
 		}
@@ -229,61 +231,60 @@ static char *expand_stdio(const struct rec *r, const char *pat, const char *user
 		}
 		switch (*p) {
 		case 'a':
-			jb_fmt(&b, "%0*" PRIu32, (int)width, r->array_task_id);
+			fprintf(b, "%0*" PRIu32, (int)width, r->array_task_id);
 			break;
 		case 'A':
-			jb_fmt(&b, "%0*" PRIu32, (int)width,
+			fprintf(b, "%0*" PRIu32, (int)width,
 			       r->array_task_id == NO_VAL ? r->job_id : r->array_job_id);
 			break;
 		case 'j':
 		case 'J': /* the batch step: no ".step" */
-			jb_fmt(&b, "%0*" PRIu32, (int)width, r->job_id);
+			fprintf(b, "%0*" PRIu32, (int)width, r->job_id);
 			break;
 		case 'n': /* node and task of the batch script: 0 */
 		case 't':
-			jb_fmt(&b, "%0*u", (int)width, 0u);
+			fprintf(b, "%0*u", (int)width, 0u);
 			break;
 		case 'N':
 			if (r->batch_host)
-				jb_raw(&b, r->batch_host, strlen(r->batch_host));
+				fputs(r->batch_host, b);
 			break;
 		case 's':
-			jb_raw(&b, "batch", 5);
+			fputs("batch", b);
 			break;
 		case 'u':
 			if (user)
-				jb_raw(&b, user, strlen(user));
+				fputs(user, b);
 			break;
 		case 'x':
 			if (r->name)
-				jb_raw(&b, r->name, strlen(r->name));
+				fputs(r->name, b);
 			break;
 		default: /* not a pattern: kept as written */
-			jb_raw(&b, pct, (size_t)(p - pct) + (*p ? 1 : 0));
+			fwrite(pct, 1, (size_t)(p - pct) + (*p ? 1 : 0), b);
 			if (!*p)
 				continue;
 		}
 		p++;
 	}
 out:
-	if (b.failed) {
-		jb_free(&b);
+	if (ferror(b) | fclose(b)) {
+		free(path);
 		return NULL;
 	}
-	return b.p;
+	return path;
 }
 
-/* serialise r into b (reset first); the record is job.json of the contract
- * plus uid, gid, std_out, std_err, work_dir, batch_host, attempt */
-static void rec_json(struct jbuf *b, const struct rec *r)
+/* r as one line of JSON (malloc; NULL when out of memory): job.json of the
+ * contract plus uid, gid, std_out, std_err, work_dir, batch_host, attempt */
+static char *rec_json(const struct rec *r, size_t *len)
 {
-	char ec[32], dec[32], limit[64], pwbuf[4096], *out = NULL, *err = NULL;
+	char ec[32], dec[32], limit[64], id[16], pwbuf[4096], *out = NULL, *err = NULL, *line;
 	const char *user = r->user;
 	struct passwd pw, *pwp = NULL;
+	struct json_object *o, *nodes;
 	time_t start = r->start;
 
-	b->len = 0;
-	b->failed = false;
 	if (!user && getpwuid_r((uid_t)r->uid, &pw, pwbuf, sizeof(pwbuf), &pwp) == 0 && pwp)
 		user = pw.pw_name;
 	/* never started (cancelled while pending): a zero-length run */
@@ -303,53 +304,56 @@ static void rec_json(struct jbuf *b, const struct rec *r)
 	else if (out)
 		err = strdup(out); /* stderr goes where stdout goes */
 
-	jb_begin(b, '{');
-	jb_kstr(b, "schema", "attrib.job/v1");
-	jb_key(b, "job_id");
-	jb_fmt(b, "\"%" PRIu32 "\"", r->job_id);
-	jb_kstr(b, "cluster", r->cluster);
-	jb_kstr(b, "user", user);
-	jb_kint(b, "uid", r->uid);
-	jb_kint(b, "gid", r->gid);
-	jb_kstr(b, "partition", r->partition);
-	jb_kstr(b, "name", r->name);
-	jb_key(b, "nodes");
-	jb_begin(b, '[');
+	if (!(o = json_object_new_object()) || !(nodes = json_object_new_array())) {
+		json_object_put(o);
+		free(out);
+		free(err);
+		return NULL;
+	}
+	snprintf(id, sizeof(id), "%" PRIu32, r->job_id);
+	jo_str(o, "schema", "attrib.job/v1");
+	jo_str(o, "job_id", id);
+	jo_str(o, "cluster", r->cluster);
+	jo_str(o, "user", user);
+	jo_int(o, "uid", r->uid);
+	jo_int(o, "gid", r->gid);
+	jo_str(o, "partition", r->partition);
+	jo_str(o, "name", r->name);
+	json_object_object_add(o, "nodes", nodes);
 	if (r->nodes && *r->nodes) {
 		hostlist_t hl = hostlist_create(r->nodes);
 		char *h;
 
 		while (hl && (h = hostlist_shift(hl))) {
-			jb_elem(b);
-			jb_string(b, h);
+			json_object_array_add(nodes, json_object_new_string(h));
 			free(h);
 		}
 		if (hl)
 			hostlist_destroy(hl);
 	}
-	jb_end(b, ']');
-	jb_ktime(b, "submit_time", r->submit);
-	jb_ktime(b, "start_time", start);
-	jb_ktime(b, "end_time", r->end);
-	jb_kstr(b, "state", state_name(r->job_state));
-	jb_kstr(b, "exit_code", ec);
-	jb_kstr(b, "derived_exit_code", dec);
-	jb_kstr(b, "reason", job_reason_string(r->state_reason));
-	jb_kint(b, "restart_count", r->restart_cnt);
-	jb_kint(b, "attempt", r->restart_cnt);
-	jb_kstr(b, "time_limit", limit);
+	jo_time(o, "submit_time", r->submit);
+	jo_time(o, "start_time", start);
+	jo_time(o, "end_time", r->end);
+	jo_str(o, "state", state_name(r->job_state));
+	jo_str(o, "exit_code", ec);
+	jo_str(o, "derived_exit_code", dec);
+	jo_str(o, "reason", job_reason_string(r->state_reason));
+	jo_int(o, "restart_count", r->restart_cnt);
+	jo_int(o, "attempt", r->restart_cnt);
+	jo_str(o, "time_limit", limit);
 	if (r->array_task_id != NO_VAL) {
-		jb_kint(b, "array_job_id", r->array_job_id);
-		jb_kint(b, "array_task_id", r->array_task_id);
+		jo_int(o, "array_job_id", r->array_job_id);
+		jo_int(o, "array_task_id", r->array_task_id);
 	}
-	jb_kstr(b, "std_out", out);
-	jb_kstr(b, "std_err", err);
-	jb_kstr(b, "work_dir", r->work_dir);
-	jb_kstr(b, "batch_host", r->batch_host && *r->batch_host ? r->batch_host : NULL);
-	jb_end(b, '}');
-	jb_raw(b, "\n", 1);
+	jo_str(o, "std_out", out);
+	jo_str(o, "std_err", err);
+	jo_str(o, "work_dir", r->work_dir);
+	jo_str(o, "batch_host", r->batch_host && *r->batch_host ? r->batch_host : NULL);
+	line = jo_line(o, len);
+	json_object_put(o);
 	free(out);
 	free(err);
+	return line;
 }
 
 /* LOC/jobs, created 0700 when missing; -1 on error (logged by the caller) */
@@ -399,7 +403,6 @@ static bool past_drain_deadline(void)
 
 static void *worker_main(void *arg)
 {
-	struct jbuf b;
 	unsigned gen = 0;
 	int dirfd = -1;
 	time_t err_logged_at = 0;
@@ -409,10 +412,6 @@ static void *worker_main(void *arg)
 	/* signals are slurmctld's business (its signal thread) */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	if (!jb_init(&b, 4096)) {
-		error("%s: out of memory; no job records will be written", plugin_type);
-		/* keep draining the queue so that it does not pin memory */
-	}
 	pthread_mutex_lock(&q_lock);
 	for (;;) {
 		struct rec *batch, *r;
@@ -450,10 +449,11 @@ static void *worker_main(void *arg)
 		}
 		free(dir);
 		while ((r = batch)) {
-			char name[64], tmp[72], err[512];
+			char name[64], tmp[72], err[512], *line;
+			size_t len = 0;
 
 			batch = r->next;
-			if (late || dirfd < 0 || !b.p) {
+			if (late || dirfd < 0) {
 				if (late)
 					n_late++;
 				else
@@ -464,11 +464,11 @@ static void *worker_main(void *arg)
 			snprintf(name, sizeof(name), "%" PRIu32 ".%u.json", r->job_id,
 				 (unsigned)r->restart_cnt);
 			snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
-			rec_json(&b, r);
-			if (b.failed) {
+			line = rec_json(r, &len);
+			if (!line) {
 				n_failed++;
 				error("%s: job %" PRIu32 ": out of memory", plugin_type, r->job_id);
-			} else if (write_atomic_at(dirfd, name, tmp, b.p, b.len, 0600, true,
+			} else if (write_atomic_at(dirfd, name, tmp, line, len, 0600, true,
 						   err, sizeof(err)) < 0) {
 				n_failed++;
 				now = time(NULL);
@@ -489,6 +489,7 @@ static void *worker_main(void *arg)
 				n_ok++;
 				debug("%s: wrote job record %s", plugin_type, name);
 			}
+			free(line);
 			free(r);
 			/* a record written late in a drain would hold up shutdown */
 			if (!late && past_drain_deadline())
@@ -510,7 +511,6 @@ static void *worker_main(void *arg)
 	pthread_mutex_unlock(&q_lock);
 	if (dirfd >= 0)
 		close(dirfd);
-	jb_free(&b);
 	return arg;
 }
 

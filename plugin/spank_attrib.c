@@ -229,39 +229,36 @@ static int open_job_dir(uint32_t job_id)
 static void write_task(const struct task *t, time_t start, const int *status, time_t exit_time)
 {
 	char fname[64], tmp[96], err[512];
-	struct jbuf b;
+	struct json_object *o = json_object_new_object();
+	char *line = NULL, id[16];
+	size_t len = 0;
 	int dfd;
 
-	if (!jb_init(&b, 512)) {
+	if (o) {
+		jo_int(o, "rank", t->rank);
+		jo_str(o, "node", t->node);
+		jo_int(o, "local_rank", t->local_rank);
+		jo_str(o, "step", t->step);
+		jo_str(o, "gpu", t->gpu[0] ? t->gpu : NULL); /* null: no GPU in the step */
+		jo_int(o, "pid", t->pid);
+		jo_time(o, "start_time", start);
+		if (status) {
+			jo_int(o, "exit_code", WIFEXITED(*status) ? WEXITSTATUS(*status) : 0);
+			jo_int(o, "signal", WIFSIGNALED(*status) ? WTERMSIG(*status) : 0);
+			jo_time(o, "exit_time", exit_time);
+		}
+		snprintf(id, sizeof(id), "%" PRIu32, t->job_id);
+		jo_str(o, "job_id", id);
+		line = jo_line(o, &len);
+		json_object_put(o);
+	}
+	if (!line) {
 		slurm_error("%s: job %" PRIu32 " task %" PRIu32 ": out of memory", TAG, t->job_id,
 			    t->rank);
-		return;
-	}
-	jb_begin(&b, '{');
-	jb_kint(&b, "rank", t->rank);
-	jb_kstr(&b, "node", t->node);
-	jb_kint(&b, "local_rank", t->local_rank);
-	jb_kstr(&b, "step", t->step);
-	jb_kstr(&b, "gpu", t->gpu[0] ? t->gpu : NULL); /* null: no GPU in the step */
-	jb_kint(&b, "pid", t->pid);
-	jb_ktime(&b, "start_time", start);
-	if (status) {
-		jb_kint(&b, "exit_code", WIFEXITED(*status) ? WEXITSTATUS(*status) : 0);
-		jb_kint(&b, "signal", WIFSIGNALED(*status) ? WTERMSIG(*status) : 0);
-		jb_ktime(&b, "exit_time", exit_time);
-	}
-	jb_key(&b, "job_id");
-	jb_fmt(&b, "\"%" PRIu32 "\"", t->job_id);
-	jb_end(&b, '}');
-	jb_raw(&b, "\n", 1);
-	if (b.failed) {
-		slurm_error("%s: job %" PRIu32 " task %" PRIu32 ": out of memory", TAG, t->job_id,
-			    t->rank);
-		jb_free(&b);
 		return;
 	}
 	if ((dfd = open_job_dir(t->job_id)) < 0) {
-		jb_free(&b);
+		free(line);
 		return;
 	}
 	snprintf(fname, sizeof(fname), "task-%s-%" PRIu32 ".json", t->step, t->rank);
@@ -273,11 +270,11 @@ static void write_task(const struct task *t, time_t start, const int *status, ti
 	 * reaping loop); the directory is not (the Epilog reads the records
 	 * from the page cache moments later).
 	 */
-	if (write_atomic_at(dfd, fname, tmp, b.p, b.len, 0600, status != NULL, err,
+	if (write_atomic_at(dfd, fname, tmp, line, len, 0600, status != NULL, err,
 			    sizeof(err)) < 0)
 		slurm_error("%s: %s/%" PRIu32 ": %s", TAG, spool, t->job_id, err);
 	close(dfd);
-	jb_free(&b);
+	free(line);
 }
 
 /* slurmstepd, as root, after forking the task (it waits to exec) */

@@ -1,5 +1,5 @@
 /*
- * Helpers shared by the Slurm plugins: JSON text, RFC 3339 times, atomic
+ * Helpers shared by the Slurm plugins: JSON records (json-c), RFC 3339 times, atomic
  * writes under a directory descriptor. See util.h.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -11,92 +11,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-bool jb_init(struct jbuf *b, size_t cap)
-{
-	memset(b, 0, sizeof(*b));
-	if (cap < 64)
-		cap = 64;
-	if (!(b->p = malloc(cap))) {
-		b->failed = true;
-		return false;
-	}
-	b->cap = cap;
-	b->p[0] = '\0';
-	return true;
-}
-
-void jb_free(struct jbuf *b)
-{
-	free(b->p);
-	memset(b, 0, sizeof(*b));
-}
-
-static bool jb_reserve(struct jbuf *b, size_t n)
-{
-	size_t cap;
-	char *p;
-
-	if (b->failed)
-		return false;
-	if (b->len + n + 1 <= b->cap)
-		return true;
-	cap = b->cap ? b->cap : 64;
-	while (cap < b->len + n + 1) {
-		if (cap > SIZE_MAX / 2) {
-			b->failed = true;
-			return false;
-		}
-		cap *= 2;
-	}
-	if (!(p = realloc(b->p, cap))) {
-		b->failed = true;
-		return false;
-	}
-	b->p = p;
-	b->cap = cap;
-	return true;
-}
-
-void jb_raw(struct jbuf *b, const char *s, size_t n)
-{
-	if (!jb_reserve(b, n))
-		return;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-void jb_fmt(struct jbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->failed)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		b->failed = true;
-		return;
-	}
-	if ((size_t)n >= b->cap - b->len) {
-		if (!jb_reserve(b, (size_t)n))
-			return;
-		va_start(ap, fmt);
-		vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-	}
-	b->len += (size_t)n;
-}
 
 /*
  * Length of the valid UTF-8 sequence at s (1..4), or 0 when the bytes there
@@ -136,104 +56,68 @@ static size_t utf8_len(const unsigned char *s)
 	return 0;
 }
 
-void jb_string(struct jbuf *b, const char *str)
+/* s with every byte that is not valid UTF-8 replaced by U+FFFD (json-c
+ * passes bytes >= 0x80 through unchecked; the records must be strict
+ * UTF-8 for every reader).  NULL on allocation failure. */
+static char *utf8_clean(const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	const unsigned char *run;
+	size_t n = strlen(str), o = 0, k;
+	char *out = malloc(n * 3 + 1);	/* each bad byte becomes 3 */
 
-	if (!str) {
-		jb_raw(b, "null", 4);
+	if (!out)
+		return NULL;
+	while (*s) {
+		if ((k = utf8_len(s)) > 0) {
+			memcpy(out + o, s, k);
+			o += k;
+			s += k;
+		} else {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			s++;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+void jo_str(struct json_object *o, const char *key, const char *val)
+{
+	char *clean;
+
+	if (!val) {
+		json_object_object_add(o, key, NULL);
 		return;
 	}
-	jb_raw(b, "\"", 1);
-	run = s;
-	while (*s) {
-		const char *esc = NULL;
-		char ubuf[8];
-		size_t n;
-
-		if (*s >= 0x20 && *s < 0x7f && *s != '"' && *s != '\\') {
-			s++;
-			continue;
-		}
-		if (*s >= 0x80 && (n = utf8_len(s)) > 0) {
-			s += n;
-			continue;
-		}
-		jb_raw(b, (const char *)run, (size_t)(s - run));
-		switch (*s) {
-		case '"': esc = "\\\""; break;
-		case '\\': esc = "\\\\"; break;
-		case '\b': esc = "\\b"; break;
-		case '\f': esc = "\\f"; break;
-		case '\n': esc = "\\n"; break;
-		case '\r': esc = "\\r"; break;
-		case '\t': esc = "\\t"; break;
-		default:
-			if (*s >= 0x80) {
-				esc = "\\ufffd"; /* not UTF-8: replacement character */
-			} else {
-				snprintf(ubuf, sizeof(ubuf), "\\u%04x", *s);
-				esc = ubuf;
-			}
-		}
-		jb_raw(b, esc, strlen(esc));
-		s++;
-		run = s;
-	}
-	jb_raw(b, (const char *)run, (size_t)(s - run));
-	jb_raw(b, "\"", 1);
+	clean = utf8_clean(val);
+	json_object_object_add(o, key, clean ? json_object_new_string(clean) : NULL);
+	free(clean);
 }
 
-void jb_begin(struct jbuf *b, char open)
+void jo_int(struct json_object *o, const char *key, long long val)
 {
-	jb_raw(b, &open, 1);
-	b->comma = false;
+	json_object_object_add(o, key, json_object_new_int64(val));
 }
 
-void jb_end(struct jbuf *b, char close)
-{
-	jb_raw(b, &close, 1);
-	b->comma = true;
-}
-
-void jb_elem(struct jbuf *b)
-{
-	if (b->comma)
-		jb_raw(b, ",", 1);
-	b->comma = true;
-}
-
-void jb_key(struct jbuf *b, const char *key)
-{
-	jb_elem(b);
-	jb_string(b, key);
-	jb_raw(b, ":", 1);
-	/* the value follows; after it a comma is needed */
-	b->comma = true;
-}
-
-void jb_kstr(struct jbuf *b, const char *key, const char *val)
-{
-	jb_key(b, key);
-	jb_string(b, val);
-}
-
-void jb_kint(struct jbuf *b, const char *key, long long val)
-{
-	jb_key(b, key);
-	jb_fmt(b, "%lld", val);
-}
-
-void jb_ktime(struct jbuf *b, const char *key, time_t t)
+void jo_time(struct json_object *o, const char *key, time_t t)
 {
 	char tb[32];
 
-	jb_key(b, key);
-	if (t <= 0)
-		jb_raw(b, "null", 4);
-	else
-		jb_string(b, fmt_rfc3339(t, tb, sizeof(tb)));
+	json_object_object_add(o, key,
+			       t > 0 ? json_object_new_string(fmt_rfc3339(t, tb, sizeof(tb))) : NULL);
+}
+
+char *jo_line(struct json_object *o, size_t *len)
+{
+	const char *text = json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	char *line;
+
+	if (!text || asprintf(&line, "%s\n", text) < 0)
+		return NULL;
+	*len = strlen(line);
+	return line;
 }
 
 char *fmt_rfc3339(time_t t, char *buf, size_t len)

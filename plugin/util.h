@@ -1,8 +1,8 @@
 /*
  * Helpers shared by the Slurm plugins (jobcomp/attrib, spank attrib):
- * a JSON text builder that escapes every string it is given, RFC 3339
- * times, and an atomic write (temporary file, fsync, rename) relative to a
- * directory descriptor.
+ * JSON members through json-c (strict UTF-8), RFC 3339 times, and an
+ * atomic write (temporary file, fsync, rename) relative to a directory
+ * descriptor.
  *
  * Nothing here uses Slurm: the same object is linked into both plugins.
  * None of these names is exported (see plugin/plugin.map).
@@ -17,29 +17,16 @@
 #include <sys/types.h>
 #include <time.h>
 
-/* A growing text buffer. On allocation failure it stops growing and sets
- * failed; callers check failed once at the end. */
-struct jbuf {
-	char *p;
-	size_t len, cap;
-	bool failed;
-	bool comma; /* the next member needs a leading comma */
-};
+#include <json-c/json.h>
 
-bool jb_init(struct jbuf *b, size_t cap);
-void jb_free(struct jbuf *b);
-void jb_raw(struct jbuf *b, const char *s, size_t n);
-void jb_fmt(struct jbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* "s" as a JSON string (null when s is NULL): quote and backslash escaped,
- * control characters as \uXXXX (or \n \t ...), invalid UTF-8 as U+FFFD. */
-void jb_string(struct jbuf *b, const char *s);
-void jb_begin(struct jbuf *b, char open); /* '{' or '[' */
-void jb_end(struct jbuf *b, char close);  /* '}' or ']' */
-void jb_key(struct jbuf *b, const char *key);
-void jb_elem(struct jbuf *b); /* comma before an array element */
-void jb_kstr(struct jbuf *b, const char *key, const char *val);
-void jb_kint(struct jbuf *b, const char *key, long long val);
-void jb_ktime(struct jbuf *b, const char *key, time_t t); /* null when t <= 0 */
+/* Members of a JSON record, built with json-c.  Strings are made strict
+ * UTF-8 first (invalid bytes become U+FFFD); NULL strings and times <= 0
+ * are null. */
+void jo_str(struct json_object *o, const char *key, const char *val);
+void jo_int(struct json_object *o, const char *key, long long val);
+void jo_time(struct json_object *o, const char *key, time_t t);
+/* o as one line of compact JSON with a newline (malloc), or NULL. */
+char *jo_line(struct json_object *o, size_t *len);
 
 /* "YYYY-MM-DDTHH:MM:SSZ"; returns buf. */
 char *fmt_rfc3339(time_t t, char *buf, size_t len);

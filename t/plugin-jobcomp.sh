@@ -187,7 +187,8 @@ jf=$(sbatch --parsable -N3 -n6 --gres=gpu:2 --time=10 -J fail3 --chdir="$wd" \
     --wrap 'srun -N3 -n6 sh -c "echo rank \$SLURM_PROCID on \$(hostname) gpus \$CUDA_VISIBLE_DEVICES; sleep 1; [ \$SLURM_PROCID -ne 4 ] || exit 3"')
 jc=$(sbatch --parsable -N1 -J okjob --chdir="$wd" --wrap 'srun true')
 jx=$(sbatch --parsable -N1 -J cancelme --chdir="$wd" -o "$wd/logs/cancel-%j.out" --wrap 'sleep 300')
-jh=$(sbatch --parsable -H -N1 -J held --chdir="$wd" --wrap 'true')
+# a name with a quote, a backslash, a tab and a byte that is not UTF-8
+jh=$(sbatch --parsable -H -N1 -J $'held"\\\t\xff' --chdir="$wd" --wrap 'true')
 ja=$(sbatch --parsable -a 1-2 -N1 -J arr --chdir="$wd" --wrap 'true')
 jr=$(sbatch --parsable --requeue -N1 -J rq --chdir="$wd" --wrap 'sleep 300')
 echo "# jobs: failing $jf, completing $jc, cancelled while running $jx," \
@@ -258,6 +259,11 @@ check "cancelled job: state CANCELLED, exit code 0:0" \
 check "cancelled job: record agrees with sacct" agrees_with_sacct "$jx" "$r"
 
 r=$(rec "$jh")
+check "held job: a hostile name is strict UTF-8 JSON, invalid byte as U+FFFD" \
+    python3 -c "
+import json, sys
+r = json.loads(open('$r', 'rb').read().decode('utf-8', 'strict'))
+sys.exit(r['name'] != 'held\"\\\\\t\ufffd')"
 check "held job cancelled before it started: CANCELLED, no nodes, start = end" \
     jall "$r" 'r["state"]' CANCELLED 'r["nodes"]' '[]' 'r["start_time"] == r["end_time"]' true 'r["batch_host"]' null
 

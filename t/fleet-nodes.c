@@ -6,6 +6,7 @@
  * slurmctld cannot be asked: "unknown" with one line on stderr.  Also
  * store_node_faults itself, and the webhook queue's store functions. */
 #include <check.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,6 +466,43 @@ START_TEST(webhook_queue)
 }
 END_TEST
 
+/* A v2 store (before the webhook queue) is upgraded in place: its results
+ * kept, the queue added; readers (show, list, nodes) read v2 as it is. */
+START_TEST(store_upgrade_from_v2)
+{
+	char *d = tmpdir(), db[600], err[256];
+	sqlite3 *raw;
+	sqlite3_stmt *q;
+	store *s;
+
+	snprintf(db, sizeof(db), "%s/attrib.db", d);
+	s = store_open(db, false, err, sizeof(err));
+	struct store_row r = { .job_id = "5", .attempt = 0, .created = 1, .result_json = "{}" };
+	ck_assert_int_eq(store_put(s, &r, NULL, 1), 1);
+	store_close(s);
+	ck_assert_int_eq(sqlite3_open(db, &raw), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(raw, "DROP TABLE webhook_queue; PRAGMA user_version=2", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(raw);
+	s = store_open(db, true, err, sizeof(err));
+	ck_assert_msg(s != NULL, "a v2 store read-only: %s", err);
+	ck_assert_int_eq(store_has_result(s, "5", 0), 1);
+	store_close(s);
+	s = store_open(db, false, err, sizeof(err));
+	ck_assert_msg(s != NULL, "%s", err);
+	ck_assert_int_eq(store_has_result(s, "5", 0), 1);
+	ck_assert_int_eq(store_webhook_pending(s), 0);	/* the table is there */
+	store_close(s);
+	ck_assert_int_eq(sqlite3_open(db, &raw), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &q, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+	ck_assert_int_eq(sqlite3_column_int(q, 0), 3);
+	sqlite3_finalize(q);
+	sqlite3_close(raw);
+	rmtree(d);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fleet");
@@ -479,6 +517,7 @@ int main(void)
 	tcase_add_test(t, list_filters);
 	tcase_add_test(t, store_rows);
 	tcase_add_test(t, webhook_queue);
+	tcase_add_test(t, store_upgrade_from_v2);
 	suite_add_tcase(s, t);
 	svc_log_set_level(SVC_ERROR);
 	return run_suite(s);

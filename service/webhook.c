@@ -111,8 +111,8 @@ static int deliver_due(store *s, CURL *c, bool all)
 		struct comment_item *it = &items[i];
 
 		if (!it->text)
-			continue;
-		if (post(c, it, err, sizeof(err)) == 0) {
+			snprintf(err, sizeof(err), "out of memory");
+		if (it->text && post(c, it, err, sizeof(err)) == 0) {
 			store_webhook_done(s, it->job_id, it->attempt, (long long)time(NULL));
 			atomic_fetch_add(&svc_metrics.webhook_delivered, 1);
 			svc_log(SVC_INFO, "job %s attempt %ld: delivered to the webhook", it->job_id,
@@ -159,13 +159,17 @@ static void *webhook_thread(void *arg)
 		first = false;
 		atomic_store(&svc_metrics.webhook_queue, store_webhook_pending(s));
 
+		/* until the next try is due (at least 1 s: an item the store
+		 * could not reschedule is not retried in a tight loop), at most
+		 * 60 s; a full batch goes on at once, a kick wakes it */
 		long long next = store_webhook_next(s), now = time(NULL);
+		long wait = next < 0 || next - now > 60 ? 60 : next - now < 1 ? 1 : (long)(next - now);
 		pthread_mutex_lock(&W.lock);
-		if (!W.stop && !W.kick && n < WEBHOOK_BATCH && (next < 0 || next > now)) {
+		if (!W.stop && !W.kick && n < WEBHOOK_BATCH) {
 			struct timespec ts;
 
 			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_sec += next < 0 || next - now > 60 ? 60 : next - now;
+			ts.tv_sec += wait;
 			pthread_cond_timedwait(&W.cond, &W.lock, &ts);
 		}
 		bool stop = W.stop;

@@ -503,6 +503,35 @@ START_TEST(store_upgrade_from_v2)
 }
 END_TEST
 
+/* Drain decisions recorded through the store are counted for /metrics,
+ * whoever records them (attrib drain, the service's drain policy). */
+START_TEST(drains_counted)
+{
+	char *d = tmpdir(), db[600], err[256], *m;
+	store *s;
+
+	snprintf(db, sizeof(db), "%s/attrib.db", d);
+	s = store_open(db, false, err, sizeof(err));
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(store_add_drain(s, "1", 0, "n1", "r", "dry-run", "t", 1), 0);
+	ck_assert_int_eq(store_add_drain(s, "1", 0, "n1", "r", "drained", "t", 1), 0);
+	ck_assert_int_eq(store_add_drain(s, "1", 0, "n2", "r", "drained (forced)", "t", 1), 0);
+	ck_assert_int_eq(store_add_drain(s, "1", 0, "-", "r", "refused", "t", 1), 0);
+	ck_assert_int_eq(store_add_drain(s, "1", 0, "-", "r", "whatever", "t", 1), 0);
+	store_close(s);
+	m = metrics_render();
+	ck_assert_ptr_nonnull(m);
+	ck_assert_msg(strstr(m, "attrib_drains_total{decision=\"dry_run\"} 1\n") != NULL, "%s", m);
+	ck_assert_msg(strstr(m, "attrib_drains_total{decision=\"drained\"} 1\n") != NULL, "%s", m);
+	ck_assert_msg(strstr(m, "attrib_drains_total{decision=\"forced\"} 1\n") != NULL, "%s", m);
+	ck_assert_msg(strstr(m, "attrib_drains_total{decision=\"refused\"} 1\n") != NULL, "%s", m);
+	ck_assert_msg(strstr(m, "attrib_drains_total{decision=\"failed\"} 0\n") != NULL, "%s", m);
+	ck_assert_msg(strstr(m, "attrib_drains_total{decision=\"other\"} 1\n") != NULL, "%s", m);
+	free(m);
+	rmtree(d);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fleet");
@@ -518,6 +547,7 @@ int main(void)
 	tcase_add_test(t, store_rows);
 	tcase_add_test(t, webhook_queue);
 	tcase_add_test(t, store_upgrade_from_v2);
+	tcase_add_test(t, drains_counted);
 	suite_add_tcase(s, t);
 	svc_log_set_level(SVC_ERROR);
 	return run_suite(s);

@@ -165,6 +165,36 @@ check "metrics: the missing bundles counted as coverage gaps" \
 	sh -c "curl -s '$URL/metrics' | grep -Eq '^attrib_coverage_gaps_total\{source=\"nodes\",status=\"missing\"\} [1-9]'"
 check "metrics: the attribution latency observed once" test "$(metric attrib_attribution_latency_seconds_count)" = 1
 check "metrics: the analysis duration observed once" test "$(metric attrib_analysis_duration_seconds_count)" = 1
+curl -s "$URL/metrics" >"$T/metrics"
+check "metrics: Prometheus text format, histograms cumulative" python3 - "$T/metrics" <<'EOF'
+import re, sys
+sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[a-z_]+="[^"\\\n]*"(,[a-z_]+="[^"\\\n]*")*\})? (\S+)$')
+typed, buckets, counts = {}, {}, {}
+for line in open(sys.argv[1]):
+    line = line.rstrip("\n")
+    if line.startswith("# TYPE "):
+        _, _, name, kind = line.split(" ")
+        typed[name] = kind
+        continue
+    if line.startswith("# HELP "):
+        continue
+    m = sample.match(line)
+    if not m:
+        sys.exit("bad line: " + line)
+    name, value = m.group(1), float(m.group(4))
+    base = re.sub(r"_(bucket|sum|count)$", "", name)
+    if name not in typed and not (base in typed and typed[base] == "histogram"):
+        sys.exit("no TYPE for " + name)
+    if name.endswith("_bucket"):
+        buckets.setdefault(base, []).append(value)
+    if name.endswith("_count") and base in typed:
+        counts[base] = value
+for base, b in buckets.items():
+    if b != sorted(b) or b[-1] != counts[base]:
+        sys.exit("histogram %s: %s, count %s" % (base, b, counts[base]))
+if len(buckets) != 2:
+    sys.exit("histograms: %s" % list(buckets))
+EOF
 
 # ---- a receiver that is down, then comes back: retried ----
 receiver_stop

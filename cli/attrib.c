@@ -1,6 +1,7 @@
 /* attrib: the command line.  `attrib analyze CASE` diagnoses one job;
  * `attrib rules check` validates a rule catalog; `attrib serve` runs the
- * live pipeline's service, `attrib show`/`attrib list` read its store. */
+ * live pipeline's service, `attrib show`/`attrib list` read its store,
+ * `attrib nodes` ranks the nodes it blames. */
 #include <ctype.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -18,6 +19,7 @@
 #ifdef HAVE_SERVICE
 #include "conf.h"
 #include "service.h"
+#include "nodes.h"
 #endif
 
 enum { EXIT_USAGE = 1, EXIT_CASE = 2, EXIT_RULES = 3, EXIT_STORE = 4 };
@@ -37,6 +39,7 @@ static void usage(FILE *out)
 	      "  serve [--foreground]    run the service of the live pipeline\n"
 	      "  show JOBID [--json]     the stored diagnosis of a job\n"
 	      "  list [--since 7d] ...   the stored diagnoses\n"
+	      "  nodes [--since 30d] ... nodes ranked by the faults blamed on them\n"
 	      "  drain JOBID [--dry-run] drain the culprits of a stored diagnosis\n"
 	      "\n"
 	      "Options:\n"
@@ -240,7 +243,7 @@ static void usage_show(FILE *out)
 static void usage_list(FILE *out)
 {
 	fputs("Usage: attrib list [--since AGE|DATE] [--sub-domain X] [--node N] [--user U]\n"
-	      "                   [--json] [--config FILE]\n"
+	      "                   [--limit N] [--json] [--config FILE]\n"
 	      "\n"
 	      "Lists the stored diagnoses, newest first: job, attempt, user, end state,\n"
 	      "sub-domain, culprit nodes and root cause.\n"
@@ -250,7 +253,28 @@ static void usage_list(FILE *out)
 	      "  --sub-domain X    only this sub-domain (InfraHW, UserCode, ...)\n"
 	      "  --node N          only diagnoses that blame node N\n"
 	      "  --user U          only jobs of user U\n"
+	      "  --limit N         at most N (the newest)\n"
 	      "  --json            one JSON array\n"
+	      "Exit status: 0 listed (maybe nothing); 4 the store cannot be read.\n", out);
+}
+
+static void usage_nodes(FILE *out)
+{
+	fputs("Usage: attrib nodes [--since AGE|DATE] [--limit N] [--json] [--config FILE]\n"
+	      "\n"
+	      "The fleet view: every node the stored diagnoses name, ranked by the\n"
+	      "faults blamed on it (diagnoses naming it a culprit), then by how often it\n"
+	      "was affected, with its causes (root codes, else sub-domains, with\n"
+	      "counts), when it was last seen (its latest failed job's end) and its\n"
+	      "current Slurm state and reason.  When slurmctld cannot be asked the\n"
+	      "state is \"unknown\" and one line on stderr says why.\n"
+	      "\n"
+	      "  --since AGE|DATE  diagnosed in the last AGE (Ns, Nm, Nh, Nd; default 30d)\n"
+	      "                    or since DATE (YYYY-MM-DD, UTC)\n"
+	      "  --limit N         the first N nodes only\n"
+	      "  --json            one JSON array: node, faults, affected, last_seen,\n"
+	      "                    causes [{cause, count}], state (null: not a node of\n"
+	      "                    slurmctld), reason\n"
 	      "Exit status: 0 listed (maybe nothing); 4 the store cannot be read.\n", out);
 }
 
@@ -531,6 +555,19 @@ static int parse_since(const char *v, long long *since)
 	return 0;
 }
 
+static int parse_limit(const char *v, int *limit)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+
+	if (end == v || *end || n < 1 || n > 1000000) {
+		fprintf(stderr, "attrib: --limit %s: expected a number from 1\n", v);
+		return -1;
+	}
+	*limit = (int)n;
+	return 0;
+}
+
 struct list_out {
 	bool json;
 	struct json_object *arr;
@@ -577,6 +614,7 @@ static int cmd_list(int argc, char **argv)
 		{ "sub-domain", required_argument, NULL, 'd' },
 		{ "node", required_argument, NULL, 'n' },
 		{ "user", required_argument, NULL, 'u' },
+		{ "limit", required_argument, NULL, 'l' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -588,7 +626,7 @@ static int cmd_list(int argc, char **argv)
 	int c, n;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "c:s:d:n:u:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:s:d:n:u:l:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			config = optarg;
@@ -608,6 +646,10 @@ static int cmd_list(int argc, char **argv)
 			break;
 		case 'u':
 			f.user = optarg;
+			break;
+		case 'l':
+			if (parse_limit(optarg, &f.limit) < 0)
+				return EXIT_USAGE;
 			break;
 		case 'j':
 			lo.json = true;
@@ -648,6 +690,60 @@ static int cmd_list(int argc, char **argv)
 		json_object_put(lo.arr);
 	}
 	return 0;
+}
+
+static int cmd_nodes(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "since", required_argument, NULL, 's' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	long long since = (long long)time(NULL) - 30 * 86400;
+	const char *config = NULL;
+	struct attrib_config conf;
+	bool json = false;
+	int c, limit = 0, rc;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "c:s:l:jh", opts, NULL)) != -1) {
+		if (c == 'c') {
+			config = optarg;
+		} else if (c == 's') {
+			if (parse_since(optarg, &since) < 0) {
+				fprintf(stderr, "attrib: --since %s: expected Nd, Nh, Nm, Ns or YYYY-MM-DD\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+		} else if (c == 'l') {
+			if (parse_limit(optarg, &limit) < 0)
+				return EXIT_USAGE;
+		} else if (c == 'j') {
+			json = true;
+		} else if (c == 'h') {
+			usage_nodes(stdout);
+			return 0;
+		} else {
+			usage_nodes(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		usage_nodes(stderr);
+		return EXIT_USAGE;
+	}
+	if (load_config(config, &conf) < 0)
+		return EXIT_USAGE;
+	store *s = open_store(&conf);
+	config_free(&conf);
+	if (!s)
+		return EXIT_STORE;
+	rc = nodes_report(s, since, limit, json, stdout);
+	store_close(s);
+	return rc < 0 ? EXIT_STORE : 0;
 }
 #endif
 
@@ -697,9 +793,11 @@ int main(int argc, char **argv)
 		return cmd_list(argc, argv);
 	if (!strcmp(argv[0], "drain"))
 		return cmd_drain(argc, argv);
+	if (!strcmp(argv[0], "nodes"))
+		return cmd_nodes(argc, argv);
 #else
 	if (!strcmp(argv[0], "serve") || !strcmp(argv[0], "show") || !strcmp(argv[0], "list") ||
-	    !strcmp(argv[0], "drain")) {
+	    !strcmp(argv[0], "drain") || !strcmp(argv[0], "nodes")) {
 		fprintf(stderr, "attrib: built without the service (configure --disable-service)\n");
 		return EXIT_USAGE;
 	}

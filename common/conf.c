@@ -66,7 +66,10 @@ static const struct key keys[] = {
 	{ "DrainMaxFraction", T_FLOAT, O(drain_max_fraction), 0, "0.05", NULL,
 	  "Never drain more than this fraction of a partition's nodes." },
 	{ "Webhook", T_URL, O(webhook), 0, "", NULL,
-	  "URL each result is POSTed to (empty: none)." },
+	  "URL each stored result is POSTed to as JSON (empty: none); a delivery that "
+	  "fails is retried with backoff, also after a restart." },
+	{ "WebhookTimeout", T_SECONDS, O(webhook_timeout), 0, "10", NULL,
+	  "Time limit of one Webhook delivery, connection included." },
 	{ "LogFile", T_PATH, O(log_file), 0, "", NULL,
 	  "Log file of the service and the collector (empty: standard error)." },
 };

@@ -31,6 +31,7 @@ struct attrib_config {
 	long drain_max_per_hour;	/* DrainMaxPerHour */
 	double drain_max_fraction;	/* DrainMaxFraction of a partition */
 	char *webhook;		/* Webhook URL, or NULL */
+	long webhook_timeout;	/* WebhookTimeout, seconds */
 	char *log_file;		/* LogFile, or NULL for stderr */
 };
 

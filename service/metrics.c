@@ -1,6 +1,7 @@
 /* Counters of the service, shown by GET /metrics (Prometheus text format). */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "service.h"
 
 struct metrics svc_metrics;
@@ -17,6 +18,134 @@ static const char *const reject_names[REJ_N] = {
 const char *reject_name(enum reject_reason r)
 {
 	return r < REJ_N ? reject_names[r] : "ok";
+}
+
+/* The contract's sub-domains (CONTRACT.md, section 2); anything else is
+ * counted as "other" so that a label never comes from stored text. */
+static const char *const sub_domains[SUBDOM_N] = {
+	"InfraHW",	  "InfraNet",	    "InfraSW",	      "InfraStorage", "UserCode",
+	"UserConfig",	  "UserResource",   "SchedTimeLimit", "SchedPreempted",
+	"SchedCancelled", "Pass",	    "ambiguous",      "unattributed", "other",
+};
+static const char *const cov_sources[COV_SRC_N] = { "nodes", "app", "scheduler", "job", "other" };
+static const char *const cov_statuses[COV_ST_N] = { "missing", "error", "other" };
+static const char *const drain_decisions[DRAIN_DECISION_N] = {
+	"drained", "forced", "dry_run", "refused", "failed", "other",
+};
+/* seconds: a job's result is usually stored within BundleDeadline */
+static const double latency_le[LATENCY_BUCKETS] = { 1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 21600 };
+static const double analysis_le[LATENCY_BUCKETS] = { 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60 };
+
+static void observe(struct histogram *h, const double *le, double seconds)
+{
+	if (seconds < 0)
+		seconds = 0;
+	for (int i = 0; i < LATENCY_BUCKETS; i++)
+		if (seconds <= le[i]) {
+			atomic_fetch_add(&h->bucket[i], 1);
+			break;
+		}
+	atomic_fetch_add(&h->count, 1);
+	atomic_fetch_add(&h->sum_us, (unsigned long long)(seconds * 1e6));
+}
+
+static enum cov_source cov_source_of(const char *src)
+{
+	if (!src)
+		return COV_OTHER;
+	if (!strncmp(src, "nodes", 5) && (!src[5] || src[5] == '/'))
+		return COV_NODES;
+	if (!strncmp(src, "app", 3) && (!src[3] || src[3] == '/'))
+		return COV_APP;
+	if (!strncmp(src, "scheduler", 9) && (!src[9] || src[9] == '/'))
+		return COV_SCHEDULER;
+	if (!strcmp(src, "job.json"))
+		return COV_JOB;
+	return COV_OTHER;
+}
+
+/* "2026-11-29T08:14:07Z" (or without Z, or with fractions) -> Unix time */
+static bool parse_time(const char *s, time_t *t)
+{
+	struct tm tm;
+	const char *end;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!s || !(end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm)))
+		return false;
+	while (*end == '.' || (*end >= '0' && *end <= '9'))
+		end++;
+	if (*end && strcmp(end, "Z") && strcmp(end, "+00:00"))
+		return false;
+	*t = timegm(&tm);
+	return true;
+}
+
+void metrics_note_result(struct json_object *result, const char *job_end,
+			 const struct timespec *began)
+{
+	const char *sd = svc_json_str(result, "sub_domain");
+	struct json_object *cov;
+	struct timespec now;
+	time_t end;
+	int i;
+
+	for (i = 0; i < SUBDOM_N - 1; i++)
+		if (sd && !strcmp(sd, sub_domains[i]))
+			break;
+	atomic_fetch_add(&svc_metrics.jobs_by_sub_domain[i], 1);
+	if (json_object_object_get_ex(result, "coverage", &cov) &&
+	    json_object_is_type(cov, json_type_array))
+		for (size_t k = 0; k < json_object_array_length(cov); k++) {
+			struct json_object *c = json_object_array_get_idx(cov, k);
+			const char *st = svc_json_str(c, "status");
+			enum cov_status cs = !st ? COV_ST_OTHER : !strcmp(st, "missing") ? COV_MISSING
+					     : !strcmp(st, "error")		    ? COV_ERROR
+										    : COV_ST_OTHER;
+
+			atomic_fetch_add(&svc_metrics.coverage_gaps[cov_source_of(svc_json_str(c, "source"))][cs], 1);
+		}
+	if (parse_time(job_end, &end))
+		observe(&svc_metrics.attribution_latency, latency_le, difftime(time(NULL), end));
+	if (began) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		observe(&svc_metrics.analysis_duration, analysis_le,
+			(double)(now.tv_sec - began->tv_sec) + (now.tv_nsec - began->tv_nsec) / 1e9);
+	}
+}
+
+void metrics_note_drain(const char *decision)
+{
+	enum drain_decision d = DRAIN_OTHER;
+
+	if (!decision)
+		;
+	else if (!strcmp(decision, "drained"))
+		d = DRAIN_DONE;
+	else if (!strncmp(decision, "drained", 7))
+		d = DRAIN_FORCED;
+	else if (!strcmp(decision, "dry-run"))
+		d = DRAIN_DRY_RUN;
+	else if (!strcmp(decision, "refused"))
+		d = DRAIN_REFUSED;
+	else if (!strcmp(decision, "failed"))
+		d = DRAIN_FAILED;
+	atomic_fetch_add(&svc_metrics.drains[d], 1);
+}
+
+static void render_histogram(FILE *f, const char *name, const char *help, struct histogram *h,
+			     const double *le)
+{
+	unsigned long cum = 0;
+
+	fprintf(f, "# HELP attrib_%s %s\n# TYPE attrib_%s histogram\n", name, help, name);
+	for (int i = 0; i < LATENCY_BUCKETS; i++) {
+		cum += atomic_load(&h->bucket[i]);
+		fprintf(f, "attrib_%s_bucket{le=\"%g\"} %lu\n", name, le[i], cum);
+	}
+	fprintf(f, "attrib_%s_bucket{le=\"+Inf\"} %lu\n", name, (unsigned long)atomic_load(&h->count));
+	fprintf(f, "attrib_%s_sum %.6f\n", name, atomic_load(&h->sum_us) / 1e6);
+	fprintf(f, "attrib_%s_count %lu\n", name, (unsigned long)atomic_load(&h->count));
 }
 
 char *metrics_render(void)
@@ -56,6 +185,34 @@ char *metrics_render(void)
 	COUNTER("reconcile_failures_total", "Reconciliations that failed.", m->reconcile_failures);
 	COUNTER("reconciled_jobs_total", "Jobs found by reconciliation without a result.",
 		m->reconciled_jobs);
+	fputs("# HELP attrib_jobs_attributed_by_sub_domain_total Job attempts diagnosed and stored,"
+	      " by sub-domain.\n# TYPE attrib_jobs_attributed_by_sub_domain_total counter\n", f);
+	for (int i = 0; i < SUBDOM_N; i++)
+		fprintf(f, "attrib_jobs_attributed_by_sub_domain_total{sub_domain=\"%s\"} %lu\n",
+			sub_domains[i], (unsigned long)atomic_load(&m->jobs_by_sub_domain[i]));
+	fputs("# HELP attrib_coverage_gaps_total Evidence sources missing or in error in stored"
+	      " results, by source and status.\n# TYPE attrib_coverage_gaps_total counter\n", f);
+	for (int i = 0; i < COV_SRC_N; i++)
+		for (int k = 0; k < COV_ST_N; k++)
+			fprintf(f, "attrib_coverage_gaps_total{source=\"%s\",status=\"%s\"} %lu\n",
+				cov_sources[i], cov_statuses[k],
+				(unsigned long)atomic_load(&m->coverage_gaps[i][k]));
+	render_histogram(f, "attribution_latency_seconds",
+			 "Seconds from a job's end to its stored result.", &m->attribution_latency,
+			 latency_le);
+	render_histogram(f, "analysis_duration_seconds",
+			 "Seconds to build a job's case and run the engine.", &m->analysis_duration,
+			 analysis_le);
+	fputs("# HELP attrib_drains_total Drain decisions recorded by the service, by decision.\n"
+	      "# TYPE attrib_drains_total counter\n", f);
+	for (int i = 0; i < DRAIN_DECISION_N; i++)
+		fprintf(f, "attrib_drains_total{decision=\"%s\"} %lu\n", drain_decisions[i],
+			(unsigned long)atomic_load(&m->drains[i]));
+	COUNTER("webhook_delivered_total", "Results POSTed to the Webhook and accepted (2xx).",
+		m->webhook_delivered);
+	COUNTER("webhook_failures_total", "Failed Webhook deliveries (retried with backoff).",
+		m->webhook_failures);
+	GAUGE("webhook_queue", "Results waiting to be delivered to the Webhook.", m->webhook_queue);
 #undef COUNTER
 #undef GAUGE
 	fclose(f);

@@ -162,7 +162,9 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	char err[512], *case_dir, *culprits, *comment;
 	const char *text;
 	int put;
+	struct timespec began;
 
+	clock_gettime(CLOCK_MONOTONIC, &began);
 	case_dir = casebuild(conf, rec, rn->job_id, rn->attempt, cov, err, sizeof(err));
 	if (!case_dir) {
 		svc_log(SVC_ERROR, "job %s attempt %ld: cannot build the case: %s", rn->job_id,
@@ -180,6 +182,8 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	merge_coverage(res, cov);
 	json_object_put(cov);
 	json_object_object_add(res, "attempt", json_object_new_int64(rn->attempt));
+	if (svc_json_str(rec, "end_time"))	/* when its nodes were last seen (attrib nodes) */
+		json_object_object_add(res, "end_time", json_object_new_string(svc_json_str(rec, "end_time")));
 
 	culprits = join_culprits(res);
 	comment = comment_summary(res);
@@ -208,6 +212,8 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 			svc_log(SVC_INFO, "job %s attempt %ld (%s): %s", rn->job_id, rn->attempt,
 				row.state ? row.state : "?", comment ? comment : "");
 			kick_accounting();
+			metrics_note_result(res, svc_json_str(rec, "end_time"), &began);
+			webhook_kick();
 		}
 		finish_inputs(conf, path, rn->job_id);
 	}
@@ -553,6 +559,11 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 		svc_log(SVC_ERROR, "%s", err);
 		goto out;
 	}
+	/* (threads after drop_capabilities: capabilities are per thread) */
+	if (webhook_start(conf, s, db, err, sizeof(err)) < 0) {
+		svc_log(SVC_ERROR, "%s", err);
+		goto out;
+	}
 	snprintf(aa.db, sizeof(aa.db), "%s", db);
 	if (pthread_create(&acct, NULL, accounting_thread, &aa)) {
 		svc_log(SVC_ERROR, "cannot start the accounting thread");
@@ -601,6 +612,7 @@ out:
 		pthread_mutex_unlock(&acct_lock);
 		pthread_join(acct, NULL);
 	}
+	webhook_stop();
 	store_close(s);
 	return status;
 }

@@ -91,6 +91,20 @@ enum reject_reason {
 	REJ_N
 };
 
+/* Label sets of the counters below (metrics.c names them). */
+enum { SUBDOM_N = 14 };		/* the contract's sub-domains, then "other" */
+enum cov_source { COV_NODES, COV_APP, COV_SCHEDULER, COV_JOB, COV_OTHER, COV_SRC_N };
+enum cov_status { COV_MISSING, COV_ERROR, COV_ST_OTHER, COV_ST_N };
+enum drain_decision { DRAIN_DONE, DRAIN_FORCED, DRAIN_DRY_RUN, DRAIN_REFUSED, DRAIN_FAILED,
+		      DRAIN_OTHER, DRAIN_DECISION_N };
+#define LATENCY_BUCKETS 11		/* seconds; then +Inf */
+
+struct histogram {
+	atomic_ulong bucket[LATENCY_BUCKETS];	/* cumulative at render time, not here */
+	atomic_ulong count;
+	atomic_ullong sum_us;		/* microseconds */
+};
+
 struct metrics {
 	atomic_ulong bundles_accepted;
 	atomic_ulong bundles_rejected[REJ_N];
@@ -104,11 +118,26 @@ struct metrics {
 	atomic_ulong reconcile_failures;
 	atomic_ulong reconciled_jobs;
 	atomic_long pending_jobs;		/* gauge: records waiting for bundles */
+	atomic_ulong jobs_by_sub_domain[SUBDOM_N];
+	atomic_ulong coverage_gaps[COV_SRC_N][COV_ST_N];	/* stored results' entries */
+	struct histogram attribution_latency;	/* job end -> result stored */
+	struct histogram analysis_duration;	/* case build + engine */
+	atomic_ulong drains[DRAIN_DECISION_N];	/* recorded by this process */
+	atomic_ulong webhook_delivered;
+	atomic_ulong webhook_failures;
+	atomic_long webhook_queue;		/* gauge: deliveries waiting */
 };
 extern struct metrics svc_metrics;
 const char *reject_name(enum reject_reason r);
 /* Prometheus text format; the caller frees. */
 char *metrics_render(void);
+/* A result was stored: its sub-domain, its coverage gaps, the time from
+ * the job's end (RFC 3339, may be NULL) and since began (CLOCK_MONOTONIC,
+ * when its case was started). */
+void metrics_note_result(struct json_object *result, const char *job_end,
+			 const struct timespec *began);
+/* A drain decision was recorded (store_add_drain's decision). */
+void metrics_note_drain(const char *decision);
 
 /* ---- auth.c: MUNGE credentials of bundles --------------------------------- */
 
@@ -183,7 +212,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record,
 
 /* ---- store.c: SQLite (STATE/attrib.db) ------------------------------------ */
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 typedef struct store store;
 
@@ -232,6 +261,32 @@ void store_free_items(struct comment_item *items, int n);
 int store_comment_done(store *s, const char *job_id, long attempt);
 int store_comment_retry(store *s, const char *job_id, long attempt, long long next_try);
 long store_pending_comments(store *s);
+
+/* The webhook's queue (service/webhook.c).  store_webhook_arm makes this
+ * connection queue a delivery for every result it inserts, in store_put's
+ * transaction.  Due items carry the stored result JSON in text. */
+int store_webhook_arm(store *s);
+int store_webhook_due(store *s, long long now, int max, struct comment_item **items);
+int store_webhook_done(store *s, const char *job_id, long attempt, long long now);
+int store_webhook_retry(store *s, const char *job_id, long attempt, long long next_try,
+			const char *why);
+long store_webhook_pending(store *s);
+/* When the next delivery is due, -1 when none is pending. */
+long long store_webhook_next(store *s);
+
+/* The fleet view (`attrib nodes`): for results stored since since, one row
+ * per (node, cause) where the node is a culprit (cause: the root code, else
+ * the sub-domain), and one per node it was affected in (cause NULL), in
+ * node order.  last: the latest job end among them (Unix time). */
+struct node_fault_row {
+	const char *node;
+	bool culprit;
+	const char *cause;
+	long count;
+	long long last;
+};
+int store_node_faults(store *s, long long since,
+		      int (*fn)(const struct node_fault_row *row, void *arg), void *arg);
 
 /* ---- drain.c: draining the culprits of a stored diagnosis --------------- */
 
@@ -283,6 +338,32 @@ const char *accounting_cluster(void);
  * -1 to retry later (with a reason). */
 int accounting_write(const char *comment_field, const char *cluster, const char *job_id,
 		     const char *text, char *err, size_t errlen);
+
+/* ---- webhook.c: each stored result POSTed to Webhook ------------------- */
+
+/* Seconds before the next try after tries failures (5 s doubling to 1 h). */
+long webhook_backoff(int tries);
+/* Starts the delivery thread when conf->webhook is set (its own connection
+ * to db) and arms s, the connection results are stored through.  0 when
+ * started or not configured, -1 with a reason. */
+int webhook_start(const struct attrib_config *conf, store *s, const char *db, char *err,
+		  size_t errlen);
+/* A result was stored: deliver now rather than at the next poll. */
+void webhook_kick(void);
+/* Stops the thread (an ongoing POST is aborted). */
+void webhook_stop(void);
+
+/* ---- nodestate.c: a node's current state from slurmctld ----------------- */
+
+struct node_state_map;
+/* slurm_load_node of every node; NULL with a reason when there is no
+ * slurm.conf or slurmctld does not answer. */
+struct node_state_map *node_states_load(char *err, size_t errlen);
+/* The node's state ("IDLE", "DRAINED", "DOWN*", ...) and reason (NULL when
+ * none); false for a node slurmctld does not know. */
+bool node_state_of(const struct node_state_map *ns, const char *node, const char **state,
+		   const char **reason);
+void node_states_free(struct node_state_map *ns);
 
 /* ---- reconcile.c ------------------------------------------------------- */
 

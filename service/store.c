@@ -33,7 +33,14 @@ static const char *const schema =
 	" job_id TEXT NOT NULL, attempt INTEGER NOT NULL, node TEXT NOT NULL,"
 	" reason TEXT NOT NULL, decision TEXT NOT NULL, decided_by TEXT NOT NULL,"
 	" created INTEGER NOT NULL);"
-	"CREATE INDEX IF NOT EXISTS drains_created ON drains(created);";
+	"CREATE INDEX IF NOT EXISTS drains_created ON drains(created);"
+	/* v3: the webhook's deliveries, one per result, kept once delivered */
+	"CREATE TABLE IF NOT EXISTS webhook_queue("
+	" job_id TEXT NOT NULL, attempt INTEGER NOT NULL,"
+	" tries INTEGER NOT NULL DEFAULT 0, next_try INTEGER NOT NULL,"
+	" done INTEGER NOT NULL DEFAULT 0, delivered INTEGER, last_error TEXT,"
+	" PRIMARY KEY(job_id, attempt));"
+	"CREATE INDEX IF NOT EXISTS webhook_queue_due ON webhook_queue(done, next_try);";
 
 static int fail(store *s, char *err, size_t errlen, const char *what)
 {
@@ -96,7 +103,8 @@ store *store_open(const char *path, bool readonly, char *err, size_t errlen)
 		return NULL;
 	}
 	if (readonly) {
-		if (version != STORE_SCHEMA_VERSION) {
+		/* v2 has every table the readers use; the service upgrades it */
+		if (version < 2) {
 			snprintf(err, errlen, "%s: no attrib store (schema version %d)", path, version);
 			store_close(s);
 			return NULL;
@@ -420,5 +428,165 @@ int store_add_drain(store *s, const char *job_id, long attempt, const char *node
 	sqlite3_bind_int64(st, 7, now);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 	sqlite3_finalize(st);
+	if (rc == 0)
+		metrics_note_drain(decision);
 	return rc;
+}
+
+/* ---- the webhook's queue ------------------------------------------------- */
+
+int store_webhook_arm(store *s)
+{
+	/* A TEMP trigger lives as long as this connection: while the service
+	 * runs with a Webhook, every result inserted through it gets its
+	 * delivery queued in the same transaction (store_put's), so a crash
+	 * can lose neither. */
+	return sqlite3_exec(s->db,
+			    "CREATE TEMP TRIGGER IF NOT EXISTS results_webhook"
+			    " AFTER INSERT ON main.results BEGIN"
+			    " INSERT OR IGNORE INTO webhook_queue(job_id, attempt, tries, next_try, done)"
+			    " VALUES(NEW.job_id, NEW.attempt, 0, NEW.created, 0);"
+			    " END",
+			    NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+int store_webhook_due(store *s, long long now, int max, struct comment_item **items)
+{
+	sqlite3_stmt *st;
+	int n = 0, rc;
+
+	*items = NULL;
+	if (max <= 0)
+		return 0;
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT q.job_id, q.attempt, r.result_json, q.tries"
+			       " FROM webhook_queue q JOIN results r"
+			       " ON r.job_id = q.job_id AND r.attempt = q.attempt"
+			       " WHERE q.done = 0 AND q.next_try <= ?1"
+			       " ORDER BY q.next_try, r.created, q.job_id, q.attempt LIMIT ?2",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, now);
+	sqlite3_bind_int(st, 2, max);
+	if (!(*items = calloc(max, sizeof(**items)))) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct comment_item *it = &(*items)[n++];
+
+		it->job_id = dup_col(st, 0);
+		it->attempt = (long)sqlite3_column_int64(st, 1);
+		it->text = dup_col(st, 2);
+		it->tries = sqlite3_column_int(st, 3);
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+int store_webhook_done(store *s, const char *job_id, long attempt, long long now)
+{
+	return update(s, "UPDATE webhook_queue SET done = 1, delivered = ?3, last_error = NULL"
+			 " WHERE job_id=?1 AND attempt=?2",
+		      job_id, attempt, now);
+}
+
+int store_webhook_retry(store *s, const char *job_id, long attempt, long long next_try,
+			const char *why)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db,
+			       "UPDATE webhook_queue SET tries = tries + 1, next_try = ?3, last_error = ?4"
+			       " WHERE job_id=?1 AND attempt=?2",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, job_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, attempt);
+	sqlite3_bind_int64(st, 3, next_try);
+	bind_opt(st, 4, why);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static long count_of(store *s, const char *sql)
+{
+	sqlite3_stmt *st;
+	long n = -1;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = (long)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+long store_webhook_pending(store *s)
+{
+	return count_of(s, "SELECT count(*) FROM webhook_queue WHERE done = 0");
+}
+
+long long store_webhook_next(store *s)
+{
+	sqlite3_stmt *st;
+	long long t = -1;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT min(next_try) FROM webhook_queue WHERE done = 0", -1,
+			       &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		t = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return t;
+}
+
+/* ---- the fleet view ------------------------------------------------------ */
+
+int store_node_faults(store *s, long long since,
+		      int (*fn)(const struct node_fault_row *row, void *arg), void *arg)
+{
+	sqlite3_stmt *st;
+	int rc, n = 0;
+
+	/* One pass over the window's results with SQLite's JSON functions: a
+	 * row per (node, cause) for culprits, per node for affected.  The
+	 * time a node was last seen is its job's end (stored by the service
+	 * as end_time), or when the result was stored for results without. */
+	if (sqlite3_prepare_v2(s->db,
+			       "WITH r AS (SELECT rowid AS id, result_json AS j,"
+			       "  coalesce(root_code, sub_domain, '?') AS cause,"
+			       "  coalesce(CAST(strftime('%s', json_extract(result_json, '$.end_time'))"
+			       "   AS INTEGER), created) AS t"
+			       "  FROM results WHERE created >= ?1 AND json_valid(result_json))"
+			       " SELECT n.value, 1, r.cause, count(DISTINCT r.id), max(r.t)"
+			       "  FROM r, json_each(r.j, '$.culprit_nodes') n WHERE n.type = 'text'"
+			       "  GROUP BY n.value, r.cause"
+			       " UNION ALL"
+			       " SELECT n.value, 0, NULL, count(DISTINCT r.id), max(r.t)"
+			       "  FROM r, json_each(r.j, '$.affected_nodes') n WHERE n.type = 'text'"
+			       "  GROUP BY n.value"
+			       " ORDER BY 1, 2 DESC, 4 DESC, 3",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, since);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct node_fault_row r = {
+			.node = col(st, 0),
+			.culprit = sqlite3_column_int(st, 1) != 0,
+			.cause = col(st, 2),
+			.count = (long)sqlite3_column_int64(st, 3),
+			.last = sqlite3_column_int64(st, 4),
+		};
+
+		if (!r.node)
+			continue;
+		n++;
+		if (fn(&r, arg))
+			break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? n : -1;
 }

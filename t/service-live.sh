@@ -20,6 +20,9 @@
 #   5. restarts the service: nothing is written twice;
 #   6. stops everything it started (the trap runs on any exit).
 #
+#   The fleet view (`attrib nodes`) ranks node-02 first with the node's
+#   state from slurmctld, then DRAINED with its reason once drained.
+#
 # Last line: "N passed, N failed".  Takes about 90 s.
 set -u
 
@@ -175,6 +178,23 @@ check "job A: InfraHW" grep -Eq '"sub_domain": ?"InfraHW"' "$W/a.json"
 check "job A: node-02 is the culprit" sh -c "tr -d ' \n' <'$W/a.json' | grep -q '\"culprit_nodes\":\[\"node-02\"\]'"
 "$A" show "$ja" --config "$W/attrib.conf" >"$W/a.txt" 2>&1
 check "attrib show $ja prints the diagnosis" grep -q 'fallen off the bus' "$W/a.txt"
+
+# ---- the fleet view: node-02 ranked first, with its state from slurmctld ----
+nodes_first() { # STATE [REASON]: the first node of `attrib nodes --json` is node-02 so
+	"$A" nodes --json --config "$W/attrib.conf" 2>"$W/nodes.err" | python3 -c '
+import json, sys
+n = json.load(sys.stdin)[0]
+sys.exit(not (n["node"] == "node-02" and n["faults"] == 1 and n["causes"][0]["cause"] == "xid.79"
+              and n["state"] == sys.argv[1] and (len(sys.argv) < 3 or n["reason"] == sys.argv[2])))' "$@"
+}
+state2=$(sinfo -h -N -n node-02 -o %T | head -n1 | tr a-z A-Z)
+check "attrib nodes: node-02 first, its fault, its Slurm state ($state2)" nodes_first "$state2"
+check "attrib nodes: slurmctld answered (nothing on stderr)" test ! -s "$W/nodes.err"
+scontrol update nodename=node-02 state=drain reason="attrib fleet test"
+check "attrib nodes: node-02 drained, with the reason" nodes_first DRAINED "attrib fleet test"
+"$A" nodes --config "$W/attrib.conf" >"$W/nodes.txt" 2>&1
+check "attrib nodes (text): the reason under the node" grep -q '^ *reason: attrib fleet test$' "$W/nodes.txt"
+scontrol update nodename=node-02 state=resume
 
 comment=
 for _ in $(seq 120); do

@@ -1,0 +1,99 @@
+/* A node's current state and reason, from slurmctld (slurm_load_node), for
+ * the fleet view.  Read once per command: one RPC for every node. */
+#include <slurm/slurm.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "service.h"
+
+struct node_state_map {
+	node_info_msg_t *msg;
+	char (*names)[48];	/* state_name of each node_array entry */
+};
+
+static void state_name(uint32_t st, char *buf, size_t len);
+
+struct node_state_map *node_states_load(char *err, size_t errlen)
+{
+	const char *conf = getenv("SLURM_CONF");
+	struct node_state_map *ns;
+	struct stat st;
+	static bool inited;
+
+	if (!conf || !*conf)
+		conf = "/etc/slurm/slurm.conf";
+	/* libslurm exits the process when it cannot read slurm.conf */
+	if (stat(conf, &st) < 0) {
+		snprintf(err, errlen, "no slurm.conf at %s", conf);
+		return NULL;
+	}
+	if (!inited) {
+		slurm_init(conf);
+		inited = true;
+	}
+	if (!(ns = calloc(1, sizeof(*ns)))) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (slurm_load_node((time_t)0, &ns->msg, SHOW_ALL) != SLURM_SUCCESS) {
+		snprintf(err, errlen, "slurmctld: %s", slurm_strerror(slurm_get_errno()));
+		free(ns);
+		return NULL;
+	}
+	if (!(ns->names = calloc(ns->msg->record_count + 1, sizeof(*ns->names)))) {
+		snprintf(err, errlen, "out of memory");
+		node_states_free(ns);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < ns->msg->record_count; i++)
+		state_name(ns->msg->node_array[i].node_state, ns->names[i], sizeof(ns->names[i]));
+	return ns;
+}
+
+/* A node state as sinfo's long form names it ("IDLE", "DRAINED",
+ * "DRAINING", "DOWN*", "MIXED+MAINT"), from slurm.h's public bits only. */
+static void state_name(uint32_t st, char *buf, size_t len)
+{
+	static const char *const base[] = { "UNKNOWN", "DOWN", "IDLE", "ALLOCATED",
+					    "ERROR", "MIXED", "FUTURE" };
+	uint32_t b = st & NODE_STATE_BASE;
+	const char *name = b < sizeof(base) / sizeof(*base) ? base[b] : "UNKNOWN";
+	bool busy = b == NODE_STATE_ALLOCATED || b == NODE_STATE_MIXED ||
+		    (st & NODE_STATE_COMPLETING);
+
+	if (st & NODE_STATE_DRAIN)
+		name = b == NODE_STATE_DOWN ? "DOWN+DRAIN" : busy ? "DRAINING" : "DRAINED";
+	else if (st & NODE_STATE_FAIL)
+		name = busy ? "FAILING" : "FAIL";
+	snprintf(buf, len, "%s%s%s%s%s", name,
+		 (st & NODE_STATE_COMPLETING) && !(st & NODE_STATE_DRAIN) ? "+COMPLETING" : "",
+		 st & NODE_STATE_MAINT ? "+MAINT" : "",
+		 st & NODE_STATE_REBOOT_REQUESTED ? "+REBOOT" : "",
+		 st & NODE_STATE_NO_RESPOND ? "*" : "");
+}
+
+bool node_state_of(const struct node_state_map *ns, const char *node, const char **state,
+		   const char **reason)
+{
+	if (!ns || !ns->msg)
+		return false;
+	for (uint32_t i = 0; i < ns->msg->record_count; i++) {
+		node_info_t *n = &ns->msg->node_array[i];
+
+		if (n->name && !strcmp(n->name, node)) {
+			*state = ns->names[i];
+			*reason = n->reason && *n->reason ? n->reason : NULL;
+			return true;
+		}
+	}
+	return false;
+}
+
+void node_states_free(struct node_state_map *ns)
+{
+	if (!ns)
+		return;
+	slurm_free_node_info_msg(ns->msg);
+	free(ns->names);
+	free(ns);
+}

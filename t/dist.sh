@@ -19,8 +19,8 @@ if [ "$(git -C "$SRC" rev-parse --show-toplevel 2>/dev/null)" != "$SRC" ]; then
 fi
 tmp=$(mktemp -d); trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
 
-# (MAKEFLAGS cleared: this make is not a sub-make of the test harness's)
-if MAKEFLAGS= ${MAKE:-make} -s distdir distdir="$tmp/attrib-dist" >"$tmp/make.log" 2>&1; then
+# (a make check's MAKEFLAGS must not reach this make)
+if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -s distdir distdir="$tmp/attrib-dist" >"$tmp/make.log" 2>&1; then
 	ok "make distdir"
 else
 	bad "make distdir"; sed 's/^/# /' "$tmp/make.log"

@@ -11,6 +11,8 @@ apt-get install -y -q --no-install-recommends \
 	libmicrohttpd-dev libsqlite3-dev libslurm-dev libsystemd-dev \
 	clang libclang-rt-14-dev \
 	slurmctld slurmd slurmdbd slurm-client mariadb-server-core mariadb-client-core \
-	dpkg-dev iproute2 util-linux passwd
+	dpkg-dev iproute2 util-linux passwd \
+	debhelper lintian rpm
+# (debhelper, lintian: make deb / dpkg-buildpackage and its check; rpm: make rpm)
 # The Slurm source the jobcomp plugin is built against (internal headers).
 "$(dirname "$0")/slurm-source.sh" "$(dirname "$0")/../build/slurm-src" >/dev/null

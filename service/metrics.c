@@ -56,6 +56,11 @@ char *metrics_render(void)
 	COUNTER("reconcile_failures_total", "Reconciliations that failed.", m->reconcile_failures);
 	COUNTER("reconciled_jobs_total", "Jobs found by reconciliation without a result.",
 		m->reconciled_jobs);
+	fputs("# HELP attrib_drain_decisions_total Drain decisions of the policy (attrib serve), by decision.\n"
+	      "# TYPE attrib_drain_decisions_total counter\n", f);
+	for (int d = DECIDE_DRAIN; d <= DECIDE_FAILED; d++)
+		fprintf(f, "attrib_drain_decisions_total{decision=\"%s\"} %lu\n", drain_decision_name(d),
+			(unsigned long)atomic_load(&m->drain_decisions[d]));
 #undef COUNTER
 #undef GAUGE
 	fclose(f);

@@ -208,6 +208,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 			svc_log(SVC_INFO, "job %s attempt %ld (%s): %s", rn->job_id, rn->attempt,
 				row.state ? row.state : "?", comment ? comment : "");
 			kick_accounting();
+			drain_policy_apply(conf, s, res, rn->job_id, rn->attempt, now);
 		}
 		finish_inputs(conf, path, rn->job_id);
 	}

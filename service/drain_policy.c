@@ -162,6 +162,18 @@ void drain_policy_decide(const struct attrib_config *conf, struct json_object *r
 	}
 }
 
+/* Slurm's state, when the service has a slurm.conf (accounting_init found
+ * one); without it libslurm would not know where slurmctld is. */
+static int service_state(const char *node, struct drain_node_state *st, char *err, size_t errlen,
+			 void *arg)
+{
+	if (!accounting_enabled()) {
+		snprintf(err, errlen, "the service found no slurm.conf");
+		return -1;
+	}
+	return drain_slurm_state(node, st, err, errlen, arg);
+}
+
 void drain_policy_apply(const struct attrib_config *conf, store *s, struct json_object *result,
 			const char *job_id, long attempt, long long now)
 {
@@ -175,7 +187,7 @@ void drain_policy_apply(const struct attrib_config *conf, store *s, struct json_
 			attempt);
 		recent = conf->drain_max_per_hour;
 	}
-	drain_policy_decide(conf, result, recent, drain_slurm_state, NULL, &d);
+	drain_policy_decide(conf, result, recent, service_state, NULL, &d);
 	snprintf(by, sizeof(by), "attrib serve (policy %s)", drain_mode_name(d.mode));
 	for (int i = 0; i < d.n; i++) {
 		struct drain_verdict *v = &d.v[i];

@@ -440,6 +440,7 @@ static int cmd_drain(int argc, char **argv)
 		if (dry) {
 			printf("would drain %s: %s\n", plan.nodes[i], plan.reason);
 			store_add_drain(s, argv[optind], got, plan.nodes[i], plan.reason, DRAIN_DRY_RUN, by, now);
+			recent++;	/* as the drain would count */
 		} else if (drain_node(plan.nodes[i], plan.reason, err, sizeof(err)) < 0) {
 			fprintf(stderr, "attrib: drain %s\n", err);
 			store_add_drain(s, argv[optind], got, plan.nodes[i], plan.reason, DRAIN_FAILED, by, now);

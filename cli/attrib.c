@@ -233,10 +233,13 @@ static void usage_serve(FILE *out)
 
 static void usage_show(FILE *out)
 {
-	fputs("Usage: attrib show JOBID [--attempt N] [--json] [--config FILE]\n"
+	fputs("Usage: attrib show JOBID [--attempt N] [--json] [--drains] [--config FILE]\n"
 	      "\n"
 	      "Prints the stored diagnosis of a job (its latest attempt unless --attempt)\n"
-	      "as `attrib analyze` does; --json prints the stored result object.\n"
+	      "as `attrib analyze` does, then the drain decisions made for the job (by\n"
+	      "attrib serve's policy or attrib drain); --json prints the stored result\n"
+	      "object.  --drains prints only the drain decisions, one a line:\n"
+	      "TIME ATTEMPT NODE DECISION BY: REASON (--json: a JSON array).\n"
 	      "Exit status: 0 printed; 4 no stored result, or the store cannot be read.\n", out);
 }
 
@@ -356,11 +359,15 @@ static void usage_drain(FILE *out)
 	      "(scontrol's DRAIN), with a reason that names the cause, the device and\n"
 	      "the job.  Only the drain actions of the diagnosis are taken: it refuses\n"
 	      "when the diagnosis is ambiguous, unattributed or not an infrastructure\n"
-	      "fault of a node, unless --force names the node.  Every drain done,\n"
-	      "refused or shown is recorded in the store with who asked for it.\n"
+	      "fault of a node, unless --force names the node.  DrainMaxPerHour\n"
+	      "(attrib.conf) holds: drains done in the last hour, by hand or by the\n"
+	      "policy of attrib serve, count, and beyond it a node is refused unless\n"
+	      "--force names it.  Every drain done, refused or shown is recorded in the\n"
+	      "store with who asked for it (attrib show JOBID --drains).\n"
 	      "\n"
 	      "  --dry-run      show what would be drained, change nothing\n"
 	      "  --force NODE   drain NODE (one the diagnosis names) whatever it says\n"
+	      "                 and whatever the rate limit\n"
 	      "\n"
 	      "Exit status: 0 drained (or shown); 1 usage; 4 no stored result;\n"
 	      "5 refused; 6 Slurm refused the update.\n", out);
@@ -413,6 +420,7 @@ static int cmd_drain(int argc, char **argv)
 	if (load_config(config, &conf) < 0)
 		return EXIT_USAGE;
 	store *s = open_store_rw(&conf, false);
+	long max_per_hour = conf.drain_max_per_hour;
 	config_free(&conf);
 	if (!s)
 		return EXIT_STORE;
@@ -429,28 +437,88 @@ static int cmd_drain(int argc, char **argv)
 	long long now = (long long)time(NULL);
 	if (!r || drain_plan(r, force, nforce, &plan) < 0) {
 		fprintf(stderr, "attrib: job %s: %s\n", argv[optind], r ? plan.refusal : "stored result is not JSON");
-		store_add_drain(s, argv[optind], got, "-", r ? plan.refusal : "invalid", "refused", by, now);
+		store_add_drain(s, argv[optind], got, "-", r ? plan.refusal : "invalid", DRAIN_REFUSED, by, now);
 		json_object_put(r);
 		store_close(s);
 		return 5;
 	}
+	long recent = store_count_drains(s, now - 3600);
 	for (int i = 0; i < plan.n; i++) {
+		if (!nforce && (recent < 0 || recent >= max_per_hour)) {
+			char why[200];
+
+			if (recent < 0)
+				snprintf(why, sizeof(why), "refusing: the drains of the last hour cannot be "
+					 "counted (attrib drain --force NODE drains anyway)");
+			else
+				snprintf(why, sizeof(why), "refusing: DrainMaxPerHour (%ld) reached: %ld "
+					 "drain%s in the last hour (attrib drain --force NODE drains anyway)",
+					 max_per_hour, recent, recent == 1 ? "" : "s");
+			fprintf(stderr, "attrib: job %s: %s: %s\n", argv[optind], plan.nodes[i], why);
+			store_add_drain(s, argv[optind], got, plan.nodes[i], why,
+					dry ? DRAIN_DRY_RUN : DRAIN_REFUSED, by, now);
+			if (rc == 0)
+				rc = 5;
+			continue;
+		}
 		if (dry) {
 			printf("would drain %s: %s\n", plan.nodes[i], plan.reason);
-			store_add_drain(s, argv[optind], got, plan.nodes[i], plan.reason, "dry-run", by, now);
+			store_add_drain(s, argv[optind], got, plan.nodes[i], plan.reason, DRAIN_DRY_RUN, by, now);
+			recent++;	/* as the drain would count */
 		} else if (drain_node(plan.nodes[i], plan.reason, err, sizeof(err)) < 0) {
 			fprintf(stderr, "attrib: drain %s\n", err);
-			store_add_drain(s, argv[optind], got, plan.nodes[i], plan.reason, "failed", by, now);
+			store_add_drain(s, argv[optind], got, plan.nodes[i], plan.reason, DRAIN_FAILED, by, now);
 			rc = 6;
 		} else {
 			printf("drained %s: %s\n", plan.nodes[i], plan.reason);
 			store_add_drain(s, argv[optind], got, plan.nodes[i], plan.reason,
-					nforce ? "drained (forced)" : "drained", by, now);
+					nforce ? DRAIN_DONE_FORCED : DRAIN_DONE, by, now);
+			recent++;
 		}
 	}
 	json_object_put(r);
 	store_close(s);
 	return rc;
+}
+
+static int drain_to_json(const struct drain_row *d, void *arg)
+{
+	struct json_object *o = json_object_new_object();
+	char when[32];
+
+	svc_rfc3339((time_t)d->created, when, sizeof(when));
+	json_object_object_add(o, "time", json_object_new_string(when));
+	json_object_object_add(o, "attempt", json_object_new_int64(d->attempt));
+	json_object_object_add(o, "node", json_object_new_string(d->node ? d->node : ""));
+	json_object_object_add(o, "decision", json_object_new_string(d->decision ? d->decision : ""));
+	json_object_object_add(o, "by", json_object_new_string(d->by ? d->by : ""));
+	json_object_object_add(o, "reason", json_object_new_string(d->reason ? d->reason : ""));
+	json_object_array_add(arg, o);
+	return 0;
+}
+
+/* One line per decision; the texts were sanitised when stored (drain
+ * reasons) or written by attrib itself, but a store is a file: the
+ * terminal gets printable ASCII only. */
+static void print_drains(struct json_object *drains, bool json)
+{
+	if (json) {
+		printf("%s\n", json_object_to_json_string_ext(drains, JSON_C_TO_STRING_PRETTY |
+									 JSON_C_TO_STRING_NOSLASHESCAPE));
+		return;
+	}
+	for (size_t i = 0; i < json_object_array_length(drains); i++) {
+		struct json_object *o = json_object_array_get_idx(drains, i);
+		char line[1024];
+
+		snprintf(line, sizeof(line), "%s %s %s %s %s: %s", svc_json_str(o, "time"),
+			 svc_json_str(o, "attempt"), svc_json_str(o, "node"), svc_json_str(o, "decision"),
+			 svc_json_str(o, "by"), svc_json_str(o, "reason"));
+		for (char *p = line; *p; p++)
+			if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+				*p = '?';
+		printf("  %s\n", line);
+	}
 }
 
 static int cmd_show(int argc, char **argv)
@@ -459,18 +527,19 @@ static int cmd_show(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "attempt", required_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "drains", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *config = NULL;
-	bool json = false;
+	bool json = false, drains_only = false;
 	long attempt = -1, got = 0;
 	struct attrib_config conf;
 	char *end, *text;
 	int c;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "c:a:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:jdh", opts, NULL)) != -1) {
 		if (c == 'c') {
 			config = optarg;
 		} else if (c == 'a') {
@@ -481,6 +550,8 @@ static int cmd_show(int argc, char **argv)
 			}
 		} else if (c == 'j') {
 			json = true;
+		} else if (c == 'd') {
+			drains_only = true;
 		} else if (c == 'h') {
 			usage_show(stdout);
 			return 0;
@@ -500,8 +571,23 @@ static int cmd_show(int argc, char **argv)
 	if (!s)
 		return EXIT_STORE;
 	text = store_get(s, argv[optind], attempt, &got);
+	struct json_object *drains = json_object_new_array();
+	if (store_each_drain(s, argv[optind], drain_to_json, drains) < 0)
+		fprintf(stderr, "attrib: cannot read the drain decisions of job %s\n", argv[optind]);
 	store_close(s);
+	if (drains_only && !text && !json_object_array_length(drains)) {
+		fprintf(stderr, "attrib: no stored result for job %s\n", argv[optind]);
+		json_object_put(drains);
+		return EXIT_STORE;
+	}
+	if (drains_only) {
+		free(text);
+		print_drains(drains, json);
+		json_object_put(drains);
+		return 0;
+	}
 	if (!text) {
+		json_object_put(drains);
 		if (attempt >= 0)
 			fprintf(stderr, "attrib: no stored result for job %s attempt %ld\n", argv[optind],
 				attempt);
@@ -514,13 +600,20 @@ static int cmd_show(int argc, char **argv)
 	free(text);
 	if (!r) {
 		fprintf(stderr, "attrib: the stored result of job %s is damaged: %s\n", argv[optind], err);
+		json_object_put(drains);
 		return EXIT_STORE;
 	}
-	if (json)
+	if (json) {
 		printf("%s\n", json_object_to_json_string_ext(r, JSON_C_TO_STRING_PRETTY |
 								    JSON_C_TO_STRING_NOSLASHESCAPE));
-	else
+	} else {
 		render_text(stdout, r);
+		if (json_object_array_length(drains)) {
+			printf("\nDrain decisions:\n");
+			print_drains(drains, false);
+		}
+	}
+	json_object_put(drains);
 	json_object_put(r);
 	return 0;
 }

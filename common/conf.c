@@ -57,14 +57,25 @@ static const struct key keys[] = {
 	{ "ReconcileInterval", T_SECONDS, O(reconcile_interval), 0, "300", NULL,
 	  "How often the service asks slurmdbd for ended jobs it has no result for (0: never)." },
 	{ "DrainPolicy", T_ENUM, O(drain_policy), 0, "off", "off|suggest|auto",
-	  "off: never drain; suggest: record the drain it would do; auto: drain culprits." },
+	  "What attrib serve does when a diagnosis recommends draining its culprit node, for each "
+	  "class of DrainClasses without a mode of its own: off: nothing; suggest: record the drain "
+	  "it would do; auto: drain the node through Slurm (scontrol's DRAIN, with a reason naming "
+	  "the cause, the device and the job). Every decision, refusals with their reason included, "
+	  "is kept in the store and shown by attrib show JOBID." },
 	{ "DrainClasses", T_LIST, O(drain_classes), O(ndrain_classes),
-	  "gpu-hardware,gpu-memory,nvlink", NULL,
-	  "Rule classes whose culprits the policy may drain automatically." },
+	  "gpu-hardware,gpu-memory,nvlink", "off|suggest|auto",
+	  "Rule classes (rules/00-base.yaml) whose culprits the policy may drain, each CLASS (DrainPolicy "
+	  "applies) or CLASS:MODE with a mode of its own (off, suggest or auto), e.g. "
+	  "gpu-hardware:auto,nvlink with DrainPolicy = suggest. Culprits of any other class are never "
+	  "drained by the policy." },
 	{ "DrainMaxPerHour", T_INT, O(drain_max_per_hour), 0, "2", NULL,
-	  "Never drain more nodes than this in one hour." },
+	  "At most this many drains in any hour, counting those of the policy and of attrib drain; "
+	  "beyond it the policy and attrib drain refuse (attrib drain --force overrides) and record why." },
 	{ "DrainMaxFraction", T_FLOAT, O(drain_max_fraction), 0, "0.05", NULL,
-	  "Never drain more than this fraction of a partition's nodes." },
+	  "The policy never leaves more than this fraction of a partition's nodes drained or down "
+	  "(counting those Slurm already shows so, in every partition of the node): the fraction of the "
+	  "partition's node count rounded down, but at least one node when above 0; 0: the policy "
+	  "never drains." },
 	{ "Webhook", T_URL, O(webhook), 0, "", NULL,
 	  "URL each stored result is POSTed to as JSON (empty: none); a delivery that "
 	  "fails is retried with backoff, also after a restart." },
@@ -114,6 +125,16 @@ static int parse_number(const char *v, long *out, int kind)
 	if (*end)
 		return -1;
 	*out = n;
+	return 0;
+}
+
+static int list_choice_ok(const char *choices, const char *v)
+{
+	size_t len = strlen(v);
+
+	for (const char *p = choices; p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL)
+		if (len && !strncmp(p, v, len) && (p[len] == '|' || !p[len]))
+			return 1;
 	return 0;
 }
 
@@ -186,6 +207,15 @@ static const char *set(struct attrib_config *c, const struct key *k, const char 
 		*lp = NULL;
 		*np = 0;
 		for (char *t = strtok_r(copy, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+			const char *m = strchr(t, ':');
+
+			/* a list with choices: ITEM or ITEM:CHOICE */
+			if (k->choices && m && !list_choice_ok(k->choices, m + 1)) {
+				snprintf(msg, sizeof(msg), "item %s: after the colon one of %s", t,
+					 k->choices);
+				free(copy);
+				return msg;
+			}
 			*lp = realloc(*lp, (*np + 1) * sizeof(char *));
 			(*lp)[(*np)++] = strdup(t);
 		}
@@ -314,7 +344,7 @@ void config_man(FILE *out)
 		roff(out, *keys[i].def ? keys[i].def : "none");
 		fputs(")\n", out);
 		roff(out, keys[i].doc);
-		if (keys[i].choices) {
+		if (keys[i].choices && keys[i].type != T_LIST) {
 			fputs(" One of: ", out);
 			roff(out, keys[i].choices);
 			fputs(".", out);
@@ -329,7 +359,8 @@ void config_describe(FILE *out, const struct attrib_config *c)
 	(void)c;
 	for (size_t i = 0; i < NKEYS; i++)
 		fprintf(out, "%s = %s\n    %s%s%s\n", keys[i].name, keys[i].def, keys[i].doc,
-			keys[i].choices ? " One of " : "", keys[i].choices ? keys[i].choices : "");
+			keys[i].choices && keys[i].type != T_LIST ? " One of " : "",
+			keys[i].choices && keys[i].type != T_LIST ? keys[i].choices : "");
 }
 
 int config_has_state(const struct attrib_config *c, const char *state)

@@ -230,6 +230,9 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 
 		json_object_object_add(rc, "symptom", str(v->root->code->title));
 		json_object_object_add(rc, "code", str(v->root->code->code));
+		/* added to the contract: the rule class (rules/00-base.yaml), which
+		 * attrib serve's drain policy (DrainClasses) goes by */
+		json_object_object_add(rc, "class", str(v->root->code->class_name));
 		json_object_object_add(rc, "node", str(node_name(a, v->root)));
 		json_object_object_add(rc, "device", device(v->root));
 		json_object_object_add(rc, "time", time_str(v->root->first));

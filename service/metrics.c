@@ -29,8 +29,8 @@ static const char *const sub_domains[SUBDOM_N] = {
 };
 static const char *const cov_sources[COV_SRC_N] = { "nodes", "app", "scheduler", "job", "other" };
 static const char *const cov_statuses[COV_ST_N] = { "missing", "error", "other" };
-static const char *const drain_decisions[DRAIN_DECISION_N] = {
-	"drained", "forced", "dry_run", "refused", "failed", "other",
+static const char *const drain_stats[DSTAT_N] = {
+	"drained", "forced", "suggested", "dry_run", "refused", "failed", "other",
 };
 /* seconds: a job's result is usually stored within BundleDeadline */
 static const double latency_le[LATENCY_BUCKETS] = { 1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 21600 };
@@ -116,20 +116,16 @@ void metrics_note_result(struct json_object *result, const char *job_end,
 
 void metrics_note_drain(const char *decision)
 {
-	enum drain_decision d = DRAIN_OTHER;
+	static const struct { const char *text; enum drain_stat stat; } known[] = {
+		{ DRAIN_DONE, DSTAT_DONE },	      { DRAIN_DONE_FORCED, DSTAT_FORCED },
+		{ DRAIN_SUGGESTED, DSTAT_SUGGESTED }, { DRAIN_DRY_RUN, DSTAT_DRY_RUN },
+		{ DRAIN_REFUSED, DSTAT_REFUSED },     { DRAIN_FAILED, DSTAT_FAILED },
+	};
+	enum drain_stat d = DSTAT_OTHER;
 
-	if (!decision)
-		;
-	else if (!strcmp(decision, "drained"))
-		d = DRAIN_DONE;
-	else if (!strncmp(decision, "drained", 7))
-		d = DRAIN_FORCED;
-	else if (!strcmp(decision, "dry-run"))
-		d = DRAIN_DRY_RUN;
-	else if (!strcmp(decision, "refused"))
-		d = DRAIN_REFUSED;
-	else if (!strcmp(decision, "failed"))
-		d = DRAIN_FAILED;
+	for (size_t i = 0; decision && i < sizeof(known) / sizeof(*known); i++)
+		if (!strcmp(decision, known[i].text))
+			d = known[i].stat;
 	atomic_fetch_add(&svc_metrics.drains[d], 1);
 }
 
@@ -205,8 +201,8 @@ char *metrics_render(void)
 			 analysis_le);
 	fputs("# HELP attrib_drains_total Drain decisions recorded by the service, by decision.\n"
 	      "# TYPE attrib_drains_total counter\n", f);
-	for (int i = 0; i < DRAIN_DECISION_N; i++)
-		fprintf(f, "attrib_drains_total{decision=\"%s\"} %lu\n", drain_decisions[i],
+	for (int i = 0; i < DSTAT_N; i++)
+		fprintf(f, "attrib_drains_total{decision=\"%s\"} %lu\n", drain_stats[i],
 			(unsigned long)atomic_load(&m->drains[i]));
 	COUNTER("webhook_delivered_total", "Results POSTed to the Webhook and accepted (2xx).",
 		m->webhook_delivered);

@@ -214,6 +214,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 			kick_accounting();
 			metrics_note_result(res, svc_json_str(rec, "end_time"), &began);
 			webhook_kick();
+			drain_policy_apply(conf, s, res, rn->job_id, rn->attempt, now);
 		}
 		finish_inputs(conf, path, rn->job_id);
 	}

@@ -95,8 +95,9 @@ enum reject_reason {
 enum { SUBDOM_N = 14 };		/* the contract's sub-domains, then "other" */
 enum cov_source { COV_NODES, COV_APP, COV_SCHEDULER, COV_JOB, COV_OTHER, COV_SRC_N };
 enum cov_status { COV_MISSING, COV_ERROR, COV_ST_OTHER, COV_ST_N };
-enum drain_decision { DRAIN_DONE, DRAIN_FORCED, DRAIN_DRY_RUN, DRAIN_REFUSED, DRAIN_FAILED,
-		      DRAIN_OTHER, DRAIN_DECISION_N };
+/* drain decisions recorded in the store, as /metrics counts them */
+enum drain_stat { DSTAT_DONE, DSTAT_FORCED, DSTAT_SUGGESTED, DSTAT_DRY_RUN, DSTAT_REFUSED,
+		  DSTAT_FAILED, DSTAT_OTHER, DSTAT_N };
 #define LATENCY_BUCKETS 11		/* seconds; then +Inf */
 
 struct histogram {
@@ -122,7 +123,7 @@ struct metrics {
 	atomic_ulong coverage_gaps[COV_SRC_N][COV_ST_N];	/* stored results' entries */
 	struct histogram attribution_latency;	/* job end -> result stored */
 	struct histogram analysis_duration;	/* case build + engine */
-	atomic_ulong drains[DRAIN_DECISION_N];	/* recorded by this process */
+	atomic_ulong drains[DSTAT_N];		/* recorded by this process */
 	atomic_ulong webhook_delivered;
 	atomic_ulong webhook_failures;
 	atomic_long webhook_queue;		/* gauge: deliveries waiting */
@@ -308,9 +309,93 @@ void drain_reason(struct json_object *result, char *buf, size_t len);
 int drain_plan(struct json_object *result, char *const *force, int nforce, struct drain_plan *p);
 /* slurm_update_node(DRAIN) with the reason. */
 int drain_node(const char *node, const char *reason, char *err, size_t errlen);
+
+/* What slurmctld says of a node, for the policy. */
+#define DRAIN_MAX_PARTITIONS 32
+struct drain_partition {
+	char name[64];
+	int nodes;			/* the partition's nodes */
+	int unavailable;		/* of which drained, draining, failing or down */
+};
+struct drain_node_state {
+	bool unavailable;		/* drained, draining, failing or down already */
+	char state[48];			/* "down", "drained", "failing" (joined) or "up" */
+	struct drain_partition part[DRAIN_MAX_PARTITIONS];	/* the node's partitions */
+	int npart;
+};
+/* Where the policy learns a node's state: drain_slurm_state, or the tests'. */
+typedef int (*drain_state_fn)(const char *node, struct drain_node_state *st, char *err,
+			      size_t errlen, void *arg);
+/* From slurmctld (slurm_load_node, slurm_load_partitions); arg unused.
+ * -1 with a reason when Slurm cannot tell. */
+int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, size_t errlen,
+		      void *arg);
+
+/* Decisions in the drains table (column decision). */
+#define DRAIN_DONE "drained"
+#define DRAIN_DONE_FORCED "drained (forced)"
+#define DRAIN_SUGGESTED "suggested"
+#define DRAIN_REFUSED "refused"
+#define DRAIN_FAILED "failed"
+#define DRAIN_DRY_RUN "dry-run"
+
+struct drain_row {
+	const char *job_id;
+	long attempt;
+	const char *node, *reason, *decision, *by;
+	long long created;
+};
 /* Every drain done, refused or only shown, with who decided it. */
 int store_add_drain(store *s, const char *job_id, long attempt, const char *node,
 		    const char *reason, const char *decision, const char *by, long long now);
+/* Drains done (DRAIN_DONE, DRAIN_DONE_FORCED) since then, by anyone; -1 on error. */
+long store_count_drains(store *s, long long since);
+/* The drain decisions of a job (every attempt), oldest first. */
+int store_each_drain(store *s, const char *job_id, int (*fn)(const struct drain_row *r, void *arg),
+		     void *arg);
+
+/* ---- drain_policy.c: attrib serve's drain policy (DrainPolicy, DrainClasses,
+ * DrainMaxPerHour, DrainMaxFraction) ----------------------------------------- */
+
+enum drain_mode { DRAIN_MODE_OFF, DRAIN_MODE_SUGGEST, DRAIN_MODE_AUTO };
+enum drain_decision { DECIDE_DRAIN, DECIDE_SUGGEST, DECIDE_REFUSE, DECIDE_FAILED };
+
+struct drain_verdict {
+	const char *node;		/* points into the result */
+	enum drain_decision decision;
+	char why[256];			/* DECIDE_REFUSE: the reason */
+};
+
+struct drain_decisions {
+	char class_name[64];		/* the root cause's rule class ("" when none) */
+	enum drain_mode mode;		/* of that class */
+	char reason[DRAIN_REASON_MAX + 1];	/* for Slurm (drain_reason) */
+	struct drain_verdict v[DRAIN_MAX_NODES];
+	int n;				/* 0: the diagnosis recommends no drain */
+};
+
+const char *drain_mode_name(enum drain_mode m);
+const char *drain_decision_name(enum drain_decision d);
+/* The mode of a rule class: its own in DrainClasses (CLASS:MODE), else
+ * DrainPolicy; *listed false (and off) when DrainClasses does not name it. */
+enum drain_mode drain_class_mode(const struct attrib_config *conf, const char *class_name,
+				 bool *listed);
+/* How many nodes of a partition of total nodes may be drained or down:
+ * floor(fraction * total), but at least 1 when fraction > 0. */
+int drain_fraction_allowed(double fraction, int total);
+/* Decides, for each node the diagnosis recommends draining (its drain
+ * actions), drain, suggest or refuse: the class's mode, then the node's
+ * state (state() is asked only when the mode is not off), then
+ * DrainMaxPerHour (drains_last_hour done already), then DrainMaxFraction.
+ * Pure but for state(). */
+void drain_policy_decide(const struct attrib_config *conf, struct json_object *result,
+			 long drains_last_hour, drain_state_fn state, void *arg,
+			 struct drain_decisions *d);
+/* attrib serve, after storing a new result: decides, drains through Slurm
+ * (auto), records each decision in the store, counts it in the metrics and
+ * logs it.  Slurm's errors are recorded (DRAIN_FAILED), never fatal. */
+void drain_policy_apply(const struct attrib_config *conf, store *s, struct json_object *result,
+			const char *job_id, long attempt, long long now);
 
 /* ---- accounting.c: the summary in the job's accounting record ------------- */
 

@@ -590,3 +590,51 @@ int store_node_faults(store *s, long long since,
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? n : -1;
 }
+
+long store_count_drains(store *s, long long since)
+{
+	sqlite3_stmt *st;
+	long n = -1;
+
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT count(*) FROM drains WHERE created >= ? AND decision IN (?, ?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, since);
+	sqlite3_bind_text(st, 2, DRAIN_DONE, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, DRAIN_DONE_FORCED, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = (long)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+int store_each_drain(store *s, const char *job_id, int (*fn)(const struct drain_row *r, void *arg),
+		     void *arg)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT job_id, attempt, node, reason, decision, decided_by, created"
+			       " FROM drains WHERE job_id = ? ORDER BY created, rowid", -1, &st,
+			       NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, job_id, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct drain_row r = {
+			.job_id = (const char *)sqlite3_column_text(st, 0),
+			.attempt = (long)sqlite3_column_int64(st, 1),
+			.node = (const char *)sqlite3_column_text(st, 2),
+			.reason = (const char *)sqlite3_column_text(st, 3),
+			.decision = (const char *)sqlite3_column_text(st, 4),
+			.by = (const char *)sqlite3_column_text(st, 5),
+			.created = sqlite3_column_int64(st, 6),
+		};
+
+		if (fn(&r, arg))
+			break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}

@@ -522,6 +522,15 @@ static bool exists(struct svc *v, const char *rel)
 	return e;
 }
 
+static int drain_line(const struct drain_row *d, void *arg)
+{
+	char line[512];
+
+	snprintf(line, sizeof(line), "%s %s %s: %s", d->node, d->decision, d->by, d->reason);
+	json_object_array_add(arg, json_object_new_string(line));
+	return 0;
+}
+
 START_TEST(record_attributed_once)
 {
 	struct svc v;
@@ -566,6 +575,11 @@ START_TEST(record_attributed_once)
 	ck_assert_int_eq(store_due(v.s, time(NULL), 10, &items), 1);
 	ck_assert_str_eq(items[0].text, "attrib: InfraHW a t.fault GPU exploded");
 	store_free_items(items, 1);
+	/* the drain policy decided (the defaults: class hw is not listed) */
+	struct json_object *drains = json_object_new_array();
+	ck_assert_int_eq(store_each_drain(v.s, "77", drain_line, drains), 0);
+	ck_assert_str_eq(json_object_to_json_string_ext(drains, JSON_C_TO_STRING_PLAIN),
+			 "[\"a refused attrib serve (policy off): class hw is not in DrainClasses\"]");
 
 	/* killed after the store, before the record was removed: the record
 	 * comes again, and nothing is attributed twice */
@@ -577,6 +591,11 @@ START_TEST(record_attributed_once)
 	ck_assert_int_eq(store_pending_comments(v.s), 1);
 	int n = count(v.s, (struct store_filter){ 0 });
 	ck_assert_int_eq(n, 1);
+	json_object_put(drains);	/* and the policy decided once */
+	drains = json_object_new_array();
+	ck_assert_int_eq(store_each_drain(v.s, "77", drain_line, drains), 0);
+	ck_assert_int_eq(json_object_array_length(drains), 1);
+	json_object_put(drains);
 	svc_teardown(&v);
 }
 END_TEST

@@ -4,10 +4,10 @@
 #
 #   rank.sh STORY DIR [GOFILE]
 #
-# STORY: gpu-fault  the first rank on node-02 appends a real-format Xid 79
-#                   line to node-02's fake kernel log (DIR/nodes/NODE/kern.log),
-#                   prints a CUDA error and exits 1; the others lose their NCCL
-#                   peer a moment later and exit 1
+# STORY: gpu-fault  the first rank on node-02 (or $ATTRIB_FAULT_NODE) appends a
+#                   real-format Xid 79 line to that node's fake kernel log
+#                   (DIR/nodes/NODE/kern.log), prints a CUDA error and exits 1;
+#                   the others lose their NCCL peer a moment later and exit 1
 #        user-exception  rank 3 raises KeyError: 'labels'; the others lose
 #                   their NCCL peer and exit 1
 #        ok         prints a line, exits 0
@@ -20,6 +20,7 @@ story=$1 dir=$2 go=${3:-}
 rank=${SLURM_PROCID:-0} local=${SLURM_LOCALID:-0} node=${SLURMD_NODENAME:-$(hostname)}
 job=${SLURM_JOB_ID:-0}
 pid=$$
+faulty=${ATTRIB_FAULT_NODE:-node-02}
 
 # requeue: the first attempt sleeps (the test requeues it), the next one is
 # a GPU fault
@@ -53,7 +54,7 @@ case $story in
 gpu-fault)
 	echo "[$(date -u '+%Y-%m-%d %H:%M:%S')] step 120 | loss 2.8964 | lr 3.000e-04"
 	sleep 1
-	if [ "$node" = node-02 ] && [ "$local" = 0 ]; then
+	if [ "$node" = "$faulty" ] && [ "$local" = 0 ]; then
 		echo "$(date +%Y-%m-%dT%H:%M:%S.%6N%:z) $node kernel: NVRM: Xid (PCI:$pci): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus." \
 			>>"$dir/nodes/$node/kern.log"
 		sleep 0.5
@@ -69,7 +70,7 @@ For debugging consider passing CUDA_LAUNCH_BLOCKING=1.
 EOF
 		exit 1
 	fi
-	remote_error node-02
+	remote_error "$faulty"
 	;;
 user-exception)
 	sleep 1

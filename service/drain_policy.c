@@ -1,0 +1,209 @@
+/* attrib serve's drain policy: after a diagnosis is stored, whether its
+ * culprit nodes are drained, only suggested or refused, and why.
+ *
+ * The candidates are the result's own drain actions (drain_plan: the engine
+ * gives them only for an unambiguous infrastructure culprit).  A draining
+ * mistake takes a healthy node out of service, so each limit refuses rather
+ * than guesses, and every decision is recorded with its reason:
+ *   - the root cause's rule class must be in DrainClasses; its mode is its
+ *     own (CLASS:MODE) or DrainPolicy;
+ *   - a node Slurm already shows drained, failing or down is left alone;
+ *   - DrainMaxPerHour counts drains actually done in the last hour, by the
+ *     policy or by hand (attrib drain), plus those decided just before for
+ *     the same diagnosis;
+ *   - DrainMaxFraction: in every partition of the node, the nodes drained
+ *     or down with this one must stay within floor(fraction * nodes), at
+ *     least 1 when the fraction is above 0 (a 3-node partition at 0.05 may
+ *     lose one node, not none: otherwise small partitions could never be
+ *     drained automatically, and 0 says "never" plainly).
+ * A suggestion goes through the same limits, so "suggested" means the
+ * policy in auto mode would have drained the node.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include "service.h"
+
+const char *drain_mode_name(enum drain_mode m)
+{
+	return m == DRAIN_MODE_AUTO ? "auto" : m == DRAIN_MODE_SUGGEST ? "suggest" : "off";
+}
+
+const char *drain_decision_name(enum drain_decision d)
+{
+	switch (d) {
+	case DECIDE_DRAIN:
+		return DRAIN_DONE;
+	case DECIDE_SUGGEST:
+		return DRAIN_SUGGESTED;
+	case DECIDE_REFUSE:
+		return DRAIN_REFUSED;
+	case DECIDE_FAILED:
+		return DRAIN_FAILED;
+	}
+	return "?";
+}
+
+static enum drain_mode mode_of(const char *s)
+{
+	return s && !strcasecmp(s, "auto")	? DRAIN_MODE_AUTO
+	       : s && !strcasecmp(s, "suggest") ? DRAIN_MODE_SUGGEST
+						: DRAIN_MODE_OFF;
+}
+
+enum drain_mode drain_class_mode(const struct attrib_config *conf, const char *class_name,
+				 bool *listed)
+{
+	*listed = false;
+	if (!class_name || !*class_name)
+		return DRAIN_MODE_OFF;
+	for (int i = 0; i < conf->ndrain_classes; i++) {
+		const char *item = conf->drain_classes[i], *colon = strchr(item, ':');
+		size_t len = colon ? (size_t)(colon - item) : strlen(item);
+
+		if (len == strlen(class_name) && !strncmp(item, class_name, len)) {
+			*listed = true;
+			return mode_of(colon ? colon + 1 : conf->drain_policy);
+		}
+	}
+	return DRAIN_MODE_OFF;
+}
+
+int drain_fraction_allowed(double fraction, int total)
+{
+	if (fraction <= 0 || total <= 0)
+		return 0;
+	/* truncation is floor for positive numbers; 1e-9: 0.1 * 30 is 2.999... in binary */
+	int n = (int)(fraction * total + 1e-9);
+	return n < 1 ? 1 : n;
+}
+
+static const char *root_class(struct json_object *result)
+{
+	struct json_object *rc;
+
+	if (!json_object_object_get_ex(result, "root_cause", &rc) ||
+	    !json_object_is_type(rc, json_type_object))
+		return NULL;
+	return svc_json_str(rc, "class");
+}
+
+void drain_policy_decide(const struct attrib_config *conf, struct json_object *result,
+			 long drains_last_hour, drain_state_fn state, void *arg,
+			 struct drain_decisions *d)
+{
+	struct drain_plan plan;
+	const char *cls = root_class(result);
+	bool listed;
+	long done = 0;	/* drained or suggested above, for this diagnosis */
+
+	memset(d, 0, sizeof(*d));
+	if (drain_plan(result, NULL, 0, &plan) < 0)
+		return;	/* no drain recommended: nothing to decide */
+	snprintf(d->class_name, sizeof(d->class_name), "%s", cls ? cls : "");
+	snprintf(d->reason, sizeof(d->reason), "%s", plan.reason);
+	d->mode = drain_class_mode(conf, cls, &listed);
+	for (int i = 0; i < plan.n; i++) {
+		struct drain_verdict *v = &d->v[d->n++];
+		struct drain_node_state st;
+		char err[200];
+		const struct drain_partition *full = NULL;
+
+		v->node = plan.nodes[i];
+		v->decision = DECIDE_REFUSE;
+		if (!cls) {
+			snprintf(v->why, sizeof(v->why),
+				 "the diagnosis names no rule class (made by an older attrib); "
+				 "attrib drain drains by hand");
+			continue;
+		}
+		if (!listed) {
+			snprintf(v->why, sizeof(v->why), "class %s is not in DrainClasses", cls);
+			continue;
+		}
+		if (d->mode == DRAIN_MODE_OFF) {
+			snprintf(v->why, sizeof(v->why), "the drain policy of class %s is off", cls);
+			continue;
+		}
+		if (state(v->node, &st, err, sizeof(err), arg) < 0) {
+			snprintf(v->why, sizeof(v->why), "Slurm cannot tell the node's state: %s", err);
+			continue;
+		}
+		if (st.unavailable) {
+			snprintf(v->why, sizeof(v->why), "the node is %s already", st.state);
+			continue;
+		}
+		if (drains_last_hour + done >= conf->drain_max_per_hour) {
+			snprintf(v->why, sizeof(v->why),
+				 "DrainMaxPerHour (%ld) reached: %ld drain%s in the last hour%s",
+				 conf->drain_max_per_hour, drains_last_hour, drains_last_hour == 1 ? "" : "s",
+				 done ? " and earlier nodes of this diagnosis" : "");
+			continue;
+		}
+		for (int p = 0; p < st.npart && !full; p++)
+			/* the nodes counted above are taken as being in every partition
+			 * of this one: counted twice at worst, never missed */
+			if (st.part[p].unavailable + done + 1 >
+			    drain_fraction_allowed(conf->drain_max_fraction, st.part[p].nodes))
+				full = &st.part[p];
+		if (full) {
+			snprintf(v->why, sizeof(v->why),
+				 "DrainMaxFraction (%g) of partition %s reached: %d of its %d nodes "
+				 "drained or down, at most %d", conf->drain_max_fraction, full->name,
+				 full->unavailable + (int)done, full->nodes,
+				 drain_fraction_allowed(conf->drain_max_fraction, full->nodes));
+			continue;
+		}
+		v->decision = d->mode == DRAIN_MODE_AUTO ? DECIDE_DRAIN : DECIDE_SUGGEST;
+		done++;
+	}
+}
+
+/* Slurm's state, when the service has a slurm.conf (accounting_init found
+ * one); without it libslurm would not know where slurmctld is. */
+static int service_state(const char *node, struct drain_node_state *st, char *err, size_t errlen,
+			 void *arg)
+{
+	if (!accounting_enabled()) {
+		snprintf(err, errlen, "the service found no slurm.conf");
+		return -1;
+	}
+	return drain_slurm_state(node, st, err, errlen, arg);
+}
+
+void drain_policy_apply(const struct attrib_config *conf, store *s, struct json_object *result,
+			const char *job_id, long attempt, long long now)
+{
+	struct drain_decisions d;
+	long recent = store_count_drains(s, now - 3600);
+	char by[64], err[200];
+
+	if (recent < 0) {
+		/* the count cannot be had: assume the limit is reached */
+		svc_log(SVC_ERROR, "job %s attempt %ld: cannot count the recent drains", job_id,
+			attempt);
+		recent = conf->drain_max_per_hour;
+	}
+	drain_policy_decide(conf, result, recent, service_state, NULL, &d);
+	snprintf(by, sizeof(by), "attrib serve (policy %s)", drain_mode_name(d.mode));
+	for (int i = 0; i < d.n; i++) {
+		struct drain_verdict *v = &d.v[i];
+
+		if (v->decision == DECIDE_DRAIN &&
+		    drain_node(v->node, d.reason, err, sizeof(err)) < 0) {
+			v->decision = DECIDE_FAILED;
+			snprintf(v->why, sizeof(v->why), "Slurm refused the drain: %s", err);
+		}
+		const char *text = v->decision == DECIDE_DRAIN || v->decision == DECIDE_SUGGEST
+					   ? d.reason : v->why;
+
+		if (store_add_drain(s, job_id, attempt, v->node, text,
+				    drain_decision_name(v->decision), by, now) < 0)
+			svc_log(SVC_ERROR, "job %s attempt %ld: cannot record the drain decision for %s",
+				job_id, attempt, v->node);
+		svc_log(v->decision == DECIDE_FAILED ? SVC_WARNING : SVC_INFO,
+			"job %s attempt %ld: %s %s (class %s, policy %s): %s", job_id, attempt,
+			v->node, drain_decision_name(v->decision), *d.class_name ? d.class_name : "none",
+			drain_mode_name(d.mode), text);
+	}
+}

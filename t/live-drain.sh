@@ -1,0 +1,314 @@
+#!/bin/bash
+# The drain policy of attrib serve on the real test cluster (t/cluster):
+# Slurm 22.05 with jobcomp/attrib, spank attrib and the Epilog attrib-collect
+# as in t/live-pipeline.sh, and `attrib serve` with
+#     DrainPolicy = suggest, DrainClasses = gpu-hardware:auto,nvlink,
+#     DrainMaxPerHour = 1 (DrainMaxFraction: the default 0.05, one node of 3)
+# Runs only with ATTRIB_LIVE_TESTS=1 (else skipped, exit 77); needs root.
+#
+#   userexc    rank 3 raises KeyError (UserCode)     -> nothing drained, no
+#              drain decision recorded
+#   gpufault   node-02 logs Xid 79 (gpu-hardware)    -> node-02 drained by the
+#              policy with the reason "attrib: GPU has fallen off the bus
+#              (Xid 79) PCI:0000:3b:00 (job N)" in sinfo -R; node-01 and
+#              node-03 stay undrained
+#   gpufault2  node-03 logs Xid 79 within the hour   -> refused: DrainMaxPerHour;
+#              the refusal and its reason are in the store (attrib show
+#              --drains and the drains table); node-03 stays undrained
+#   by hand    attrib drain of the second job is refused by the same limit
+#              (exit 5, recorded); --force drains node-03 anyway
+# The metrics count the decisions.  At the end the drained nodes are resumed
+# (scontrol update state=resume) and everything started is stopped.
+#
+# Last line: "N passed, N failed".  About a minute.
+#
+#   ATTRIB, SRCDIR                 the attrib program, the source tree
+#   ATTRIB_BUILDDIR                build tree (plugin/.libs, epilog/) [dir of $ATTRIB]
+#   ATTRIB_DRAIN_CLUSTER_DIR       cluster state [/tmp/attrib-cluster-drain]
+#   ATTRIB_CLUSTER_WAIT            seconds to wait for another test cluster [900]
+#   ATTRIB_LIVE_KEEP=1             keep the temporary directory
+set -u
+
+[ "${ATTRIB_LIVE_TESTS:-0}" = 1 ] || { echo "SKIP: set ATTRIB_LIVE_TESTS=1 to run on the test cluster"; exit 77; }
+
+A=${ATTRIB:-./attrib}
+case $A in /*) ;; *) A=$(pwd)/$A ;; esac
+SRC=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+B=${ATTRIB_BUILDDIR:-$(dirname "$A")}
+CLUSTER=$SRC/t/cluster/cluster.sh
+RANK=$SRC/t/live/rank.sh
+COLLECT=$B/epilog/attrib-collect
+LIBS=$B/plugin/.libs
+NODES="node-01 node-02 node-03"
+export PATH=$PATH:/usr/sbin:/sbin
+export ATTRIB_CLUSTER_DIR=${ATTRIB_DRAIN_CLUSTER_DIR:-/tmp/attrib-cluster-drain}
+unset ATTRIB_CLUSTER_NODES	# three nodes
+
+for f in "$LIBS/jobcomp_attrib.so" "$LIBS/spank_attrib.so" "$COLLECT"; do
+	[ -f "$f" ] || { echo "SKIP: $f is not built"; exit 77; }
+done
+
+W=$(mktemp -d /tmp/attrib-live-drain-XXXXXX)
+chmod 0755 "$W"
+
+pass=0 fail=0 spid='' started_cluster=''
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+bad() { fail=$((fail + 1)); echo "not ok - $*"; }
+check() { # description command...
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else bad "$d"; fi
+}
+cleaned=
+cleanup() {
+	[ -n "$cleaned" ] && return
+	cleaned=1
+	if [ -n "$spid" ]; then kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; fi
+	if [ -n "$started_cluster" ]; then
+		# a clean cluster for whoever comes next (the state goes with it too)
+		scontrol update nodename=node-02,node-03 state=resume >/dev/null 2>&1
+		"$CLUSTER" stop >/dev/null 2>&1
+	fi
+	if [ "$fail" -gt 0 ]; then
+		echo "# service log (last 40 lines):"
+		sed 's/^/#   /' "$W/attrib.log" 2>/dev/null | tail -40
+	fi
+	if [ "${ATTRIB_LIVE_KEEP:-0}" = 1 ]; then echo "# kept $W"; else rm -rf "$W"; fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+finish() {
+	cleanup
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit
+}
+
+[ "$(id -u)" = 0 ] || { bad "running as root"; finish; }
+for c in slurmctld slurmd slurmdbd sbatch sacct sinfo scontrol nsenter curl python3; do
+	command -v "$c" >/dev/null || { bad "$c is installed (t/cluster/deps.sh)"; finish; }
+done
+
+# ---- helpers (as in t/live-pipeline.sh) --------------------------------------
+. "$SRC/t/cluster/lib.sh"
+wait_for() { # timeout-seconds command...: poll every 0.2 s
+	local limit=$1 t0
+	shift
+	t0=$(date +%s)
+	until "$@"; do
+		[ $(($(date +%s) - t0)) -ge "$limit" ] && return 1
+		sleep 0.2
+	done
+}
+jv() { # FILE EXPR: a value of a JSON file (python expression on r)
+	python3 - "$1" "$2" <<'EOF' 2>/dev/null
+import json, sys
+r = json.load(open(sys.argv[1]))
+v = eval(sys.argv[2], {"r": r})
+print(v if isinstance(v, str) else json.dumps(v, separators=(",", ":")))
+EOF
+}
+show_json() { # jobid timeout: the stored diagnosis, into W/show-JOBID.json
+	local j=$1 limit=$2 t0
+	t0=$(date +%s)
+	until "$A" show "$j" --json --config "$W/attrib.conf" >"$W/show-$j.json" 2>/dev/null; do
+		[ $(($(date +%s) - t0)) -ge "$limit" ] && return 1
+		sleep 0.3
+	done
+}
+drains_json() { "$A" show "$1" --drains --json --config "$W/attrib.conf" >"$W/drains-$1.json"; }
+submit() { # name sbatch-args...: prints the job id
+	local name=$1
+	shift
+	sbatch --parsable -J "$name" -o "$OUT/%x-%j.out" --chdir "$OUT" "$@"
+}
+bind_spool() { # node: its own spank spool in its slurmd's mount namespace
+	local n=$1 pid start
+	read -r pid start <"$ATTRIB_CLUSTER_DIR/run/slurmd-$n.ours" 2>/dev/null || return 1
+	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = slurmd ] || return 1
+	nsenter -t "$pid" -m mount --bind "$W/nodespool/$n" "$W/nodespool/here" || return 1
+	[ "$(nsenter -t "$pid" -m stat -c %i "$W/nodespool/here")" = "$(stat -c %i "$W/nodespool/$n")" ]
+}
+drained() { sinfo -h -n "$1" -o %T 2>/dev/null | grep -q '^drain'; }	# drained, draining
+reason_of() { sinfo -h -R -n "$1" -o %E 2>/dev/null | head -n1; }
+metric() { curl -sf "$URL/metrics" | sed -n "s/^attrib_drains_total{decision=\"$1\"} //p"; }
+# the drains table itself (not through attrib): "node|decision|decided_by|reason" per row
+db_rows() {
+	python3 - "$W/state/attrib.db" "$1" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
+for row in db.execute("SELECT node, decision, decided_by, reason FROM drains WHERE job_id = ? ORDER BY rowid", (sys.argv[2],)):
+    print("|".join(row))
+EOF
+}
+
+# ---- the test directory (as in t/live-pipeline.sh) -------------------------
+OUT=$W/out
+mkdir -p "$OUT" "$W/spool" "$W/state" "$W/started" "$W/nodespool/here"
+chmod 0700 "$W/nodespool/here"
+boot=$(date -d '-2 hours' +%Y-%m-%dT%H:%M:%S.%6N%:z)
+for n in $NODES; do
+	mkdir -p "$W/nodes/$n" "$W/nodespool/$n"
+	chmod 0700 "$W/nodespool/$n"
+	cat >"$W/nodes/$n/kern.log" <<EOF
+$boot $n kernel: Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1
+$boot $n kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.161.08  Tue Mar  5 22:42:15 UTC 2024
+EOF
+done
+cat >"$W/epilog.sh" <<EOF
+#!/bin/sh
+n=\${SLURMD_NODENAME:-\$(hostname)}
+exec "$COLLECT" -c "$W/nodes/\$n/attrib.conf" >>"$W/nodes/\$n/epilog.out" 2>&1
+EOF
+chmod 0755 "$W/epilog.sh"
+echo "optional $LIBS/spank_attrib.so spool=$W/nodespool/here" >"$W/plugstack.conf"
+
+# ---- the cluster ---------------------------------------------------------------
+export ATTRIB_JOBCOMP=jobcomp/attrib
+export ATTRIB_JOBCOMP_LOC=$W/spool
+export ATTRIB_PLUGIN_DIR=$LIBS
+export ATTRIB_PLUGSTACK_CONFIG=$W/plugstack.conf
+export ATTRIB_EPILOG=$W/epilog.sh
+wait_cluster_free || { bad "no other test cluster runs (waited ${ATTRIB_CLUSTER_WAIT:-900} s)"; finish; }
+started_cluster=1
+if ! "$CLUSTER" start >"$W/cluster.log" 2>&1; then
+	bad "the test cluster starts with jobcomp/attrib, spank attrib and the Epilog"
+	sed 's/^/#   /' "$W/cluster.log" | tail -20
+	finish
+fi
+ok "the test cluster starts with jobcomp/attrib, spank attrib and the Epilog"
+eval "$("$CLUSTER" env)"
+export ATTRIB_MUNGE_SOCKET
+allbound=1
+for n in $NODES; do bind_spool "$n" || allbound=; done
+check "each node's spank spool is its own (bind mount in its namespace)" test -n "$allbound"
+check "no node is drained at the start (sinfo -R is empty)" test -z "$(sinfo -h -R)"
+
+# ---- the service, with the drain policy ----------------------------------------------
+port=
+for p in $(seq 27521 27570); do
+	if ! (exec 3<>"/dev/tcp/$ATTRIB_CLUSTER_CTLD_ADDR/$p") 2>/dev/null; then port=$p; break; fi
+done
+URL=http://$ATTRIB_CLUSTER_CTLD_ADDR:$port
+cat >"$W/attrib.conf" <<EOF
+SpoolDir = $W/spool
+StateDir = $W/state
+RulesDir = $SRC/rules
+Listen = $ATTRIB_CLUSTER_CTLD_ADDR:$port
+BundleDeadline = 20
+ReconcileInterval = 3600
+LogFile = $W/attrib.log
+DrainPolicy = suggest
+DrainClasses = gpu-hardware:auto, nvlink
+DrainMaxPerHour = 1
+EOF
+for n in $NODES; do
+	cat >"$W/nodes/$n/attrib.conf" <<EOF
+LogSources = $W/nodes/$n/kern.log
+ServiceURL = $URL
+NodeSpoolDir = $W/nodespool/$n
+CollectTimeout = 3
+LogFile = $W/nodes/$n/collect.log
+EOF
+done
+"$A" serve --config "$W/attrib.conf" --foreground 2>>"$W/serve.err" &
+spid=$!
+if ! wait_for 20 curl -sf "$URL/v1/health" -o /dev/null; then
+	bad "attrib serve starts on $URL"
+	sed 's/^/#   /' "$W/serve.err" | tail -20
+	finish
+fi
+ok "attrib serve starts on $URL (DrainPolicy suggest, gpu-hardware:auto, DrainMaxPerHour 1)"
+
+# ---- a user-code failure and a GPU fault on node-02 -------------------------------------
+ju=$(submit userexc -N3 -n6 -O --gres=gpu:2 --wrap "srun --label $RANK user-exception $W")
+jg=$(submit gpufault -N3 -n6 -O --gres=gpu:2 --wrap "srun --label $RANK gpu-fault $W")
+echo "# jobs: user exception $ju, GPU fault on node-02 $jg"
+check "user exception: job $ju ends FAILED" test "$(sacct_final "$ju" 90)" = FAILED
+check "GPU fault: job $jg ends FAILED" test "$(sacct_final "$jg" 90)" = FAILED
+
+if show_json "$ju" 40; then
+	check "user exception: diagnosed UserCode" test "$(jv "$W/show-$ju.json" 'r["sub_domain"]')" = UserCode
+	drains_json "$ju"
+	check "user exception: no drain decision recorded" test "$(jv "$W/drains-$ju.json" 'len(r)')" = 0
+	check "user exception: nothing in the drains table for job $ju" test -z "$(db_rows "$ju")"
+else
+	bad "user exception: job $ju has a stored diagnosis"
+fi
+
+if show_json "$jg" 40; then
+	echo "#   attrib show $jg: $(jv "$W/show-$jg.json" '[r["sub_domain"], r["culprit_nodes"], r["root_cause"]["code"], r["root_cause"].get("class")]')"
+	check "GPU fault: InfraHW, culprit node-02, xid.79 of class gpu-hardware" test \
+		"$(jv "$W/show-$jg.json" '[r["sub_domain"], r["culprit_nodes"], r["root_cause"]["code"], r["root_cause"].get("class")]')" \
+		= '["InfraHW",["node-02"],"xid.79","gpu-hardware"]'
+else
+	bad "GPU fault: job $jg has a stored diagnosis"
+fi
+want="attrib: GPU has fallen off the bus (Xid 79) PCI:0000:3b:00 (job $jg)"
+check "GPU fault: node-02 is drained" wait_for 10 drained node-02
+got=$(reason_of node-02)
+echo "# sinfo -R node-02: $got"
+check "GPU fault: sinfo -R gives node-02 the reason '$want'" test "$got" = "$want"
+check "GPU fault: node-01 and node-03 are not drained" sh -c "! sinfo -h -R | grep -q 'node-0[13]'"
+drains_json "$jg"
+check "GPU fault: attrib show --drains: node-02 drained by attrib serve (policy auto) with that reason" \
+	test "$(jv "$W/drains-$jg.json" '[(d["node"], d["decision"], d["by"], d["reason"]) for d in r]')" \
+	= "[[\"node-02\",\"drained\",\"attrib serve (policy auto)\",\"$want\"]]"
+"$A" show "$jg" --config "$W/attrib.conf" >"$W/show-$jg.txt"
+check "GPU fault: attrib show lists the drain decision" \
+	grep -q "node-02 drained attrib serve (policy auto): $want" "$W/show-$jg.txt"
+
+# ---- a second GPU fault, on node-03, within the hour ---------------------------------
+jh=$(ATTRIB_FAULT_NODE=node-03 submit gpufault2 -N2 -n4 -O -w node-01,node-03 --gres=gpu:2 \
+	--wrap "srun --label $RANK gpu-fault $W")
+echo "# job $jh: GPU fault on node-03"
+check "second GPU fault: job $jh ends FAILED" test "$(sacct_final "$jh" 90)" = FAILED
+if show_json "$jh" 40; then
+	check "second GPU fault: culprit node-03, xid.79" test \
+		"$(jv "$W/show-$jh.json" '[r["culprit_nodes"], r["root_cause"]["code"]]')" = '[["node-03"],"xid.79"]'
+else
+	bad "second GPU fault: job $jh has a stored diagnosis"
+fi
+refusal="DrainMaxPerHour (1) reached: 1 drain in the last hour"
+# (the decision follows the stored result by a moment)
+wait_for 10 grep -q "job $jh attempt 0: node-03 refused" "$W/attrib.log"
+rows=$(db_rows "$jh")
+echo "# drains table, job $jh: $rows"
+check "second GPU fault: the drains table has node-03 refused by the policy: $refusal" \
+	test "$rows" = "node-03|refused|attrib serve (policy auto)|$refusal"
+drains_json "$jh"
+check "second GPU fault: attrib show --drains shows the refusal and its reason" \
+	test "$(jv "$W/drains-$jh.json" '[(d["node"], d["decision"], d["reason"]) for d in r]')" \
+	= "[[\"node-03\",\"refused\",\"$refusal\"]]"
+check "second GPU fault: node-03 is not drained" sh -c "! sinfo -h -R | grep -q node-03"
+check "metrics: 1 drained, 1 refused, 0 suggested, 0 failed" \
+	test "$(metric drained) $(metric refused) $(metric suggested) $(metric failed)" = "1 1 0 0"
+
+# ---- by hand: the same limit, unless --force -----------------------------------------------
+"$A" drain "$jh" --config "$W/attrib.conf" >"$W/drain.out" 2>"$W/drain.err"
+rc=$?
+echo "# attrib drain $jh: exit $rc: $(cat "$W/drain.err")"
+check "attrib drain $jh is refused by DrainMaxPerHour (exit 5)" \
+	sh -c "[ $rc = 5 ] && grep -q 'node-03: refusing: DrainMaxPerHour (1) reached' '$W/drain.err'"
+rows=$(db_rows "$jh" | grep '|attrib drain (uid 0')
+echo "# drains table, job $jh, by hand: $rows"
+check "attrib drain: the refusal is recorded with who asked and why" \
+	grep -q "^node-03|refused|attrib drain (uid 0[,)].*|refusing: DrainMaxPerHour (1) reached: 1 drain in the last hour" <<<"$rows"
+check "attrib drain: node-03 is still not drained" sh -c "! sinfo -h -R | grep -q node-03"
+"$A" drain "$jh" --force node-03 --config "$W/attrib.conf" >"$W/force.out" 2>&1
+rc=$?
+echo "# attrib drain $jh --force node-03: exit $rc: $(cat "$W/force.out")"
+check "attrib drain --force node-03 drains it despite the limit" \
+	sh -c "[ $rc = 0 ] && sinfo -h -n node-03 -o %T | grep -q '^drain'"
+check "sinfo -R gives node-03 the reason of job $jh" \
+	test "$(reason_of node-03)" = "attrib: GPU has fallen off the bus (Xid 79) PCI:0000:3b:00 (job $jh)"
+
+# ---- resume: a clean cluster for later tests --------------------------------------------------
+scontrol update nodename=node-02,node-03 state=resume
+check "node-02 and node-03 resumed: sinfo -R is empty" wait_for 10 sh -c '[ -z "$(sinfo -h -R)" ]'
+check "no node is left drained" sh -c "! sinfo -h -o %T | grep -q drain"
+kill -TERM "$spid"
+wait "$spid"
+check "SIGTERM stops attrib serve (exit 0)" test $? = 0
+spid=
+finish

@@ -66,6 +66,8 @@ for c in slurmctld slurmdbd sbatch sacct sacctmgr munge curl sha256sum; do
 done
 
 # ---- the cluster ----
+. "$SRC/t/cluster/lib.sh"
+wait_cluster_free || { bad "no other test cluster runs (waited ${ATTRIB_CLUSTER_WAIT:-900} s)"; finish; }
 started_cluster=1
 if ! "$CLUSTER" start >"$W/cluster.log" 2>&1; then
 	bad "the test cluster starts"
@@ -75,8 +77,6 @@ fi
 ok "the test cluster starts"
 eval "$("$CLUSTER" env)"
 export ATTRIB_MUNGE_SOCKET	# the service decodes with the cluster's munged
-
-. "$SRC/t/cluster/lib.sh"
 
 # ---- two failing jobs ----
 OUT=$W/out

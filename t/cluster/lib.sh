@@ -1,15 +1,31 @@
 # Shell helpers shared by the tests that run on the test cluster (sourced).
 
-# One test cluster per machine (fixed namespace names): wait while another
-# runs, at most ATTRIB_CLUSTER_WAIT seconds (default 900).
+# One test cluster per machine (fixed namespace, bridge and port names).
+# A test claims the machine before it starts its cluster: the claim file
+# holds the claiming test's PID and is void once that process is gone, so
+# nothing needs releasing (a file lock held through an inherited descriptor
+# would outlive the test in any daemon it started).  The claim is taken
+# under flock, so two tests never both get it; a cluster started by hand
+# (namespaces with processes) also counts as busy.  Waits at most
+# ATTRIB_CLUSTER_WAIT seconds (default 900).
+ATTRIB_CLUSTER_CLAIM=${ATTRIB_CLUSTER_CLAIM:-/run/lock/attrib-test-cluster.pid}
+claim_cluster() { # pid: 0 claimed, 1 another live test holds it
+	flock "$ATTRIB_CLUSTER_CLAIM.lock" sh -c '
+		p=$(cat "$1" 2>/dev/null)
+		if [ -n "$p" ] && [ "$p" != "$2" ] && kill -0 "$p" 2>/dev/null; then exit 1; fi
+		echo "$2" >"$1"' sh "$ATTRIB_CLUSTER_CLAIM" "$1"
+}
 wait_cluster_free() {
 	local t0 ns busy
 	t0=$(date +%s)
 	while :; do
 		busy=
-		for ns in /run/netns/attrib-node-*; do
-			[ -e "$ns" ] && [ -n "$(ip netns pids "${ns##*/}" 2>/dev/null)" ] && busy=${ns##*/}
-		done
+		claim_cluster $$ || busy="test $(cat "$ATTRIB_CLUSTER_CLAIM" 2>/dev/null)"
+		if [ -z "$busy" ]; then
+			for ns in /run/netns/attrib-node-*; do
+				[ -e "$ns" ] && [ -n "$(ip netns pids "${ns##*/}" 2>/dev/null)" ] && busy=${ns##*/}
+			done
+		fi
 		[ -z "$busy" ] && return 0
 		if [ $(($(date +%s) - t0)) -ge "${ATTRIB_CLUSTER_WAIT:-900}" ]; then
 			echo "# another test cluster still runs ($busy) after ${ATTRIB_CLUSTER_WAIT:-900} s" >&2

@@ -12,6 +12,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 cluster=$here/cluster.sh
+. "$here/lib.sh"	# (first: the helpers below may redefine its functions)
 export ATTRIB_CLUSTER_DIR=${ATTRIB_CLUSTER_DIR:-/tmp/attrib-cluster-smoke}
 D=$ATTRIB_CLUSTER_DIR
 pass=0
@@ -103,6 +104,7 @@ EOF
 chmod 0755 "$D/hooks/epilog.sh"
 export ATTRIB_EPILOG=$D/hooks/epilog.sh
 
+wait_cluster_free || { nok "no other test cluster runs"; finish; exit 1; }
 trap '"$cluster" stop >/dev/null 2>&1 || true' EXIT
 t0=$(date +%s.%N)
 if ! "$cluster" start; then

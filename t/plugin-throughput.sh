@@ -6,6 +6,10 @@
 # A coarse end-to-end figure (Slurm's own scheduling dominates); the cost of
 # jobcomp_p_log_record itself is measured by plugin/jobcomp-bench.
 #
+# Runs may be interleaved (MODES="none attrib none attrib") to control for
+# drift; the end prints every run, the median per mode and the ratio of
+# each run to the median of jobcomp/none (bench/live/throughput.sh wraps it).
+#
 # Needs root and the built plugins (plugin/.libs). Takes about 3 minutes.
 # Last line: "N passed, N failed"; 77 (skip) when not root or not built.
 #
@@ -38,10 +42,20 @@ chmod 0755 "$tmp"
 trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
 . "$top/t/cluster/lib.sh"
+# wait_cluster_free sees only the node namespaces: also wait while another
+# test's slurmctld runs (one whose nodes are down or not yet up)
+wait_no_ctld() {
+    local t0
+    t0=$(date +%s)
+    while pgrep -x slurmctld >/dev/null; do
+        [ $(($(date +%s) - t0)) -ge "${ATTRIB_CLUSTER_WAIT:-900}" ] && return 1
+        sleep 2
+    done
+}
 
 # run MODE: start the cluster, submit the jobs, wait for all to end; prints seconds
 run() {
-    local mode=$1 t0 t1 left
+    local mode=$1 t0 t1 left try
     export ATTRIB_JOBCOMP=jobcomp/none
     unset ATTRIB_PLUGIN_DIR ATTRIB_JOBCOMP_LOC ATTRIB_PLUGSTACK_CONFIG
     case $mode in attrib | jobcomp)
@@ -52,8 +66,15 @@ run() {
         echo "required $libs/spank_attrib.so spool=$tmp/node" >"$tmp/plugstack.conf"
         export ATTRIB_PLUGSTACK_CONFIG=$tmp/plugstack.conf ;;
     esac
-    wait_cluster_free || return 1
-    "$cluster" start >/dev/null 2>&1 || { echo "cluster did not start" >&2; return 1; }
+    # a start right after the previous run's stop (or another test's
+    # cluster starting in the gap) can find a node's port still bound: retry
+    for try in 1 2 3; do
+        wait_no_ctld && wait_cluster_free || return 1
+        "$cluster" start >"$tmp/cluster-$mode.log" 2>&1 && break
+        echo "# cluster start $try failed: $(grep -m1 'error' "$tmp/cluster-$mode.log")" >&2
+        [ "$try" = 3 ] && { tail -5 "$tmp/cluster-$mode.log" | sed 's/^/#   /' >&2; return 1; }
+        sleep $((10 + RANDOM % 20))
+    done
     eval "$("$cluster" env)"
     mkdir -p "$tmp/out-$mode"
     t0=$(date +%s.%N)
@@ -72,6 +93,7 @@ run() {
     awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", b - a }'
 }
 
+declare -A secs_of	# mode -> "s s ..."
 for mode in ${ATTRIB_THROUGHPUT_MODES:-none attrib}; do
     case $mode in
     none) what="jobcomp/none" ;;
@@ -82,6 +104,7 @@ for mode in ${ATTRIB_THROUGHPUT_MODES:-none attrib}; do
     esac
     if secs=$(run "$mode"); then
         ok "$njobs jobs with $what: $secs s ($(uptime | sed 's/.*load/load/'))"
+        secs_of[$mode]="${secs_of[$mode]:-} $secs"
     else
         nok "$what run"
         continue
@@ -90,6 +113,18 @@ for mode in ${ATTRIB_THROUGHPUT_MODES:-none attrib}; do
         n=$(find "$tmp/spool/jobs" -name '*.json' 2>/dev/null | wc -l)
         if [ "$n" = "$njobs" ]; then ok "jobcomp/attrib wrote $n records"; else nok "jobcomp/attrib wrote $n records, expected $njobs"; fi ;;
     esac
+done
+# the summary: per mode every run and the median; each run against jobcomp/none's median
+median() { tr ' ' '\n' | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+base=$(echo "${secs_of[none]:-}" | median)
+for mode in $(printf '%s\n' ${ATTRIB_THROUGHPUT_MODES:-none attrib} | awk '!seen[$0]++'); do
+    [ -n "${secs_of[$mode]:-}" ] || continue
+    m=$(echo "${secs_of[$mode]}" | median)
+    line="# $mode: runs${secs_of[$mode]} s, median $m s ($(awk -v n="$njobs" -v m="$m" 'BEGIN { printf "%.2f", n / m }') jobs/s)"
+    if [ -n "$base" ]; then
+        line="$line; median / none's median $(awk -v a="$m" -v b="$base" 'BEGIN { printf "%.3f", a / b }'), runs / none's median$(for s in ${secs_of[$mode]}; do awk -v a="$s" -v b="$base" 'BEGIN { printf " %.3f", a / b }'; done)"
+    fi
+    echo "$line"
 done
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -5,6 +5,7 @@
 # gen.c, deterministic), every tool's output is compared with the others'.
 #
 #   bench/window/run.sh [SIZE_GB]        (default 10; scaled down when /tmp lacks room)
+#   bench/window/run.sh 64M              (a size in MiB: bench/window/smoke.sh)
 #
 # Environment: ATTRIB_COLLECT (default ./epilog/attrib-collect),
 # BENCH_DIR (default /tmp/attrib-bench-window, removed at the end unless
@@ -17,6 +18,9 @@ DIR=${BENCH_DIR:-/tmp/attrib-bench-window}
 RUNS=${RUNS:-5}
 AWK_RUNS=${AWK_RUNS:-3}
 GB=${1:-10}
+MB=
+case $GB in *M) MB=${GB%M} GB=1 ;; esac
+case $GB$MB in *[!0-9]* | '') echo "usage: $0 [SIZE_GB | SIZE_MBM]" >&2; exit 2 ;; esac
 [ -x "$COLLECT" ] || { echo "build attrib-collect first (make)" >&2; exit 1; }
 
 mkdir -p "$DIR"
@@ -29,6 +33,7 @@ if [ "$avail_gb" -lt $((GB + 5)) ]; then
 	echo "scaled down to $GB GB"
 fi
 SIZE=$((GB * 1024 * 1024 * 1024))
+[ -n "$MB" ] && SIZE=$((MB * 1024 * 1024))
 
 # 30 days of log, 2026-11-01 .. 2026-12-01 UTC; the window is 15 minutes
 # in the middle, from 2026-11-16 12:00:00 to 12:14:59.

@@ -5,7 +5,7 @@
  *
  * Built against Slurm's source headers and libslurmfull (slurmctld's own
  * library), with the plugin's source included so that the queue can be
- * watched:  make plugin/jobcomp-bench && plugin/jobcomp-bench [DIR]
+ * watched:  make plugin/jobcomp-bench && plugin/jobcomp-bench [DIR [ROUNDS]]
  * DIR (default: a new directory under /tmp) receives the records (DIR/jobs).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -14,7 +14,7 @@
 
 #include <stdlib.h>
 
-#define ROUNDS 20
+#define ROUNDS 20 /* at most; argv[2] may ask for fewer (the smoke run: 1) */
 #define PER_ROUND 5000 /* below QUEUE_MAX: nothing is dropped */
 
 static double now_ns(void)
@@ -54,9 +54,14 @@ int main(int argc, char **argv)
 	double t0, t1, total = 0, drain_ns = 0, drop_ns;
 	size_t n = 0;
 	unsigned saved;
+	int rounds = argc > 2 ? atoi(argv[2]) : ROUNDS;
 
 	if (!loc_dir) {
 		perror("mkdtemp");
+		return 1;
+	}
+	if (rounds < 1 || rounds > ROUNDS) {
+		fprintf(stderr, "usage: jobcomp-bench [DIR [ROUNDS (1-%d)]]\n", ROUNDS);
 		return 1;
 	}
 	memset(&details, 0, sizeof(details));
@@ -90,7 +95,7 @@ int main(int argc, char **argv)
 	if (init() != SLURM_SUCCESS || jobcomp_p_set_location((char *)loc_dir) != SLURM_SUCCESS)
 		return 1;
 
-	for (int round = 0; round < ROUNDS; round++) {
+	for (int round = 0; round < rounds; round++) {
 		double r0 = now_ns();
 
 		for (int i = 0; i < PER_ROUND; i++) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "testutil.h"
@@ -312,6 +313,50 @@ START_TEST(store_queue_survives_reopen)
 	ck_assert_msg(s != NULL, "%s", err);
 	ck_assert_int_eq(store_has_result(s, "77", 0), 1);
 	store_close(s);
+	rmtree(dir);
+}
+END_TEST
+
+/* Two connections of the service (one per thread) and an administrator's
+ * sqlite3 closing beside them: the service's later results must still be
+ * seen by everyone.  (store_open used to open and close the database file
+ * each time, which drops every POSIX lock of the process, so the outside
+ * sqlite3 believed itself the last user and deleted the live WAL:
+ * t/live-faults.sh found it.) */
+START_TEST(store_outside_reader_keeps_wal)
+{
+	char *dir = tmpdir(), db[600], err[256];
+	store *s1, *s2, *ro;
+	struct store_row r1 = row("1", 0, "InfraHW", "a", "bob", 100), r2 = row("2", 0, "InfraHW", "a", "bob", 200);
+	pid_t pid;
+	int st;
+
+	snprintf(db, sizeof(db), "%s/attrib.db", dir);
+	s1 = store_open(db, false, err, sizeof(err));
+	ck_assert_msg(s1 != NULL, "%s", err);
+	s2 = store_open(db, false, err, sizeof(err));
+	ck_assert_msg(s2 != NULL, "%s", err);
+	ck_assert_int_eq(store_put(s1, &r1, "attrib: one", 100), 1);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		sqlite3 *raw;
+
+		if (sqlite3_open(db, &raw) != SQLITE_OK ||
+		    sqlite3_exec(raw, "SELECT count(*) FROM results", NULL, NULL, NULL) != SQLITE_OK)
+			_exit(1);
+		_exit(sqlite3_close(raw) == SQLITE_OK ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_int_eq(st, 0);
+	ck_assert_int_eq(store_put(s1, &r2, "attrib: two", 200), 1);
+	ro = store_open(db, true, err, sizeof(err));
+	ck_assert_msg(ro != NULL, "%s", err);
+	ck_assert_msg(store_has_result(ro, "2", 0) == 1,
+		      "a result stored after an outside sqlite3 closed is lost");
+	store_close(ro);
+	store_close(s2);
+	store_close(s1);
 	rmtree(dir);
 }
 END_TEST
@@ -769,6 +814,7 @@ int main(void)
 	tcase_add_test(t, store_idempotent);
 	tcase_add_test(t, store_queue_survives_reopen);
 	tcase_add_test(t, store_list_filters);
+	tcase_add_test(t, store_outside_reader_keeps_wal);
 	suite_add_tcase(s, t);
 	t = tcase_create("records");
 	tcase_set_timeout(t, 30);

@@ -3,6 +3,7 @@
  * typo never silently becomes a default. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +102,7 @@ static void free_list(char **l, int n)
 static int parse_number(const char *v, long *out, int kind)
 {
 	char *end;
-	long n;
+	long n, unit = 1;
 
 	errno = 0;
 	n = strtol(v, &end, 10);
@@ -111,20 +112,21 @@ static int parse_number(const char *v, long *out, int kind)
 		if (*end == 's')
 			end++;
 		else if (*end == 'm')
-			n *= 60, end++;
+			unit = 60, end++;
 		else if (*end == 'h')
-			n *= 3600, end++;
+			unit = 3600, end++;
 	} else if (kind == T_SIZE) {
 		if (*end == 'K' || *end == 'k')
-			n <<= 10, end++;
+			unit = 1L << 10, end++;
 		else if (*end == 'M')
-			n <<= 20, end++;
+			unit = 1L << 20, end++;
 		else if (*end == 'G')
-			n <<= 30, end++;
+			unit = 1L << 30, end++;
 	}
-	if (*end)
+	/* "9999999999999999G" would overflow (undefined; found by fuzz_conf) */
+	if (*end || n > LONG_MAX / unit)
 		return -1;
-	*out = n;
+	*out = n * unit;
 	return 0;
 }
 

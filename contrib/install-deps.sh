@@ -8,7 +8,7 @@ apt-get install -y -q --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config ca-certificates \
 	libpcre2-dev libjson-c-dev libyaml-dev libvectorscan-dev check \
 	libcurl4-openssl-dev libssl-dev libmunge-dev munge curl \
-	libmicrohttpd-dev libsqlite3-dev libslurm-dev libsystemd-dev \
+	libmicrohttpd-dev libsqlite3-dev sqlite3 libslurm-dev libsystemd-dev \
 	clang libclang-rt-14-dev \
 	slurmctld slurmd slurmdbd slurm-client mariadb-server-core mariadb-client-core \
 	dpkg-dev iproute2 util-linux passwd \

@@ -535,8 +535,10 @@ static void load_extractors(struct loader *L, yaml_node_t *seq)
 		x.id = get_str(L, m, "id", true);
 		x.file = keep_file(L);
 		x.line = line_of(m);
+		/* an earlier extractor without an id (already a problem) has none
+		 * to compare (strcmp(NULL): found by fuzz_rules) */
 		for (int k = 0; k < L->cat->nextractors && x.id; k++)
-			if (!strcmp(L->cat->extractors[k].id, x.id))
+			if (L->cat->extractors[k].id && !strcmp(L->cat->extractors[k].id, x.id))
 				problem(L, m, "extractor id \"%s\" used twice", x.id);
 		x.sources = parse_sources(L, m);
 		x.regex = get_str(L, m, "regex", true);

@@ -23,6 +23,17 @@ static pcre2_match_context *match_context(void)
 	return mctx;
 }
 
+/* per thread, like the analysis that reads it */
+static _Thread_local long limit_hits;
+
+long extractor_limit_hits_take(void)
+{
+	long n = limit_hits;
+
+	limit_hits = 0;
+	return n;
+}
+
 void event_clear(struct event *ev)
 {
 	strlist_free(&ev->names);
@@ -171,11 +182,16 @@ bool extractor_apply(const attrib_catalog *cat, const struct extractor *x, const
 {
 	pcre2_match_data *md;
 	bool ok;
+	int rc;
 
 	if (!x->re)
 		return false;
 	md = pcre2_match_data_create_from_pattern(x->re, NULL);
-	ok = pcre2_match(x->re, (PCRE2_SPTR)subj, len, 0, 0, md, match_context()) >= 0;
+	rc = pcre2_match(x->re, (PCRE2_SPTR)subj, len, 0, 0, md, match_context());
+	ok = rc >= 0;
+	if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+	    rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT)
+		limit_hits++;
 	if (ok) {
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 

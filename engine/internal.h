@@ -322,6 +322,11 @@ void symptoms_resolve(struct analysis *a);
  * self-test so a case checks exactly what a scan does. */
 bool extractor_apply(const attrib_catalog *cat, const struct extractor *x,
 		     const char *subject, size_t len, struct event *ev);
+/* How many extractor matches on this thread ended at a PCRE2 limit (match,
+ * depth or heap: a regex that backtracks catastrophically on that line)
+ * since the last call; resets the count.  The scan reports them in
+ * coverage: a line a rule could not judge is evidence not read. */
+long extractor_limit_hits_take(void);
 void event_clear(struct event *ev);
 const char *event_field(const struct event *ev, const char *name);
 

@@ -388,6 +388,7 @@ static void scan_buffer(struct analysis *a, int file, int source, const char *no
 
 	f.cand = xcalloc(n, sizeof(int));
 	f.seen = xcalloc(n, sizeof(bool));
+	extractor_limit_hits_take();	/* this file's own from here */
 	if (matcher_scan(a->cat->matcher, buf, len, mapped, on_hit, &f) < 0)
 		analysis_add_coverage(a, a->files.v[file], "error", "scan failed");
 	flush_line(&f);
@@ -395,6 +396,15 @@ static void scan_buffer(struct analysis *a, int file, int source, const char *no
 		analysis_add_coverage(a, a->files.v[file], "error",
 				      "%ld lines longer than %d bytes were cut to that length",
 				      f.long_lines, MAX_LINE);
+	{
+		long hits = extractor_limit_hits_take();
+
+		if (hits)
+			analysis_add_coverage(a, a->files.v[file], "error",
+					      "%ld regex matches stopped at PCRE2's match or depth limit "
+					      "(a rule that backtracks too much); those lines were not "
+					      "judged by that rule", hits);
+	}
 	free(f.cand);
 	free(f.seen);
 }

@@ -19,7 +19,7 @@
 /* Engine bugs the fuzzers found and that are not fixed yet are tolerated
  * unless FUZZ_STRICT=1 (sanitizer reports of them: fuzz/known-bugs.supp),
  * so that a run finds new ones; t/badinput.c has their tests. */
-static bool fuzz_strict(void)
+static inline bool fuzz_strict(void)
 {
 	const char *v = getenv("FUZZ_STRICT");
 
@@ -31,7 +31,7 @@ static char fuzz_dir[64];
 
 /* The catalog of $ATTRIB_RULES, else SRCDIR/rules; a fuzzer without it
  * cannot run. */
-static void fuzz_load_catalog(void)
+static inline void fuzz_load_catalog(void)
 {
 	char path[4096];
 	const char *rules = getenv("ATTRIB_RULES");
@@ -55,14 +55,14 @@ static int fuzz_rm(const char *p, const struct stat *st, int flag, struct FTW *f
 	return remove(p);
 }
 
-static void fuzz_remove_dir(void)
+static inline void fuzz_remove_dir(void)
 {
 	if (*fuzz_dir)
 		nftw(fuzz_dir, fuzz_rm, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* The scratch case, removed when the fuzzer exits (a crash leaves it). */
-static void fuzz_make_dir(void)
+static inline void fuzz_make_dir(void)
 {
 	snprintf(fuzz_dir, sizeof(fuzz_dir), "/tmp/attrib-fuzz-XXXXXX");
 	if (!mkdtemp(fuzz_dir)) {
@@ -72,7 +72,7 @@ static void fuzz_make_dir(void)
 	atexit(fuzz_remove_dir);
 }
 
-static void fuzz_write(const char *rel, const void *buf, size_t len)
+static inline void fuzz_write(const char *rel, const void *buf, size_t len)
 {
 	char path[256];
 	int fd;
@@ -95,7 +95,7 @@ static void fuzz_write(const char *rel, const void *buf, size_t len)
 	close(fd);
 }
 
-static void fuzz_mkdir(const char *rel)
+static inline void fuzz_mkdir(const char *rel)
 {
 	char path[256];
 
@@ -105,7 +105,7 @@ static void fuzz_mkdir(const char *rel)
 
 /* What every result must be, whatever went in: JSON that parses back,
  * strings without NUL bytes.  Any breach is a crash for the fuzzer. */
-static void fuzz_check_strings(struct json_object *o)
+static inline void fuzz_check_strings(struct json_object *o)
 {
 	switch (json_object_get_type(o)) {
 	case json_type_string:
@@ -128,7 +128,7 @@ static void fuzz_check_strings(struct json_object *o)
 	}
 }
 
-static void fuzz_check_result(struct json_object *r)
+static inline void fuzz_check_result(struct json_object *r)
 {
 	struct json_object *back;
 

@@ -59,19 +59,26 @@ store *store_open(const char *path, bool readonly, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	if (!readonly) {
+	if (!readonly && access(path, F_OK) < 0) {
 		/* created 0600 before SQLite opens it (its -wal and -shm files
-		 * take the database's mode) */
-		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		 * take the database's mode).  Only when it does not exist: closing
+		 * any descriptor of the database drops every POSIX lock this
+		 * process holds on it, those of its open connections included
+		 * (the service opens one per thread); another process's sqlite3
+		 * then believed itself the last user and deleted the live WAL,
+		 * and with it every result stored since (t/live-faults.sh). */
+		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 
-		if (fd < 0) {
+		if (fd < 0 && errno != EEXIST) {
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			free(s);
 			return NULL;
 		}
-		fchmod(fd, 0600);
-		close(fd);
-	} else if (access(path, F_OK) < 0) {
+		if (fd >= 0) {
+			fchmod(fd, 0600);
+			close(fd);
+		}
+	} else if (readonly && access(path, F_OK) < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		free(s);
 		return NULL;

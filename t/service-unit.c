@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "testutil.h"
@@ -312,6 +313,72 @@ START_TEST(store_queue_survives_reopen)
 	ck_assert_msg(s != NULL, "%s", err);
 	ck_assert_int_eq(store_has_result(s, "77", 0), 1);
 	store_close(s);
+	rmtree(dir);
+}
+END_TEST
+
+/* Two connections of the service (one per thread) and an administrator's
+ * sqlite3 closing beside them: the service's later results must still be
+ * seen by everyone.  (store_open used to open and close the database file
+ * each time, which drops every POSIX lock of the process, so the outside
+ * sqlite3 believed itself the last user and deleted the live WAL:
+ * t/live-faults.sh found it.) */
+START_TEST(store_outside_reader_keeps_wal)
+{
+	char *dir = tmpdir(), db[600], err[256];
+	store *s1, *s2;
+	struct store_row r1 = row("1", 0, "InfraHW", "a", "bob", 100), r2 = row("2", 0, "InfraHW", "a", "bob", 200);
+	pid_t pid;
+	int st;
+
+	snprintf(db, sizeof(db), "%s/attrib.db", dir);
+	s1 = store_open(db, false, err, sizeof(err));
+	ck_assert_msg(s1 != NULL, "%s", err);
+	s2 = store_open(db, false, err, sizeof(err));
+	ck_assert_msg(s2 != NULL, "%s", err);
+	ck_assert_int_eq(store_put(s1, &r1, "attrib: one", 100), 1);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		/* a process of its own, as an administrator's: a forked child
+		 * would share this process's idea of its locks */
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		execlp("sqlite3", "sqlite3", db, "SELECT count(*) FROM results", (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "sqlite3 %s failed (the sqlite3 program is needed: Debian package sqlite3)", db);
+	ck_assert_int_eq(store_put(s1, &r2, "attrib: two", 200), 1);
+	/* seen by a process of its own (here SQLite shares the service's
+	 * view): the WAL on disk must hold it */
+	{
+		int fds[2];
+		char out[32] = "";
+		ssize_t n;
+
+		ck_assert_int_eq(pipe(fds), 0);
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			dup2(fds[1], 1);
+			execlp("sqlite3", "sqlite3", db, "SELECT count(*) FROM results WHERE job_id = '2'",
+			       (char *)NULL);
+			_exit(127);
+		}
+		close(fds[1]);
+		n = read(fds[0], out, sizeof(out) - 1);
+		out[n > 0 ? n : 0] = 0;
+		close(fds[0]);
+		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+		ck_assert_msg(!strcmp(out, "1\n"),
+			      "a result stored after an outside sqlite3 closed is lost (sqlite3 counts \"%s\")",
+			      out);
+	}
+	store_close(s2);
+	store_close(s1);
 	rmtree(dir);
 }
 END_TEST
@@ -788,6 +855,7 @@ int main(void)
 	tcase_add_test(t, store_idempotent);
 	tcase_add_test(t, store_queue_survives_reopen);
 	tcase_add_test(t, store_list_filters);
+	tcase_add_test(t, store_outside_reader_keeps_wal);
 	suite_add_tcase(s, t);
 	t = tcase_create("records");
 	tcase_set_timeout(t, 30);

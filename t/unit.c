@@ -308,6 +308,19 @@ START_TEST(rules_broken_regex)
 }
 END_TEST
 
+/* an extractor without an id, then one with an id: refused, named (the id
+ * check compared against the missing one: strcmp(NULL), found by fuzz_rules) */
+START_TEST(rules_missing_id)
+{
+	char out[4096] = "";
+
+	ck_assert(load_errors("codes:\n  - code: t.fault\n    class: hw\n"
+			      "extractors:\n  - regex: 'a'\n    code: t.fault\n"
+			      "  - id: x2\n    regex: 'b'\n    code: t.fault\n", out, sizeof(out)));
+	ck_assert_msg(strstr(out, "50-test.yaml:5") != NULL, "%s", out);
+}
+END_TEST
+
 START_TEST(rules_failing_case)
 {
 	char out[4096] = "";
@@ -651,7 +664,9 @@ START_TEST(config_rejects_with_line_numbers)
 	FILE *err = fmemopen(out, sizeof(out), "w");
 
 	write_file(dir, "attrib.conf", "StateDir = relative/path\nBundleDeadlin = 5\nListen = nowhere\n"
-		   "CommentField = Notes\nDrainMaxFraction = 3\njust words\n");
+		   "CommentField = Notes\nDrainMaxFraction = 3\njust words\n"
+		   /* sizes and times that overflow a long (undefined before; fuzz_conf) */
+		   "AppMaxBytes = 9999999999999999G\nWindowMargin = 9223372036854775807h\n");
 	char *p = path_join(dir, "attrib.conf");
 	ck_assert_int_eq(config_load(p, &c, err), -1);
 	fclose(err);
@@ -661,6 +676,8 @@ START_TEST(config_rejects_with_line_numbers)
 	ck_assert_msg(strstr(out, "attrib.conf:4: CommentField must be one of") != NULL, "%s", out);
 	ck_assert_msg(strstr(out, "attrib.conf:5: DrainMaxFraction") != NULL, "%s", out);
 	ck_assert_msg(strstr(out, "attrib.conf:6: expected Key = value") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "attrib.conf:7: AppMaxBytes must be a size") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "attrib.conf:8: WindowMargin must be a number of seconds") != NULL, "%s", out);
 	config_free(&c);
 	free(p);
 	rmtree(dir);
@@ -698,6 +715,7 @@ int main(void)
 	t = tcase_create("rules");
 	tcase_add_test(t, rules_valid);
 	tcase_add_test(t, rules_broken_regex);
+	tcase_add_test(t, rules_missing_id);
 	tcase_add_test(t, rules_failing_case);
 	tcase_add_test(t, rules_unknown_key_and_code);
 	tcase_add_test(t, rules_missing_negative_case);

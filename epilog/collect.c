@@ -667,7 +667,8 @@ static size_t on_reply(char *p, size_t size, size_t n, void *arg)
 }
 
 /* One POST.  Returns 0 when the service took it, 1 when a later try may
- * succeed, 2 when it refused this bundle for good. */
+ * succeed, 2 when it refused this bundle for good, 3 when nothing listens
+ * (connection refused: the service is down or restarting). */
 static int post_once(const struct collect_ctx *cx, const char *body, size_t len, const char *cred,
 		     double timeout, char *err, size_t errlen)
 {
@@ -717,7 +718,7 @@ static int post_once(const struct collect_ctx *cx, const char *body, size_t len,
 	curl_easy_cleanup(h);
 	if (rc != CURLE_OK) {
 		snprintf(err, errlen, "%s: %s", url, curl_easy_strerror(rc));
-		return 1;
+		return rc == CURLE_COULDNT_CONNECT ? 3 : 1;
 	}
 	if (code >= 200 && code < 300)
 		return 0;
@@ -746,13 +747,16 @@ static void sleep_s(double s)
 }
 
 /* Sends a body: a fresh credential for each try (the service refuses a
- * replayed one), backoff 0.25 s, 0.5 s, 1 s ... within until (monotonic). */
+ * replayed one), backoff 0.25 s, 0.5 s, 1 s ... within until (monotonic).
+ * A refused connection is tried once more (a service restarting), then
+ * given up at once: nothing listens, and every second spent here holds the
+ * node in its epilog; the outbox keeps the bundle for the next epilog. */
 static int send_body(const struct collect_ctx *cx, const char *job, const char *node,
 		     const char *body, size_t len, double until, int max_tries, char *err, size_t errlen)
 {
 	char hash[65];
 	double backoff = 0.25;
-	int rc = 1;
+	int rc = 1, refused = 0;
 
 	sha256_hex(body, len, hash);
 	if (!*hash) {
@@ -772,6 +776,10 @@ static int send_body(const struct collect_ctx *cx, const char *job, const char *
 			return 1;	/* no munged: retrying now will not help */
 		rc = post_once(cx, body, len, cred, left, err, errlen);
 		free(cred);
+		if (rc == 3 && ++refused >= 2)
+			return 1;
+		if (rc == 3)
+			rc = 1;
 		if (rc != 1)
 			return rc;
 		if (until - now_mono() <= backoff + 0.1)

@@ -248,8 +248,10 @@ static void usage_list(FILE *out)
 	fputs("Usage: attrib list [--since AGE|DATE] [--sub-domain X] [--node N] [--user U]\n"
 	      "                   [--limit N] [--json] [--config FILE]\n"
 	      "\n"
-	      "Lists the stored diagnoses, newest first: job, attempt, user, end state,\n"
-	      "sub-domain, culprit nodes and root cause.\n"
+	      "Lists the stored diagnoses, newest first, a line each within 80 columns:\n"
+	      "when (MM-DD HH:MM UTC), JOBID[/ATTEMPT] (attempts after a requeue), user,\n"
+	      "sub-domain, culprit nodes (the first, +N more) and root cause code.\n"
+	      "--json gives every field, the job's end state and all culprits too.\n"
 	      "\n"
 	      "  --since AGE|DATE  diagnosed in the last AGE (Ns, Nm, Nh, Nd; default 7d)\n"
 	      "                    or since DATE (YYYY-MM-DD, UTC)\n"
@@ -693,9 +695,29 @@ static int list_row(const struct store_row *r, void *arg)
 		json_object_array_add(lo->arr, o);
 		return 0;
 	}
-	printf("%-20s  %-12s %3ld  %-10s %-13s %-16s %-20s %s\n", when, r->job_id, r->attempt,
-	       r->user ? r->user : "-", r->state ? r->state : "-", r->sub_domain ? r->sub_domain : "-",
-	       r->culprits ? r->culprits : "-", r->root_code ? r->root_code : "-");
+	/* one line within 80 columns: the state is in sacct (and --json), the
+	 * culprits beyond the first are counted */
+	char job[32], culprits[32], day[16];
+	const char *comma = r->culprits ? strchr(r->culprits, ',') : NULL;
+	int more = 0;
+
+	for (const char *c = comma; c; c = strchr(c + 1, ','))
+		more++;
+	if (r->attempt > 0)
+		snprintf(job, sizeof(job), "%s/%ld", r->job_id, r->attempt);
+	else
+		snprintf(job, sizeof(job), "%s", r->job_id);
+	if (!r->culprits || !*r->culprits)
+		snprintf(culprits, sizeof(culprits), "-");
+	else if (more)
+		snprintf(culprits, sizeof(culprits), "%.*s+%d", (int)(comma - r->culprits), r->culprits,
+			 more);
+	else
+		snprintf(culprits, sizeof(culprits), "%s", r->culprits);
+	/* "YYYY-MM-DDTHH:MM:SSZ" -> "MM-DD HH:MM" */
+	snprintf(day, sizeof(day), "%.5s %.5s", when + 5, when + 11);
+	printf("%-11s  %-9s %-8.8s %-14s %-14s %s\n", day, job, r->user ? r->user : "-",
+	       r->sub_domain ? r->sub_domain : "-", culprits, r->root_code ? r->root_code : "-");
 	return 0;
 }
 
@@ -768,8 +790,8 @@ static int cmd_list(int argc, char **argv)
 	if (lo.json)
 		lo.arr = json_object_new_array();
 	else
-		printf("%-20s  %-12s %3s  %-10s %-13s %-16s %-20s %s\n", "DIAGNOSED", "JOBID", "ATT",
-		       "USER", "STATE", "SUB_DOMAIN", "CULPRITS", "ROOT_CAUSE");
+		printf("%-11s  %-9s %-8s %-14s %-14s %s\n", "DIAGNOSED", "JOBID", "USER", "SUB_DOMAIN",
+		       "CULPRITS", "ROOT_CAUSE");
 	n = store_list(s, &f, list_row, &lo);
 	store_close(s);
 	if (n < 0) {

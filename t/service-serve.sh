@@ -176,7 +176,8 @@ check "the case is kept (0700)" test "$(stat -c %a "$T/state/cases/500.0")" = 70
 check "the job's output is in the case" test -s "$T/state/cases/500.0/app/slurm-500.out"
 check "case files are 0600" test "$(stat -c %a "$T/state/cases/500.0/job.json")" = 600
 "$A" list --config "$T/attrib.conf" >"$T/list.txt"
-check "attrib list shows the job" grep -q '^[^ ]*  *500 .*InfraHW *node-02' "$T/list.txt"
+check "attrib list shows the job" grep -Eq '^[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}  500 +[^ ]+ +InfraHW +node-02 +xid\.' "$T/list.txt"
+check "attrib list: header and lines within 80 columns" awk 'length > 80 { exit 1 }' "$T/list.txt"
 check "attrib list --node node-02" sh -c "'$A' list --json --node node-02 --config '$T/attrib.conf' | grep -Eq '\"job_id\": ?\"500\"'"
 check "attrib list --node node-01: none" sh -c "! '$A' list --json --node node-01 --config '$T/attrib.conf' | grep -q job_id"
 check "attrib list --sub-domain UserCode: none" sh -c "! '$A' list --json --sub-domain UserCode --config '$T/attrib.conf' | grep -q job_id"

@@ -1968,6 +1968,33 @@ def case_segfault_user_ext():
                     'the NCCL errors on the other ranks follow it.'})
 
 
+def case_segfault_srun_only():
+    """A rank dies of SIGSEGV and only srun says so (no Python fault handler,
+    no kernel segfault line); the other ranks are killed -> UserCode."""
+    nodes = ['hpc-a17', 'hpc-a18']
+    c = Case('segfault-srun-only', job_id=918273, nodes=nodes, start='2026-08-14T13:00:00Z', end='2026-08-14T13:41:09Z',
+             state='FAILED', exit_code='139:0', reason='NonZeroExitCode', time_limit='02:00:00', gpus=4, pci=PCI_4GPU,
+             cluster='hpc', user='lin', partition='a100', jobname='sim-mixed', ipbase='10.80.0.')
+    for n in nodes:
+        c.standard_node(n, noise=42)
+        c.write_node(n, [('messages', 'rfc3164', 'all')])
+    tf = T('2026-08-14T13:41:02Z')
+    app = script_banner(c) + c.nccl_init('2.18.3', label=True, hcas=2)
+    app += c.progress(c.start + sec(60), tf, dt.timedelta(seconds=90), stamp='none', tflops=70, label=0)
+    app += ['srun: error: hpc-a18: task 5: Segmentation fault (core dumped)',
+            'srun: Job step aborted: Waiting up to 32 seconds for job step to finish.',
+            'slurmstepd: error: *** STEP 918273.0 ON hpc-a17 CANCELLED AT 2026-08-14T13:41:03 ***',
+            'srun: error: hpc-a17: tasks 0-3: Killed', 'srun: error: hpc-a18: tasks 4,6-7: Killed']
+    c.app['slurm-918273.out'] = app
+    c.set_exit(5, 0, tf, 11)
+    for r in c.ranks:
+        if r.rank != 5:
+            c.set_exit(r.rank, 0, tf + sec(1), 9)
+    c.write({'sub_domain': ['UserCode'], 'culprit_nodes': [], 'drain_ok': [],
+             'why': 'Rank 5 died of SIGSEGV with nothing before it to explain it (no hardware, driver or network '
+                    'event); only srun reports it, and the other ranks were killed in the teardown.'})
+
+
 def case_pass_xid63_during():
     """COMPLETED 0:0 with an Xid 63 row-remap notice during the run and NCCL INFO chatter -> Pass."""
     nodes = ['dgx-a100-031', 'dgx-a100-032']
@@ -2113,7 +2140,7 @@ CASES = [
     case_pyxis_bad_mounts, case_missing_shard, case_pass_old_xid, case_soft_lockup_fqdn_job, case_two_hw_faults,
     case_no_evidence, case_nccl_watchdog_only, case_timeout_mgmt_flap, case_cancelled_after_hang, case_nccl_bad_ifname,
     case_module_not_found, case_disk_quota, case_lustre_eviction, case_host_oom_global, case_xid45_teardown_chicago,
-    case_segfault_user_ext, case_pass_xid63_during, case_xid79_newyear, case_ecc_app_only_missing_node,
+    case_segfault_user_ext, case_segfault_srun_only, case_pass_xid63_during, case_xid79_newyear, case_ecc_app_only_missing_node,
     case_ib_substring_names,
 ]
 

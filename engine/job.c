@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,12 +159,24 @@ int job_load(struct job *job, const char *path, char *err, size_t errlen)
 	if (json_object_object_get_ex(o, "ranks", &ranks) &&
 	    json_object_is_type(ranks, json_type_array)) {
 		size_t n = json_object_array_length(ranks);
+		/* node name -> index + 1, the last of equal names as before: a
+		 * linear search per rank is quadratic at thousands of ranks */
+		struct lh_table *index = lh_kchar_table_new(job->nodes.n * 2 + 16, NULL);
 
+		for (int k = 0; k < job->nodes.n; k++) {
+			struct lh_entry *e = lh_table_lookup_entry(index, job->nodes.v[k]);
+
+			if (e)
+				e->v = (void *)(intptr_t)(k + 1);
+			else
+				lh_table_insert(index, job->nodes.v[k], (void *)(intptr_t)(k + 1));
+		}
 		job->ranks = xcalloc(n, sizeof(*job->ranks));
 		for (size_t i = 0; i < n; i++) {
 			struct json_object *r = json_object_array_get_idx(ranks, i);
 			struct rank_info *ri = &job->ranks[job->nranks];
 			const char *node, *t;
+			void *k;
 
 			if (!json_object_is_type(r, json_type_object) ||
 			    !(node = str_field(r, "node")))
@@ -171,10 +184,7 @@ int job_load(struct job *job, const char *path, char *err, size_t errlen)
 			ri->rank = int_field(r, "rank", -1);
 			if (ri->rank < 0)
 				continue;	/* nothing allocated for it yet */
-			ri->node = -1;
-			for (int k = 0; k < job->nodes.n; k++)
-				if (!strcmp(job->nodes.v[k], node))
-					ri->node = k;
+			ri->node = lh_table_lookup_ex(index, node, &k) ? (int)(intptr_t)k - 1 : -1;
 			ri->gpu = xstrdup(str_field(r, "gpu"));
 			ri->exit_code = int_field(r, "exit_code", -1);
 			ri->signal = int_field(r, "signal", -1);
@@ -183,6 +193,7 @@ int job_load(struct job *job, const char *path, char *err, size_t errlen)
 				time_parse_rfc3339(t, &ri->exit_time);
 			job->nranks++;
 		}
+		lh_table_free(index);
 	}
 	return 0;
 }

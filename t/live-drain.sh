@@ -38,27 +38,10 @@ export ATTRIB_CLUSTER_DIR=${ATTRIB_DRAIN_CLUSTER_DIR:-/tmp/attrib-cluster-drain}
 . "$SRC/t/cluster/pipeline.sh"
 require_built
 
-W=$(mktemp -d /tmp/attrib-live-drain-XXXXXX)
-chmod 0755 "$W"
-
-cleaned=
-cleanup() {
-	[ -n "$cleaned" ] && return
-	cleaned=1
-	if [ -n "$spid" ]; then kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; fi
-	if [ -n "$started_cluster" ]; then
-		# a clean cluster for whoever comes next (the state goes with it too)
-		scontrol update nodename=node-02,node-03 state=resume >/dev/null 2>&1
-		"$CLUSTER" stop >/dev/null 2>&1
-	fi
-	if [ "$fail" -gt 0 ]; then
-		echo "# service log (last 40 lines):"
-		sed 's/^/#   /' "$W/attrib.log" 2>/dev/null | tail -40
-	fi
-	if [ "${ATTRIB_LIVE_KEEP:-0}" = 1 ]; then echo "# kept $W"; else rm -rf "$W"; fi
+pipeline_workdir attrib-live-drain
+cleanup_more() { # a clean cluster for whoever comes next (the state goes with it too)
+	[ -n "$started_cluster" ] && scontrol update nodename=node-02,node-03 state=resume >/dev/null 2>&1
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
 finish_hook() { cleanup; }
 
 require_root_and slurmctld slurmd slurmdbd sbatch sacct sinfo scontrol nsenter curl python3

@@ -54,29 +54,14 @@ BURST=${ATTRIB_FAULTS_BURST:-50}
 TPJOBS=${ATTRIB_FAULTS_TP_JOBS:-40}
 require_built
 
-T0=$(date +%s.%N)
-W=$(mktemp -d /tmp/attrib-live-faults-XXXXXX)
-chmod 0755 "$W"
+pipeline_workdir attrib-live-faults
 
 small=''
 wants() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
-cleaned=
-cleanup() { # stops everything this test started; on failure, the logs
-	[ -n "$cleaned" ] && return
-	[ "$BASHPID" = "$$" ] || return	# never from a subshell
-	cleaned=1
-	if [ -n "$spid" ]; then kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; fi
+cleanup_more() {
 	dbd_start_if_stopped
-	[ -n "$started_cluster" ] && "$CLUSTER" stop >/dev/null 2>&1
 	[ -n "$small" ] && umount "$small" 2>/dev/null
-	if [ "$fail" -gt 0 ]; then
-		echo "# service log (last 30 lines):"
-		sed 's/^/#   /' "$W/attrib.log" 2>/dev/null | tail -30
-	fi
-	if [ "${ATTRIB_LIVE_KEEP:-0}" = 1 ]; then echo "# kept $W"; else rm -rf "$W"; fi
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
 
 require_root_and slurmctld slurmd slurmdbd sbatch sacct squeue nsenter curl sqlite3 mount
 

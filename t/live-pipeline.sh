@@ -64,31 +64,7 @@ export ATTRIB_CLUSTER_DIR=${ATTRIB_PIPELINE_CLUSTER_DIR:-/tmp/attrib-cluster-pip
 DEADLINE=20	# BundleDeadline
 require_built
 
-T0=$(date +%s.%N)
-W=$(mktemp -d /tmp/attrib-live-pipeline-XXXXXX)
-chmod 0755 "$W"
-
-wpid=''
-cleaned=
-cleanup() { # stops everything this test started; on failure, the logs
-	[ -n "$cleaned" ] && return
-	cleaned=1
-	[ -n "$wpid" ] && kill "$wpid" 2>/dev/null && wait "$wpid" 2>/dev/null
-	if [ -n "$spid" ]; then kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; fi
-	[ -n "$started_cluster" ] && "$CLUSTER" stop >/dev/null 2>&1
-	if [ "$fail" -gt 0 ]; then
-		echo "# service log (last 40 lines):"
-		sed 's/^/#   /' "$W/attrib.log" 2>/dev/null | tail -40
-		for n in $NODES; do
-			[ -s "$W/nodes/$n/collect.log" ] || continue
-			echo "# $n collector log (last 10 lines):"
-			sed 's/^/#   /' "$W/nodes/$n/collect.log" | tail -10
-		done
-	fi
-	if [ "${ATTRIB_LIVE_KEEP:-0}" = 1 ]; then echo "# kept $W"; else rm -rf "$W"; fi
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+pipeline_workdir attrib-live-pipeline
 
 require_root_and slurmctld slurmd slurmdbd sbatch sacct squeue scancel nsenter curl python3
 
@@ -146,8 +122,7 @@ SlurmctldLog = $CTLD_LOG
 EOF
 for n in $NODES; do node_conf "$n" "$URL"; done
 service_up "attrib serve starts on $URL"
-watcher &
-wpid=$!
+start_watcher
 
 # ---- time limit (beside everything else, on one CPU of node-01) ---------------------------
 jt=$(submit timeout -N1 -n1 -w node-01 --time=1 --wrap "srun --label $RANK sleep $W")

@@ -15,8 +15,9 @@ A=${ATTRIB:-./attrib}
 SRC=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 EX=$SRC/examples/xid149-nvlink
 export PATH=$PATH:/usr/sbin:/sbin
+. "$SRC/t/lib/check.sh"
+. "$SRC/t/lib/service.sh"
 
-skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root"
 for c in python3 curl; do
 	command -v "$c" >/dev/null || skip "no $c"
@@ -24,8 +25,6 @@ done
 
 T=$(mktemp -d /tmp/attrib-webhook-XXXXXX)
 chmod 0711 "$T"
-. "$SRC/t/lib/check.sh"
-. "$SRC/t/lib/service.sh"
 spid='' rpid=''
 cleanup() {
 	[ -n "$spid" ] && kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null

@@ -66,26 +66,9 @@ for c in slurmctld slurmd slurmdbd sbatch sacct squeue nsenter curl python3; do
 	command -v "$c" >/dev/null || { echo "SKIP: $c is not installed (t/cluster/deps.sh)"; exit 77; }
 done
 
-T0=$(date +%s.%N)
-W=$(mktemp -d /tmp/attrib-latency-XXXXXX)
-chmod 0755 "$W"
-wpid='' tpid=''
-cleaned=
-cleanup() {
-	[ -n "$cleaned" ] && return
-	cleaned=1
-	[ -n "$tpid" ] && kill "$tpid" 2>/dev/null && wait "$tpid" 2>/dev/null
-	[ -n "$wpid" ] && kill "$wpid" 2>/dev/null && wait "$wpid" 2>/dev/null
-	if [ -n "$spid" ]; then kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; fi
-	[ -n "$started_cluster" ] && "$CLUSTER" stop >/dev/null 2>&1
-	if [ "$fail" -gt 0 ]; then
-		echo "# service log (last 30 lines):"
-		sed 's/^/#   /' "$W/attrib.log" 2>/dev/null | tail -30
-	fi
-	if [ "${ATTRIB_LIVE_KEEP:-0}" = 1 ]; then echo "# kept $W"; else rm -rf "$W"; fi
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+pipeline_workdir attrib-latency
+tpid=''
+cleanup_more() { [ -n "$tpid" ] && kill "$tpid" 2>/dev/null && wait "$tpid" 2>/dev/null; }
 
 # ---- helpers (the rest: t/cluster/pipeline.sh) ----
 # submit NAME STORY sbatch-args...: prints the job id; W/jobs gets "JOBID NAME";
@@ -123,8 +106,7 @@ SlurmctldLog = $ATTRIB_CLUSTER_LOGDIR/slurmctld.log
 EOF
 for n in $NODES; do node_conf "$n" "$URL"; done
 service_up "attrib serve starts on $URL"
-watcher &
-wpid=$!
+start_watcher
 
 # ---- the jobs ----
 echo "# $njobs failing jobs: $ntimeout time limit, $(((njobs - ntimeout + 1) / 2)) user exception, $(((njobs - ntimeout) / 2)) GPU fault"

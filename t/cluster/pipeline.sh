@@ -63,8 +63,44 @@ wait_for() { # timeout-seconds command...: poll every WAIT_FOR_POLL [0.2] s
 		sleep "${WAIT_FOR_POLL:-0.2}"
 	done
 }
-# the last line: everything the test started stopped first (its cleanup
-# prints the logs on failure), then the time taken
+
+# ---- the test's directory, and stopping everything at the end ----------------------
+# pipeline_workdir NAME: T0 = now, W = a new /tmp/NAME-XXXXXX; cleanup
+# trapped on exit
+pipeline_workdir() {
+	T0=$(date +%s.%N)
+	W=$(mktemp -d "/tmp/$1-XXXXXX")
+	chmod 0755 "$W"
+	trap cleanup EXIT
+	trap 'exit 1' INT TERM
+}
+wpid='' cleaned=''
+cleanup_more() { :; }	# the test's own, after attrib serve stops, before the cluster does
+# cleanup: stops everything the test started (the watcher, attrib serve,
+# cleanup_more, the cluster); on failure prints the logs; removes W unless
+# ATTRIB_LIVE_KEEP=1.  Once, and never from a subshell.
+cleanup() {
+	local n
+	[ -n "$cleaned" ] && return
+	[ "$BASHPID" = "$$" ] || return
+	cleaned=1
+	[ -n "$wpid" ] && kill "$wpid" 2>/dev/null && wait "$wpid" 2>/dev/null
+	if [ -n "$spid" ]; then kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; fi
+	cleanup_more
+	[ -n "$started_cluster" ] && "$CLUSTER" stop >/dev/null 2>&1
+	if [ "$fail" -gt 0 ]; then
+		echo "# service log (last 40 lines):"
+		sed 's/^/#   /' "$W/attrib.log" 2>/dev/null | tail -40
+		for n in $NODES; do
+			[ -s "$W/nodes/$n/collect.log" ] || continue
+			echo "# $n collector log (last 10 lines):"
+			sed 's/^/#   /' "$W/nodes/$n/collect.log" | tail -10
+		done
+	fi
+	if [ "${ATTRIB_LIVE_KEEP:-0}" = 1 ]; then echo "# kept $W"; else rm -rf "$W"; fi
+}
+# the last line: everything the test started stopped first (cleanup prints
+# the logs on failure), then the time taken
 finish_hook() {
 	cleanup
 	echo "# total: $(since "$T0") s"
@@ -233,6 +269,7 @@ watcher() {
 		sleep "${WATCH_POLL:-0.5}"
 	done
 }
+start_watcher() { watcher & wpid=$!; }
 # the AdminComment as sacct shows it, once the watcher has seen attrib: in it
 wait_comment() { # jobid timeout
 	wait_for "$2" seen "$1" || return 1

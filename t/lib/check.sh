@@ -3,6 +3,7 @@
 #   ok TEXT / bad TEXT       count a passed / failed check, print "ok - TEXT" /
 #                            "not ok - TEXT"
 #   check TEXT COMMAND...    ok TEXT if COMMAND succeeds, else bad TEXT
+#   skip TEXT                "SKIP: TEXT", exit 77 (automake's skipped test)
 #   finish                   finish_hook, then "N passed, N failed"; exits
 #                            0 only if nothing failed
 #   finish_hook              no-op here; a test that must stop things (and
@@ -16,6 +17,7 @@ check() { # description command...
 	shift
 	if "$@"; then ok "$d"; else bad "$d"; fi
 }
+skip() { echo "SKIP: $*"; exit 77; }
 finish_hook() { :; }
 finish() {
 	finish_hook

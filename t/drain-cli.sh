@@ -10,14 +10,7 @@
 set -u
 A=${ATTRIB:-./attrib}
 SRC=${SRCDIR:-.}
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-bad() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # description command...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
+. "$SRC/t/lib/check.sh"
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -89,5 +82,4 @@ check "show --json: the stored result object, root_cause.class nvlink" \
 "$A" show 5 --drains "${C[@]}" >/dev/null 2>&1
 check "show --drains of a job with neither result nor decision: exit 4" test $? = 4
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

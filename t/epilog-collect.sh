@@ -13,8 +13,8 @@ srcdir=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 COLLECT=${ATTRIB_COLLECT:-$builddir/epilog/attrib-collect}
 RECEIVER=$srcdir/t/epilog-receiver.py
 export PATH=$PATH:/usr/sbin:/sbin
-
-skip() { echo "SKIP: $*"; exit 77; }
+. "$srcdir/t/lib/check.sh"
+bad() { fail=$((fail + 1)); echo "not ok - $*"; return 1; }	# (here a failed check is also a failed command)
 [ -x "$COLLECT" ] || skip "no $COLLECT"
 for c in munged unmunge python3 sha256sum; do
 	command -v "$c" >/dev/null || skip "no $c"
@@ -23,7 +23,6 @@ done
 
 W=$(mktemp -d /tmp/attrib-epilog-collect-XXXXXX)
 chmod 0755 "$W"
-pass=0 fail=0
 rpid= mpid=
 cleanup() {
 	[ -n "$rpid" ] && kill "$rpid" 2>/dev/null
@@ -31,14 +30,6 @@ cleanup() {
 	rm -rf "$W"
 }
 trap cleanup EXIT
-
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-bad() { fail=$((fail + 1)); echo "not ok - $*"; return 1; }
-check() {	# check "description" command...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
 
 # ---- a private munged ----
 mkdir -p "$W/munge"
@@ -300,5 +291,4 @@ fi
 
 echo "# log:"
 sed 's/^/#   /' "$W/collect.log" | tail -n 30
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -34,101 +34,20 @@ set -u
 A=${ATTRIB:-./attrib}
 case $A in /*) ;; *) A=$(pwd)/$A ;; esac
 SRC=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-B=${ATTRIB_BUILDDIR:-$(dirname "$A")}
-CLUSTER=$SRC/t/cluster/cluster.sh
-RANK=$SRC/t/live/rank.sh
-COLLECT=$B/epilog/attrib-collect
-LIBS=$B/plugin/.libs
-NODES="node-01 node-02 node-03"
-export PATH=$PATH:/usr/sbin:/sbin
 export ATTRIB_CLUSTER_DIR=${ATTRIB_DRAIN_CLUSTER_DIR:-/tmp/attrib-cluster-drain}
-unset ATTRIB_CLUSTER_NODES	# three nodes
+. "$SRC/t/cluster/pipeline.sh"
+require_built
 
-for f in "$LIBS/jobcomp_attrib.so" "$LIBS/spank_attrib.so" "$COLLECT"; do
-	[ -f "$f" ] || { echo "SKIP: $f is not built"; exit 77; }
-done
+pipeline_workdir attrib-live-drain
+cleanup_more() { # a clean cluster for whoever comes next (the state goes with it too)
+	[ -n "$started_cluster" ] && scontrol update nodename=node-02,node-03 state=resume >/dev/null 2>&1
+}
+finish_hook() { cleanup; }
 
-W=$(mktemp -d /tmp/attrib-live-drain-XXXXXX)
-chmod 0755 "$W"
+require_root_and slurmctld slurmd slurmdbd sbatch sacct sinfo scontrol nsenter curl python3
 
-pass=0 fail=0 spid='' started_cluster=''
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-bad() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # description command...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
-cleaned=
-cleanup() {
-	[ -n "$cleaned" ] && return
-	cleaned=1
-	if [ -n "$spid" ]; then kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; fi
-	if [ -n "$started_cluster" ]; then
-		# a clean cluster for whoever comes next (the state goes with it too)
-		scontrol update nodename=node-02,node-03 state=resume >/dev/null 2>&1
-		"$CLUSTER" stop >/dev/null 2>&1
-	fi
-	if [ "$fail" -gt 0 ]; then
-		echo "# service log (last 40 lines):"
-		sed 's/^/#   /' "$W/attrib.log" 2>/dev/null | tail -40
-	fi
-	if [ "${ATTRIB_LIVE_KEEP:-0}" = 1 ]; then echo "# kept $W"; else rm -rf "$W"; fi
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-finish() {
-	cleanup
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
-
-[ "$(id -u)" = 0 ] || { bad "running as root"; finish; }
-for c in slurmctld slurmd slurmdbd sbatch sacct sinfo scontrol nsenter curl python3; do
-	command -v "$c" >/dev/null || { bad "$c is installed (t/cluster/deps.sh)"; finish; }
-done
-
-# ---- helpers (as in t/live-pipeline.sh) --------------------------------------
-. "$SRC/t/cluster/lib.sh"
-wait_for() { # timeout-seconds command...: poll every 0.2 s
-	local limit=$1 t0
-	shift
-	t0=$(date +%s)
-	until "$@"; do
-		[ $(($(date +%s) - t0)) -ge "$limit" ] && return 1
-		sleep 0.2
-	done
-}
-jv() { # FILE EXPR: a value of a JSON file (python expression on r)
-	python3 - "$1" "$2" <<'EOF' 2>/dev/null
-import json, sys
-r = json.load(open(sys.argv[1]))
-v = eval(sys.argv[2], {"r": r})
-print(v if isinstance(v, str) else json.dumps(v, separators=(",", ":")))
-EOF
-}
-show_json() { # jobid timeout: the stored diagnosis, into W/show-JOBID.json
-	local j=$1 limit=$2 t0
-	t0=$(date +%s)
-	until "$A" show "$j" --json --config "$W/attrib.conf" >"$W/show-$j.json" 2>/dev/null; do
-		[ $(($(date +%s) - t0)) -ge "$limit" ] && return 1
-		sleep 0.3
-	done
-}
+# ---- helpers (the rest: t/cluster/pipeline.sh) --------------------------------------
 drains_json() { "$A" show "$1" --drains --json --config "$W/attrib.conf" >"$W/drains-$1.json"; }
-submit() { # name sbatch-args...: prints the job id
-	local name=$1
-	shift
-	sbatch --parsable -J "$name" -o "$OUT/%x-%j.out" --chdir "$OUT" "$@"
-}
-bind_spool() { # node: its own spank spool in its slurmd's mount namespace
-	local n=$1 pid start
-	read -r pid start <"$ATTRIB_CLUSTER_DIR/run/slurmd-$n.ours" 2>/dev/null || return 1
-	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = slurmd ] || return 1
-	nsenter -t "$pid" -m mount --bind "$W/nodespool/$n" "$W/nodespool/here" || return 1
-	[ "$(nsenter -t "$pid" -m stat -c %i "$W/nodespool/here")" = "$(stat -c %i "$W/nodespool/$n")" ]
-}
 drained() { sinfo -h -n "$1" -o %T 2>/dev/null | grep -q '^drain'; }	# drained, draining
 reason_of() { sinfo -h -R -n "$1" -o %E 2>/dev/null | head -n1; }
 metric() { curl -sf "$URL/metrics" | sed -n "s/^attrib_drains_total{decision=\"$1\"} //p"; }
@@ -142,83 +61,28 @@ for row in db.execute("SELECT node, decision, decided_by, reason FROM drains WHE
 EOF
 }
 
-# ---- the test directory (as in t/live-pipeline.sh) -------------------------
-OUT=$W/out
-mkdir -p "$OUT" "$W/spool" "$W/state" "$W/started" "$W/nodespool/here"
-chmod 0700 "$W/nodespool/here"
-boot=$(date -d '-2 hours' +%Y-%m-%dT%H:%M:%S.%6N%:z)
-for n in $NODES; do
-	mkdir -p "$W/nodes/$n" "$W/nodespool/$n"
-	chmod 0700 "$W/nodespool/$n"
-	cat >"$W/nodes/$n/kern.log" <<EOF
-$boot $n kernel: Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1
-$boot $n kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.161.08  Tue Mar  5 22:42:15 UTC 2024
-EOF
-done
-cat >"$W/epilog.sh" <<EOF
-#!/bin/sh
-n=\${SLURMD_NODENAME:-\$(hostname)}
-exec "$COLLECT" -c "$W/nodes/\$n/attrib.conf" >>"$W/nodes/\$n/epilog.out" 2>&1
-EOF
-chmod 0755 "$W/epilog.sh"
-echo "optional $LIBS/spank_attrib.so spool=$W/nodespool/here" >"$W/plugstack.conf"
-
-# ---- the cluster ---------------------------------------------------------------
-export ATTRIB_JOBCOMP=jobcomp/attrib
-export ATTRIB_JOBCOMP_LOC=$W/spool
-export ATTRIB_PLUGIN_DIR=$LIBS
-export ATTRIB_PLUGSTACK_CONFIG=$W/plugstack.conf
-export ATTRIB_EPILOG=$W/epilog.sh
-wait_cluster_free || { bad "no other test cluster runs (waited ${ATTRIB_CLUSTER_WAIT:-900} s)"; finish; }
-started_cluster=1
-if ! "$CLUSTER" start >"$W/cluster.log" 2>&1; then
-	bad "the test cluster starts with jobcomp/attrib, spank attrib and the Epilog"
-	sed 's/^/#   /' "$W/cluster.log" | tail -20
-	finish
-fi
+# ---- the test directory and the cluster (t/cluster/pipeline.sh) -------------------------
+pipeline_dirs
+for n in $NODES; do boot_log "$n" >"$W/nodes/$n/kern.log"; done
+write_epilog
+start_cluster
 ok "the test cluster starts with jobcomp/attrib, spank attrib and the Epilog"
-eval "$("$CLUSTER" env)"
-export ATTRIB_MUNGE_SOCKET
 allbound=1
 for n in $NODES; do bind_spool "$n" || allbound=; done
 check "each node's spank spool is its own (bind mount in its namespace)" test -n "$allbound"
 check "no node is drained at the start (sinfo -R is empty)" test -z "$(sinfo -h -R)"
 
 # ---- the service, with the drain policy ----------------------------------------------
-port=
-for p in $(seq 27521 27570); do
-	if ! (exec 3<>"/dev/tcp/$ATTRIB_CLUSTER_CTLD_ADDR/$p") 2>/dev/null; then port=$p; break; fi
-done
-URL=http://$ATTRIB_CLUSTER_CTLD_ADDR:$port
-cat >"$W/attrib.conf" <<EOF
-SpoolDir = $W/spool
-StateDir = $W/state
-RulesDir = $SRC/rules
-Listen = $ATTRIB_CLUSTER_CTLD_ADDR:$port
+pick_port 27521 27570
+service_conf "$W/attrib.conf" "$W/state" <<EOF
 BundleDeadline = 20
 ReconcileInterval = 3600
-LogFile = $W/attrib.log
 DrainPolicy = suggest
 DrainClasses = gpu-hardware:auto, nvlink
 DrainMaxPerHour = 1
 EOF
-for n in $NODES; do
-	cat >"$W/nodes/$n/attrib.conf" <<EOF
-LogSources = $W/nodes/$n/kern.log
-ServiceURL = $URL
-NodeSpoolDir = $W/nodespool/$n
-CollectTimeout = 3
-LogFile = $W/nodes/$n/collect.log
-EOF
-done
-"$A" serve --config "$W/attrib.conf" --foreground 2>>"$W/serve.err" &
-spid=$!
-if ! wait_for 20 curl -sf "$URL/v1/health" -o /dev/null; then
-	bad "attrib serve starts on $URL"
-	sed 's/^/#   /' "$W/serve.err" | tail -20
-	finish
-fi
-ok "attrib serve starts on $URL (DrainPolicy suggest, gpu-hardware:auto, DrainMaxPerHour 1)"
+for n in $NODES; do node_conf "$n" "$URL"; done
+service_up "attrib serve starts on $URL (DrainPolicy suggest, gpu-hardware:auto, DrainMaxPerHour 1)"
 
 # ---- a user-code failure and a GPU fault on node-02 -------------------------------------
 ju=$(submit userexc -N3 -n6 -O --gres=gpu:2 --wrap "srun --label $RANK user-exception $W")
@@ -307,8 +171,5 @@ check "sinfo -R gives node-03 the reason of job $jh" \
 scontrol update nodename=node-02,node-03 state=resume
 check "node-02 and node-03 resumed: sinfo -R is empty" wait_for 10 sh -c '[ -z "$(sinfo -h -R)" ]'
 check "no node is left drained" sh -c "! sinfo -h -o %T | grep -q drain"
-kill -TERM "$spid"
-wait "$spid"
-check "SIGTERM stops attrib serve (exit 0)" test $? = 0
-spid=
+check "SIGTERM stops attrib serve (exit 0)" stop_service
 finish

@@ -45,84 +45,27 @@ set -u
 A=${ATTRIB:-./attrib}
 case $A in /*) ;; *) A=$(pwd)/$A ;; esac
 SRC=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-B=${ATTRIB_BUILDDIR:-$(dirname "$A")}
-CLUSTER=$SRC/t/cluster/cluster.sh
-COLLECT=$B/epilog/attrib-collect
-LIBS=$B/plugin/.libs
-NODES="node-01 node-02 node-03"
+export ATTRIB_CLUSTER_DIR=${ATTRIB_FAULTS_CLUSTER_DIR:-/tmp/attrib-cluster-faults}
+. "$SRC/t/cluster/pipeline.sh"
+WAIT_FOR_POLL=0.3
 DEADLINE=15	# BundleDeadline
 PARTS=${ATTRIB_FAULTS:-unreachable slurmdbd sigkill diskfull throughput}
 BURST=${ATTRIB_FAULTS_BURST:-50}
 TPJOBS=${ATTRIB_FAULTS_TP_JOBS:-40}
-export PATH=$PATH:/usr/sbin:/sbin
-export ATTRIB_CLUSTER_DIR=${ATTRIB_FAULTS_CLUSTER_DIR:-/tmp/attrib-cluster-faults}
-unset ATTRIB_CLUSTER_NODES	# three nodes
+require_built
 
-for f in "$LIBS/jobcomp_attrib.so" "$LIBS/spank_attrib.so" "$COLLECT"; do
-	[ -f "$f" ] || { echo "SKIP: $f is not built"; exit 77; }
-done
+pipeline_workdir attrib-live-faults
 
-T0=$(date +%s.%N)
-W=$(mktemp -d /tmp/attrib-live-faults-XXXXXX)
-chmod 0755 "$W"
-
-pass=0 fail=0 spid='' started_cluster='' small=''
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-bad() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # description command...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
-since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
-note() { echo "# [$(since "$T0") s] $*"; }
+small=''
 wants() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
-cleaned=
-cleanup() { # stops everything this test started; on failure, the logs
-	[ -n "$cleaned" ] && return
-	[ "$BASHPID" = "$$" ] || return	# never from a subshell
-	cleaned=1
-	if [ -n "$spid" ]; then kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; fi
+cleanup_more() {
 	dbd_start_if_stopped
-	[ -n "$started_cluster" ] && "$CLUSTER" stop >/dev/null 2>&1
 	[ -n "$small" ] && umount "$small" 2>/dev/null
-	if [ "$fail" -gt 0 ]; then
-		echo "# service log (last 30 lines):"
-		sed 's/^/#   /' "$W/attrib.log" 2>/dev/null | tail -30
-	fi
-	if [ "${ATTRIB_LIVE_KEEP:-0}" = 1 ]; then echo "# kept $W"; else rm -rf "$W"; fi
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-finish() {
-	cleanup
-	echo "# total: $(since "$T0") s"
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
 }
 
-[ "$(id -u)" = 0 ] || { bad "running as root"; finish; }
-for c in slurmctld slurmd slurmdbd sbatch sacct squeue nsenter curl sqlite3 mount; do
-	command -v "$c" >/dev/null || { bad "$c is installed (t/cluster/deps.sh)"; finish; }
-done
+require_root_and slurmctld slurmd slurmdbd sbatch sacct squeue nsenter curl sqlite3 mount
 
-# ---- helpers ----------------------------------------------------------------
-. "$SRC/t/cluster/lib.sh"
-wait_for() { # timeout-seconds command...: poll every 0.3 s
-	local limit=$1 t0
-	shift
-	t0=$(date +%s)
-	until "$@"; do
-		[ $(($(date +%s) - t0)) -ge "$limit" ] && return 1
-		sleep 0.3
-	done
-}
-submit() { # name sbatch-args...: prints the job id
-	local name=$1
-	shift
-	sbatch --parsable -J "$name" -o "$W/out/%x-%j.out" --chdir "$W/out" "$@"
-}
+# ---- helpers (the rest: t/cluster/pipeline.sh) ----------------------------------------
 fail_jobs() { # name count [sbatch-args]: that many failing one-node jobs; prints their ids
 	local name=$1 n=$2 i
 	shift 2
@@ -150,19 +93,6 @@ ended() { # JOBID...: none is pending or running any more
 }
 metric() { curl -s "$URL/metrics" | awk -v m="attrib_$1" '$1 == m { print $2 }'; }
 metric_ge() { local v; v=$(metric "$1"); [ "${v:-0}" -ge "$2" ]; }
-start_service() { # [config]
-	"$A" serve --config "${1:-$W/attrib.conf}" --foreground 2>>"$W/serve.err" &
-	spid=$!
-	wait_for 20 curl -sf "$URL/v1/health" -o /dev/null
-}
-stop_service() {
-	[ -n "$spid" ] || return 0
-	kill -TERM "$spid"
-	wait "$spid"
-	local rc=$?
-	spid=
-	return $rc
-}
 # slurmdbd, as t/cluster/cluster.sh starts it and records it (run/slurmdbd.ours:
 # "PID STARTTIME"), so that `cluster.sh stop` stops the new one
 dbd_stopped=
@@ -183,31 +113,12 @@ dbd_start() {
 	wait_for 30 sacctmgr -n show cluster >/dev/null 2>&1
 }
 dbd_start_if_stopped() { [ -n "$dbd_stopped" ] && [ -n "$started_cluster" ] && dbd_start; }
-bind_spool() { # node: the spank spool W/nodespool/here is that node's own (as t/live-pipeline.sh)
-	local n=$1 pid start
-	read -r pid start <"$ATTRIB_CLUSTER_DIR/run/slurmd-$n.ours" 2>/dev/null || return 1
-	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = slurmd ] || return 1
-	nsenter -t "$pid" -m mount --bind "$W/nodespool/$n" "$W/nodespool/here" || return 1
-	[ "$(nsenter -t "$pid" -m stat -c %i "$W/nodespool/here")" = "$(stat -c %i "$W/nodespool/$n")" ]
-}
-node_conf() { # node service-url
-	cat >"$W/nodes/$1/attrib.conf" <<EOF
-LogSources = $W/nodes/$1/kern.log
-ServiceURL = $2
-NodeSpoolDir = $W/nodespool/$1
-CollectTimeout = 3
-LogFile = $W/nodes/$1/collect.log
-EOF
-}
 
-# ---- the test directory (as t/live-pipeline.sh) --------------------------------------
-mkdir -p "$W/out" "$W/spool" "$W/state" "$W/nodespool/here"
-chmod 0700 "$W/nodespool/here"
+# ---- the test directory (t/cluster/pipeline.sh) --------------------------------------
+pipeline_dirs
 chmod 0777 "$W/out"
 boot=$(date -d '-2 hours' +%Y-%m-%dT%H:%M:%S.%6N%:z)
 for n in $NODES; do
-	mkdir -p "$W/nodes/$n" "$W/nodespool/$n"
-	chmod 0700 "$W/nodespool/$n"
 	echo "$boot $n kernel: Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1" \
 		>"$W/nodes/$n/kern.log"
 done
@@ -222,53 +133,24 @@ echo "\$SLURM_JOB_ID \$rc" >>"$W/nodes/\$n/epilog.rc"
 exit \$rc
 EOF
 chmod 0755 "$W/epilog.sh"
-echo "optional $LIBS/spank_attrib.so spool=$W/nodespool/here" >"$W/plugstack.conf"
 
 # ---- the cluster ---------------------------------------------------------------------
-export ATTRIB_JOBCOMP=jobcomp/attrib
-export ATTRIB_JOBCOMP_LOC=$W/spool
-export ATTRIB_PLUGIN_DIR=$LIBS
-export ATTRIB_PLUGSTACK_CONFIG=$W/plugstack.conf
-export ATTRIB_EPILOG=$W/epilog.sh
-wait_cluster_free || { bad "no other test cluster runs (waited ${ATTRIB_CLUSTER_WAIT:-900} s)"; finish; }
-started_cluster=1
-t=$(date +%s.%N)
-if ! "$CLUSTER" start >"$W/cluster.log" 2>&1; then
-	bad "the test cluster starts with jobcomp/attrib, spank attrib and the Epilog"
-	sed 's/^/#   /' "$W/cluster.log" | tail -20
-	finish
-fi
-ok "the test cluster starts with jobcomp/attrib, spank attrib and the Epilog ($(since "$t") s)"
-eval "$("$CLUSTER" env)"
-export ATTRIB_MUNGE_SOCKET
+start_cluster
+ok "the test cluster starts with jobcomp/attrib, spank attrib and the Epilog ($(since "$cluster_t0") s)"
 for n in $NODES; do bind_spool "$n" || echo "#   $n: spool not bound"; done
 
-port=
-for p in $(seq 27521 27570); do
-	if ! (exec 3<>"/dev/tcp/$ATTRIB_CLUSTER_CTLD_ADDR/$p") 2>/dev/null; then port=$p; break; fi
-done
-URL=http://$ATTRIB_CLUSTER_CTLD_ADDR:$port
+pick_port 27521 27570
 STATE=$W/state
 write_conf() { # file state-dir
-	cat >"$1" <<EOF
-SpoolDir = $W/spool
-StateDir = $2
-RulesDir = $SRC/rules
-Listen = $ATTRIB_CLUSTER_CTLD_ADDR:$port
+	service_conf "$1" "$2" <<EOF
 BundleDeadline = $DEADLINE
 ReconcileInterval = 0
 CommentField = AdminComment
-LogFile = $W/attrib.log
 EOF
 }
 write_conf "$W/attrib.conf" "$W/state"
 for n in $NODES; do node_conf "$n" "$URL"; done
-if ! start_service; then
-	bad "attrib serve starts on $URL"
-	sed 's/^/#   /' "$W/serve.err" | tail -20
-	finish
-fi
-ok "attrib serve starts on $URL"
+service_up "attrib serve starts on $URL"
 
 # ---- a node's collector cannot reach the service ------------------------------------
 if wants unreachable; then

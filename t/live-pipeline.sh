@@ -59,92 +59,19 @@ set -u
 A=${ATTRIB:-./attrib}
 case $A in /*) ;; *) A=$(pwd)/$A ;; esac
 SRC=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-B=${ATTRIB_BUILDDIR:-$(dirname "$A")}
-CLUSTER=$SRC/t/cluster/cluster.sh
-RANK=$SRC/t/live/rank.sh
-COLLECT=$B/epilog/attrib-collect
-LIBS=$B/plugin/.libs
-NODES="node-01 node-02 node-03"
-DEADLINE=20	# BundleDeadline
-export PATH=$PATH:/usr/sbin:/sbin
 export ATTRIB_CLUSTER_DIR=${ATTRIB_PIPELINE_CLUSTER_DIR:-/tmp/attrib-cluster-pipeline}
-unset ATTRIB_CLUSTER_NODES	# three nodes
+. "$SRC/t/cluster/pipeline.sh"
+DEADLINE=20	# BundleDeadline
+require_built
 
-for f in "$LIBS/jobcomp_attrib.so" "$LIBS/spank_attrib.so" "$COLLECT"; do
-	[ -f "$f" ] || { echo "SKIP: $f is not built"; exit 77; }
-done
+pipeline_workdir attrib-live-pipeline
 
-T0=$(date +%s.%N)
-W=$(mktemp -d /tmp/attrib-live-pipeline-XXXXXX)
-chmod 0755 "$W"
+require_root_and slurmctld slurmd slurmdbd sbatch sacct squeue scancel nsenter curl python3
 
-pass=0 fail=0 spid='' wpid='' started_cluster=''
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-bad() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # description command...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
-since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
-note() { echo "# [$(since "$T0") s] $*"; }
-cleaned=
-cleanup() { # stops everything this test started; on failure, the logs
-	[ -n "$cleaned" ] && return
-	cleaned=1
-	[ -n "$wpid" ] && kill "$wpid" 2>/dev/null && wait "$wpid" 2>/dev/null
-	if [ -n "$spid" ]; then kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; fi
-	[ -n "$started_cluster" ] && "$CLUSTER" stop >/dev/null 2>&1
-	if [ "$fail" -gt 0 ]; then
-		echo "# service log (last 40 lines):"
-		sed 's/^/#   /' "$W/attrib.log" 2>/dev/null | tail -40
-		for n in $NODES; do
-			[ -s "$W/nodes/$n/collect.log" ] || continue
-			echo "# $n collector log (last 10 lines):"
-			sed 's/^/#   /' "$W/nodes/$n/collect.log" | tail -10
-		done
-	fi
-	if [ "${ATTRIB_LIVE_KEEP:-0}" = 1 ]; then echo "# kept $W"; else rm -rf "$W"; fi
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-finish() {
-	cleanup
-	echo "# total: $(since "$T0") s"
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
-
-[ "$(id -u)" = 0 ] || { bad "running as root"; finish; }
-for c in slurmctld slurmd slurmdbd sbatch sacct squeue scancel nsenter curl python3; do
-	command -v "$c" >/dev/null || { bad "$c is installed (t/cluster/deps.sh)"; finish; }
-done
-
-# ---- helpers ----------------------------------------------------------------
-. "$SRC/t/cluster/lib.sh"
-wait_for() { # timeout-seconds command...: poll every 0.2 s
-	local limit=$1 t0
-	shift
-	t0=$(date +%s)
-	until "$@"; do
-		[ $(($(date +%s) - t0)) -ge "$limit" ] && return 1
-		sleep 0.2
-	done
-}
+# ---- helpers (the rest: t/cluster/pipeline.sh) --------------------------------
 running() { [ "$(squeue -h -j "$1" -o %T 2>/dev/null)" = RUNNING ]; }
 started() { # jobid nranks: every rank has started (rank.sh touches a file)
 	[ "$(find "$W/started" -name "$1.*" 2>/dev/null | wc -l)" -ge "$2" ]
-}
-# jv FILE EXPR: a value of a JSON file (python expression on r); strings
-# bare, everything else as compact JSON
-jv() {
-	python3 - "$1" "$2" <<'EOF' 2>/dev/null
-import json, sys
-r = json.load(open(sys.argv[1]))
-v = eval(sys.argv[2], {"r": r})
-print(v if isinstance(v, str) else json.dumps(v, separators=(",", ":")))
-EOF
 }
 jis() { # FILE EXPR EXPECTED
 	local got
@@ -153,86 +80,16 @@ jis() { # FILE EXPR EXPECTED
 	echo "#   $(basename "$1"): $2 is '$got', expected '$3'"
 	return 1
 }
-show_json() { # jobid timeout: waits for the stored diagnosis, into W/show-JOBID.json
-	local j=$1 limit=$2 t0
-	t0=$(date +%s)
-	until "$A" show "$j" --json --config "$W/attrib.conf" >"$W/show-$j.json" 2>/dev/null; do
-		[ $(($(date +%s) - t0)) -ge "$limit" ] && return 1
-		sleep 0.3
-	done
-}
-comment_of() { sacct -n -P -X -j "$1" -o AdminComment 2>/dev/null | head -n1; }
-seen() { grep -q "^$1 " "$W/seen" 2>/dev/null; }
-# the AdminComment as sacct shows it, once the watcher has seen attrib: in it
-wait_comment() { # jobid timeout
-	wait_for "$2" seen "$1" || return 1
-	comment_of "$1"
-}
-# W/seen: "JOBID EPOCH" when sacct first showed attrib: in the job's AdminComment
-watcher() {
-	local ids id c
-	while :; do
-		ids=$(paste -sd, "$W/watch" 2>/dev/null)
-		if [ -n "$ids" ]; then
-			sacct -n -P -X -j "$ids" -o JobID,AdminComment 2>/dev/null |
-				while IFS='|' read -r id c; do
-					case $c in *attrib:*) seen "$id" || echo "$id $(date +%s.%N)" >>"$W/seen" ;; esac
-				done
-		fi
-		sleep 0.5
-	done
-}
-watch() { echo "$1" >>"$W/watch"; }
-submit() { # name sbatch-args...: prints the job id
-	local name=$1
-	shift
-	sbatch --parsable -J "$name" -o "$OUT/%x-%j.out" --chdir "$OUT" "$@"
-}
-# the spank spool W/nodespool/here is bound, in each slurmd's mount namespace,
-# to W/nodespool/NODE: every node has its own spool, as on a real cluster
-bind_spool() { # node
-	local n=$1 pid start
-	read -r pid start <"$ATTRIB_CLUSTER_DIR/run/slurmd-$n.ours" 2>/dev/null || return 1
-	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = slurmd ] || return 1	# not yet
-	nsenter -t "$pid" -m mount --bind "$W/nodespool/$n" "$W/nodespool/here" || return 1
-	[ "$(nsenter -t "$pid" -m stat -c %i "$W/nodespool/here")" = "$(stat -c %i "$W/nodespool/$n")" ]
-}
-start_service() {
-	"$A" serve --config "$W/attrib.conf" --foreground 2>>"$W/serve.err" &
-	spid=$!
-	wait_for 20 curl -sf "$URL/v1/health" -o /dev/null
-}
-stop_service() { # exit status of attrib serve
-	local rc
-	kill -TERM "$spid"
-	wait "$spid"
-	rc=$?
-	spid=
-	return $rc
-}
 
-# ---- the test directory ----------------------------------------------------------
-# W/spool            JobCompLoc = SpoolDir (jobs/ made by jobcomp/attrib)
-# W/state            StateDir of attrib serve
-# W/nodes/NODE/      kern.log (the node's fake kernel log), attrib.conf,
-#                    collect.log (the collector's LogFile)
-# W/nodespool/NODE   that node's spank spool and collector outbox
-# W/out              the jobs' output files
+# ---- the test directory (t/cluster/pipeline.sh) --------------------------------------
 OUT=$W/out
-mkdir -p "$OUT" "$W/spool" "$W/state" "$W/started" "$W/nodespool/here"
-chmod 0700 "$W/nodespool/here"
-: >"$W/watch"
-: >"$W/seen"
-boot=$(date -d '-2 hours' +%Y-%m-%dT%H:%M:%S.%6N%:z)
+pipeline_dirs
 recent=$(date -d '-20 seconds' +%Y-%m-%dT%H:%M:%S.%6N%:z)
 for n in $NODES; do
-	mkdir -p "$W/nodes/$n" "$W/nodespool/$n"
-	chmod 0700 "$W/nodespool/$n"
-	cat >"$W/nodes/$n/kern.log" <<EOF
-$boot $n kernel: Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1
-$boot $n kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.161.08  Tue Mar  5 22:42:15 UTC 2024
-$recent $n kernel: usb 1-1: new high-speed USB device number 2 using xhci_hcd
-EOF
+	{
+		boot_log "$n"
+		echo "$recent $n kernel: usb 1-1: new high-speed USB device number 2 using xhci_hcd"
+	} >"$W/nodes/$n/kern.log"
 done
 cat >"$W/epilog.sh" <<EOF
 #!/bin/sh
@@ -244,25 +101,10 @@ while [ -e "$W/hold-epilog-\$SLURM_JOB_ID" ] && [ \$i -lt 300 ]; do sleep 0.2; i
 exec "$COLLECT" -c "$W/nodes/\$n/attrib.conf" >>"$W/nodes/\$n/epilog.out" 2>&1
 EOF
 chmod 0755 "$W/epilog.sh"
-echo "optional $LIBS/spank_attrib.so spool=$W/nodespool/here" >"$W/plugstack.conf"
 
 # ---- the cluster ---------------------------------------------------------------------
-export ATTRIB_JOBCOMP=jobcomp/attrib
-export ATTRIB_JOBCOMP_LOC=$W/spool
-export ATTRIB_PLUGIN_DIR=$LIBS
-export ATTRIB_PLUGSTACK_CONFIG=$W/plugstack.conf
-export ATTRIB_EPILOG=$W/epilog.sh
-wait_cluster_free || { bad "no other test cluster runs (waited ${ATTRIB_CLUSTER_WAIT:-900} s)"; finish; }
-started_cluster=1
-t=$(date +%s.%N)
-if ! "$CLUSTER" start >"$W/cluster.log" 2>&1; then
-	bad "the test cluster starts with jobcomp/attrib, spank attrib and the Epilog"
-	sed 's/^/#   /' "$W/cluster.log" | tail -20
-	finish
-fi
-ok "the test cluster starts with jobcomp/attrib, spank attrib and the Epilog ($(since "$t") s)"
-eval "$("$CLUSTER" env)"
-export ATTRIB_MUNGE_SOCKET	# the service decodes with the cluster's munged
+start_cluster
+ok "the test cluster starts with jobcomp/attrib, spank attrib and the Epilog ($(since "$cluster_t0") s)"
 CTLD_LOG=$ATTRIB_CLUSTER_LOGDIR/slurmctld.log
 check "slurmctld loaded jobcomp/attrib, records go to $W/spool/jobs" \
 	grep -qF "jobcomp/attrib: job records go to $W/spool/jobs" "$CTLD_LOG"
@@ -271,39 +113,16 @@ for n in $NODES; do bind_spool "$n" || { allbound=; echo "#   $n: spool not boun
 check "each node's spank spool is its own (bind mount in its namespace)" test -n "$allbound"
 
 # ---- the service -----------------------------------------------------------------------
-port=
-for p in $(seq 27471 27520); do
-	if ! (exec 3<>"/dev/tcp/$ATTRIB_CLUSTER_CTLD_ADDR/$p") 2>/dev/null; then port=$p; break; fi
-done
-URL=http://$ATTRIB_CLUSTER_CTLD_ADDR:$port
-cat >"$W/attrib.conf" <<EOF
-SpoolDir = $W/spool
-StateDir = $W/state
-RulesDir = $SRC/rules
-Listen = $ATTRIB_CLUSTER_CTLD_ADDR:$port
+pick_port 27471 27520
+service_conf "$W/attrib.conf" "$W/state" <<EOF
 BundleDeadline = $DEADLINE
 ReconcileInterval = 3600
 CommentField = AdminComment
 SlurmctldLog = $CTLD_LOG
-LogFile = $W/attrib.log
 EOF
-for n in $NODES; do
-	cat >"$W/nodes/$n/attrib.conf" <<EOF
-LogSources = $W/nodes/$n/kern.log
-ServiceURL = $URL
-NodeSpoolDir = $W/nodespool/$n
-CollectTimeout = 3
-LogFile = $W/nodes/$n/collect.log
-EOF
-done
-if ! start_service; then
-	bad "attrib serve starts on $URL"
-	sed 's/^/#   /' "$W/serve.err" | tail -20
-	finish
-fi
-ok "attrib serve starts on $URL"
-watcher &
-wpid=$!
+for n in $NODES; do node_conf "$n" "$URL"; done
+service_up "attrib serve starts on $URL"
+start_watcher
 
 # ---- time limit (beside everything else, on one CPU of node-01) ---------------------------
 jt=$(submit timeout -N1 -n1 -w node-01 --time=1 --wrap "srun --label $RANK sleep $W")

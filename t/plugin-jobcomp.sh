@@ -34,20 +34,7 @@ builddir=${ATTRIB_BUILDDIR:-$top}
 libs=$(cd "$builddir/plugin/.libs" 2>/dev/null && pwd) || libs=
 export ATTRIB_CLUSTER_DIR=${ATTRIB_CLUSTER_DIR:-/tmp/attrib-cluster-plugin}
 D=$ATTRIB_CLUSTER_DIR
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # description command...
-    local what=$1
-    shift
-    if "$@"; then ok "$what"; else nok "$what"; fi
-}
-finish() {
-    echo "$pass passed, $fail failed"
-    [ "$fail" -eq 0 ]
-}
+. "$top/t/lib/check.sh"
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
@@ -60,9 +47,8 @@ if [ -z "$libs" ] || [ ! -f "$libs/jobcomp_attrib.so" ] || [ ! -f "$libs/spank_a
     exit 77
 fi
 if ! command -v python3 >/dev/null; then
-    nok "python3 (reads the JSON records) is installed"
+    bad "python3 (reads the JSON records) is installed"
     finish
-    exit
 fi
 
 tmp=$(mktemp -d /tmp/attrib-plugin-test.XXXXXX)
@@ -166,9 +152,8 @@ wait_cluster_free
 t_all=$(now)
 t0=$(now)
 if ! "$cluster" start; then
-    nok "cluster starts with jobcomp/attrib and spank attrib"
+    bad "cluster starts with jobcomp/attrib and spank attrib"
     finish
-    exit
 fi
 ok "cluster starts with jobcomp/attrib and spank attrib ($(since "$t0") s)"
 eval "$("$cluster" env)"

@@ -27,10 +27,7 @@ cluster=$here/cluster/cluster.sh
 libs=$(cd "${ATTRIB_BUILDDIR:-$top}/plugin/.libs" 2>/dev/null && pwd) || libs=
 njobs=${ATTRIB_THROUGHPUT_JOBS:-200}
 export ATTRIB_CLUSTER_DIR=${ATTRIB_CLUSTER_DIR:-/tmp/attrib-cluster-plugin}
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "not ok - $*"; }
+. "$top/t/lib/check.sh"
 
 [ "$(id -u)" = 0 ] || { echo "# needs root; skipped"; exit 77; }
 if [ -z "$libs" ] || [ ! -f "$libs/jobcomp_attrib.so" ] || [ ! -f "$libs/spank_attrib.so" ]; then
@@ -42,16 +39,6 @@ chmod 0755 "$tmp"
 trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
 . "$top/t/cluster/lib.sh"
-# wait_cluster_free sees only the node namespaces: also wait while another
-# test's slurmctld runs (one whose nodes are down or not yet up)
-wait_no_ctld() {
-    local t0
-    t0=$(date +%s)
-    while pgrep -x slurmctld >/dev/null; do
-        [ $(($(date +%s) - t0)) -ge "${ATTRIB_CLUSTER_WAIT:-900}" ] && return 1
-        sleep 2
-    done
-}
 
 # run MODE: start the cluster, submit the jobs, wait for all to end; prints seconds
 run() {
@@ -100,18 +87,18 @@ for mode in ${ATTRIB_THROUGHPUT_MODES:-none attrib}; do
     attrib) what="jobcomp/attrib + spank attrib" ;;
     jobcomp) what="jobcomp/attrib" ;;
     spank) what="jobcomp/none + spank attrib" ;;
-    *) nok "unknown mode $mode"; continue ;;
+    *) bad "unknown mode $mode"; continue ;;
     esac
     if secs=$(run "$mode"); then
         ok "$njobs jobs with $what: $secs s ($(uptime | sed 's/.*load/load/'))"
         secs_of[$mode]="${secs_of[$mode]:-} $secs"
     else
-        nok "$what run"
+        bad "$what run"
         continue
     fi
     case $mode in attrib | jobcomp)
         n=$(find "$tmp/spool/jobs" -name '*.json' 2>/dev/null | wc -l)
-        if [ "$n" = "$njobs" ]; then ok "jobcomp/attrib wrote $n records"; else nok "jobcomp/attrib wrote $n records, expected $njobs"; fi ;;
+        if [ "$n" = "$njobs" ]; then ok "jobcomp/attrib wrote $n records"; else bad "jobcomp/attrib wrote $n records, expected $njobs"; fi ;;
     esac
 done
 # the summary: per mode every run and the median; each run against jobcomp/none's median
@@ -126,5 +113,4 @@ for mode in $(printf '%s\n' ${ATTRIB_THROUGHPUT_MODES:-none attrib} | awk '!seen
     fi
     echo "$line"
 done
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -37,14 +37,8 @@ export ATTRIB_CLUSTER_DIR=${ATTRIB_SERVICE_CLUSTER_DIR:-/tmp/attrib-cluster-serv
 W=$(mktemp -d /tmp/attrib-service-live-XXXXXX)
 chmod 0755 "$W"
 
-pass=0 fail=0 spid='' started_cluster=''
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-bad() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # description command...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
+. "$SRC/t/lib/check.sh"
+spid='' started_cluster=''
 cleanup() {
 	if [ -n "$spid" ]; then kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; fi
 	[ -n "$started_cluster" ] && "$CLUSTER" stop >/dev/null 2>&1
@@ -54,11 +48,6 @@ cleanup() {
 	rm -rf "$W"
 }
 trap cleanup EXIT
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
 
 [ "$(id -u)" = 0 ] || { bad "running as root"; finish; }
 for c in slurmctld slurmdbd sbatch sacct sacctmgr munge curl sha256sum; do

@@ -14,8 +14,9 @@ A=${ATTRIB:-./attrib}
 SRC=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 EX=$SRC/examples/xid149-nvlink
 export PATH=$PATH:/usr/sbin:/sbin
+. "$SRC/t/lib/check.sh"
+. "$SRC/t/lib/service.sh"
 
-skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root"
 for c in munged munge curl sha256sum; do
 	command -v "$c" >/dev/null || skip "no $c"
@@ -23,7 +24,6 @@ done
 
 T=$(mktemp -d /tmp/attrib-serve-XXXXXX)
 chmod 0711 "$T"
-pass=0 fail=0
 spid='' mpid='' bgpid=''
 cleanup() {
 	[ -n "$spid" ] && kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null
@@ -33,18 +33,6 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-bad() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # description command...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
 
 # ---- a private munged ----
 mkdir -p "$T/munge" && chmod 0711 "$T/munge"
@@ -59,10 +47,7 @@ export ATTRIB_MUNGE_SOCKET=$SOCK
 export SLURM_CONF=$T/no-slurm.conf	# no Slurm: summaries stay queued
 
 # ---- configuration ----
-port=
-for p in $(seq $((20000 + $$ % 20000)) $((20000 + $$ % 20000 + 50))); do
-	if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then port=$p; break; fi
-done
+port=$(free_port $((20000 + $$ % 20000)))
 [ -n "$port" ] || skip "no free port"
 mkdir -p "$T/spool/jobs" "$T/out"
 cat >"$T/attrib.conf" <<EOF
@@ -76,24 +61,6 @@ LogFile = $T/attrib.log
 EOF
 URL=http://127.0.0.1:$port
 
-start() {
-	"$A" serve --config "$T/attrib.conf" --foreground 2>>"$T/serve.err" &
-	spid=$!
-	for _ in $(seq 100); do
-		curl -sf "$URL/v1/health" >/dev/null 2>&1 && return 0
-		kill -0 "$spid" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-stop() {
-	local rc
-	kill -TERM "$spid"
-	wait "$spid"
-	rc=$?
-	spid=
-	return $rc
-}
 
 # a JSON string of a file's text
 json_text() {

@@ -15,8 +15,9 @@ A=${ATTRIB:-./attrib}
 SRC=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 EX=$SRC/examples/xid149-nvlink
 export PATH=$PATH:/usr/sbin:/sbin
+. "$SRC/t/lib/check.sh"
+. "$SRC/t/lib/service.sh"
 
-skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root"
 for c in python3 curl; do
 	command -v "$c" >/dev/null || skip "no $c"
@@ -24,7 +25,6 @@ done
 
 T=$(mktemp -d /tmp/attrib-webhook-XXXXXX)
 chmod 0711 "$T"
-pass=0 fail=0
 spid='' rpid=''
 cleanup() {
 	[ -n "$spid" ] && kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null
@@ -32,24 +32,6 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-bad() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # description command...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
-free_port() {
-	local p
-	for p in $(seq "$1" $(($1 + 50))); do
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-	done
-}
 wait_for() { # SECONDS 'shell condition': polls every 0.2 s
 	local n=$(($1 * 5))
 	shift
@@ -85,24 +67,6 @@ receiver_stop() {
 	kill -TERM "$rpid" 2>/dev/null
 	wait "$rpid" 2>/dev/null
 	rpid=
-}
-start() {
-	"$A" serve --config "$T/attrib.conf" --foreground 2>>"$T/serve.err" &
-	spid=$!
-	for _ in $(seq 100); do
-		curl -sf "$URL/v1/health" >/dev/null 2>&1 && return 0
-		kill -0 "$spid" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-stop() {
-	local rc
-	kill -TERM "$spid"
-	wait "$spid"
-	rc=$?
-	spid=
-	return $rc
 }
 job() { # JOB: drops the example's record for JOB into the spool
 	cp "$EX/app/slurm-4242.out" "$T/out/slurm-$1.out"

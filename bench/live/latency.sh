@@ -56,90 +56,21 @@ ntimeout=${ATTRIB_LATENCY_TIMEOUTS:-$((njobs / 10))}
 A=${ATTRIB:-./attrib}
 case $A in /*) ;; *) A=$(pwd)/$A ;; esac
 SRC=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-B=${ATTRIB_BUILDDIR:-$(dirname "$A")}
-CLUSTER=$SRC/t/cluster/cluster.sh
-RANK=$SRC/t/live/rank.sh
-COLLECT=$B/epilog/attrib-collect
-LIBS=$B/plugin/.libs
-NODES="node-01 node-02 node-03"
-export PATH=$PATH:/usr/sbin:/sbin
 export ATTRIB_CLUSTER_DIR=${ATTRIB_LATENCY_CLUSTER_DIR:-/tmp/attrib-cluster-latency}
-unset ATTRIB_CLUSTER_NODES	# three nodes
+. "$SRC/t/cluster/pipeline.sh"
+WATCH_POLL=0.2
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (the test cluster)"; exit 77; }
-for f in "$A" "$LIBS/jobcomp_attrib.so" "$LIBS/spank_attrib.so" "$COLLECT"; do
-	[ -f "$f" ] || { echo "SKIP: $f is not built"; exit 77; }
-done
+require_built "$A"
 for c in slurmctld slurmd slurmdbd sbatch sacct squeue nsenter curl python3; do
 	command -v "$c" >/dev/null || { echo "SKIP: $c is not installed (t/cluster/deps.sh)"; exit 77; }
 done
 
-T0=$(date +%s.%N)
-W=$(mktemp -d /tmp/attrib-latency-XXXXXX)
-chmod 0755 "$W"
-pass=0 fail=0 spid='' wpid='' tpid='' started_cluster=''
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-bad() { fail=$((fail + 1)); echo "not ok - $*"; }
-since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
-cleaned=
-cleanup() {
-	[ -n "$cleaned" ] && return
-	cleaned=1
-	[ -n "$tpid" ] && kill "$tpid" 2>/dev/null && wait "$tpid" 2>/dev/null
-	[ -n "$wpid" ] && kill "$wpid" 2>/dev/null && wait "$wpid" 2>/dev/null
-	if [ -n "$spid" ]; then kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; fi
-	[ -n "$started_cluster" ] && "$CLUSTER" stop >/dev/null 2>&1
-	if [ "$fail" -gt 0 ]; then
-		echo "# service log (last 30 lines):"
-		sed 's/^/#   /' "$W/attrib.log" 2>/dev/null | tail -30
-	fi
-	if [ "${ATTRIB_LIVE_KEEP:-0}" = 1 ]; then echo "# kept $W"; else rm -rf "$W"; fi
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-finish() {
-	cleanup
-	echo "# total: $(since "$T0") s"
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
+pipeline_workdir attrib-latency
+tpid=''
+cleanup_more() { [ -n "$tpid" ] && kill "$tpid" 2>/dev/null && wait "$tpid" 2>/dev/null; }
 
-. "$SRC/t/cluster/lib.sh"
-# wait_cluster_free sees only the node namespaces: also wait while another
-# test's slurmctld runs (one whose nodes are down or not yet up)
-wait_no_ctld() {
-	local t0
-	t0=$(date +%s)
-	while pgrep -x slurmctld >/dev/null; do
-		[ $(($(date +%s) - t0)) -ge "${ATTRIB_CLUSTER_WAIT:-900}" ] && return 1
-		sleep 2
-	done
-}
-wait_for() { # timeout-seconds command...: poll every 0.2 s
-	local limit=$1 t0
-	shift
-	t0=$(date +%s)
-	until "$@"; do
-		[ $(($(date +%s) - t0)) -ge "$limit" ] && return 1
-		sleep 0.2
-	done
-}
-seen() { grep -q "^$1 " "$W/seen" 2>/dev/null; }
-# W/seen: "JOBID EPOCH" when sacct first showed attrib: in the job's AdminComment
-watcher() {
-	local ids id c
-	while :; do
-		ids=$(paste -sd, "$W/watch" 2>/dev/null)
-		if [ -n "$ids" ]; then
-			sacct -n -P -X -j "$ids" -o JobID,AdminComment 2>/dev/null |
-				while IFS='|' read -r id c; do
-					case $c in *attrib:*) seen "$id" || echo "$id $(date +%s.%N)" >>"$W/seen" ;; esac
-				done
-		fi
-		sleep 0.2
-	done
-}
+# ---- helpers (the rest: t/cluster/pipeline.sh) ----
 # submit NAME STORY sbatch-args...: prints the job id; W/jobs gets "JOBID NAME";
 # STORY is t/live/rank.sh's; the batch script writes W/ended/JOBID (epoch, ns)
 # when srun has returned
@@ -149,99 +80,33 @@ submit() {
 	id=$(sbatch --parsable -J "$name" -o "$W/out/%x-%j.out" --chdir "$W/out" "$@" \
 		--wrap "srun --label $RANK $story $W; rc=\$?; date +%s.%N >$W/ended/\$SLURM_JOB_ID; exit \$rc") || return 1
 	echo "$id $name" >>"$W/jobs"
-	echo "$id" >>"$W/watch"
+	watch "$id"
 	echo "$id"
 }
-bind_spool() { # node: its own spank spool, bound in its slurmd's mount namespace
-	local n=$1 pid start
-	read -r pid start <"$ATTRIB_CLUSTER_DIR/run/slurmd-$n.ours" 2>/dev/null || return 1
-	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = slurmd ] || return 1
-	nsenter -t "$pid" -m mount --bind "$W/nodespool/$n" "$W/nodespool/here" || return 1
-	[ "$(nsenter -t "$pid" -m stat -c %i "$W/nodespool/here")" = "$(stat -c %i "$W/nodespool/$n")" ]
-}
 
-# ---- the test directory and the cluster (as t/live-pipeline.sh) ----
-mkdir -p "$W/out" "$W/spool" "$W/state" "$W/started" "$W/ended" "$W/nodespool/here"
-chmod 0700 "$W/nodespool/here"
+# ---- the test directory and the cluster (t/cluster/pipeline.sh) ----
+pipeline_dirs
+mkdir -p "$W/ended"
 chmod 0777 "$W/ended"
-: >"$W/watch"
-: >"$W/seen"
 : >"$W/jobs"
-boot=$(date -d '-2 hours' +%Y-%m-%dT%H:%M:%S.%6N%:z)
-for n in $NODES; do
-	mkdir -p "$W/nodes/$n" "$W/nodespool/$n"
-	chmod 0700 "$W/nodespool/$n"
-	cat >"$W/nodes/$n/kern.log" <<EOF
-$boot $n kernel: Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1
-$boot $n kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.161.08  Tue Mar  5 22:42:15 UTC 2024
-EOF
-done
-cat >"$W/epilog.sh" <<EOF
-#!/bin/sh
-n=\${SLURMD_NODENAME:-\$(hostname)}
-exec "$COLLECT" -c "$W/nodes/\$n/attrib.conf" >>"$W/nodes/\$n/epilog.out" 2>&1
-EOF
-chmod 0755 "$W/epilog.sh"
-echo "optional $LIBS/spank_attrib.so spool=$W/nodespool/here" >"$W/plugstack.conf"
-export ATTRIB_JOBCOMP=jobcomp/attrib ATTRIB_JOBCOMP_LOC=$W/spool ATTRIB_PLUGIN_DIR=$LIBS
-export ATTRIB_PLUGSTACK_CONFIG=$W/plugstack.conf ATTRIB_EPILOG=$W/epilog.sh
-# another test's cluster starting in the same moment makes ours fail (a
-# node's port is taken): wait and try again, three times
-for try in 1 2 3; do
-	wait_no_ctld && wait_cluster_free || { bad "no other test cluster runs (waited ${ATTRIB_CLUSTER_WAIT:-900} s)"; finish; }
-	started_cluster=1
-	t=$(date +%s.%N)
-	"$CLUSTER" start >"$W/cluster.log" 2>&1 && break
-	echo "# cluster start $try failed: $(grep -m1 'error: [EU][rn]' "$W/cluster.log")"
-	if [ "$try" = 3 ]; then
-		bad "the test cluster starts with jobcomp/attrib, spank attrib and the Epilog"
-		sed 's/^/#   /' "$W/cluster.log" | tail -20
-		finish
-	fi
-	sleep $((10 + RANDOM % 20))
-done
-ok "the test cluster starts with jobcomp/attrib, spank attrib and the Epilog ($(since "$t") s)"
-eval "$("$CLUSTER" env)"
-export ATTRIB_MUNGE_SOCKET
+for n in $NODES; do boot_log "$n" >"$W/nodes/$n/kern.log"; done
+write_epilog
+start_cluster 3
+ok "the test cluster starts with jobcomp/attrib, spank attrib and the Epilog ($(since "$cluster_t0") s)"
 allbound=1
 for n in $NODES; do bind_spool "$n" || allbound=; done
-if [ -n "$allbound" ]; then ok "each node's spank spool is its own"; else bad "each node's spank spool is its own"; fi
+check "each node's spank spool is its own" test -n "$allbound"
 
-port=
-for p in $(seq 27521 27570); do
-	if ! (exec 3<>"/dev/tcp/$ATTRIB_CLUSTER_CTLD_ADDR/$p") 2>/dev/null; then port=$p; break; fi
-done
-URL=http://$ATTRIB_CLUSTER_CTLD_ADDR:$port
-cat >"$W/attrib.conf" <<EOF
-SpoolDir = $W/spool
-StateDir = $W/state
-RulesDir = $SRC/rules
-Listen = $ATTRIB_CLUSTER_CTLD_ADDR:$port
+pick_port 27521 27570
+service_conf "$W/attrib.conf" "$W/state" <<EOF
 BundleDeadline = 20
 ReconcileInterval = 3600
 CommentField = AdminComment
 SlurmctldLog = $ATTRIB_CLUSTER_LOGDIR/slurmctld.log
-LogFile = $W/attrib.log
 EOF
-for n in $NODES; do
-	cat >"$W/nodes/$n/attrib.conf" <<EOF
-LogSources = $W/nodes/$n/kern.log
-ServiceURL = $URL
-NodeSpoolDir = $W/nodespool/$n
-CollectTimeout = 3
-LogFile = $W/nodes/$n/collect.log
-EOF
-done
-"$A" serve --config "$W/attrib.conf" --foreground 2>>"$W/serve.err" &
-spid=$!
-if ! wait_for 20 curl -sf "$URL/v1/health" -o /dev/null; then
-	bad "attrib serve starts on $URL"
-	sed 's/^/#   /' "$W/serve.err" | tail -20
-	finish
-fi
-ok "attrib serve starts on $URL"
-watcher &
-wpid=$!
+for n in $NODES; do node_conf "$n" "$URL"; done
+service_up "attrib serve starts on $URL"
+start_watcher
 
 # ---- the jobs ----
 echo "# $njobs failing jobs: $ntimeout time limit, $(((njobs - ntimeout + 1) / 2)) user exception, $(((njobs - ntimeout) / 2)) GPU fault"
@@ -305,7 +170,7 @@ while read -r j story; do
 	case $end in [0-9]*T*) end=$(date -d "$end" +%s 2>/dev/null) ;; *) end= ;; esac
 	at=$(sed -n "s/^$j //p" "$W/seen")
 	ex=$(cat "$W/ended/$j" 2>/dev/null)
-	c=$(sacct -n -P -X -j "$j" -o AdminComment 2>/dev/null | head -n1)
+	c=$(comment_of "$j")
 	le=- lx=-
 	if [ -n "$end" ] && [ -n "$at" ]; then
 		le=$(awk -v a="$end" -v b="$at" 'BEGIN { printf "%.1f", b - a }')

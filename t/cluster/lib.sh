@@ -36,6 +36,17 @@ wait_cluster_free() {
 	done
 }
 
+# wait_cluster_free sees only the node namespaces: also wait while another
+# test's slurmctld runs (one whose nodes are down or not yet up)
+wait_no_ctld() {
+	local t0
+	t0=$(date +%s)
+	while pgrep -x slurmctld >/dev/null; do
+		[ $(($(date +%s) - t0)) -ge "${ATTRIB_CLUSTER_WAIT:-900}" ] && return 1
+		sleep 2
+	done
+}
+
 # sacct is fed asynchronously: poll until the job's final state shows.
 sacct_final() { # jobid [timeout]
 	local j=$1 limit=${2:-60} t0 line

@@ -15,17 +15,9 @@ cluster=$here/cluster.sh
 . "$here/lib.sh"	# (first: the helpers below may redefine its functions)
 export ATTRIB_CLUSTER_DIR=${ATTRIB_CLUSTER_DIR:-/tmp/attrib-cluster-smoke}
 D=$ATTRIB_CLUSTER_DIR
-pass=0
-fail=0
+. "$here/../lib/check.sh"
 skip=0
-
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # description command...
-    local what=$1
-    shift
-    if "$@"; then ok "$what"; else nok "$what"; fi
-}
+# its own finish: with the count of skipped checks; it returns (set -e ends the test on failure)
 finish() {
     if [ "$skip" -gt 0 ]; then
         echo "$pass passed, $fail failed, $skip skipped"
@@ -86,11 +78,11 @@ wait_node_state() { # node state timeout
 }
 
 # ---- start ------------------------------------------------------------------
-[ "$(id -u)" = 0 ] || { echo "# smoke: needs root"; nok "running as root"; finish; }
+[ "$(id -u)" = 0 ] || { echo "# smoke: needs root"; bad "running as root"; finish; }
 
 # the Epilog hook: record the job and node it ran for
 mkdir -p "$D"
-[ -e "$D/.attrib-cluster" ] || [ -z "$(ls -A "$D")" ] || { nok "state dir $D is usable"; finish; }
+[ -e "$D/.attrib-cluster" ] || [ -z "$(ls -A "$D")" ] || { bad "state dir $D is usable"; finish; }
 touch "$D/.attrib-cluster"
 epi_dir=$D/epilog-out
 rm -rf "$epi_dir"
@@ -104,11 +96,11 @@ EOF
 chmod 0755 "$D/hooks/epilog.sh"
 export ATTRIB_EPILOG=$D/hooks/epilog.sh
 
-wait_cluster_free || { nok "no other test cluster runs"; finish; exit 1; }
+wait_cluster_free || { bad "no other test cluster runs"; finish; exit 1; }
 trap '"$cluster" stop >/dev/null 2>&1 || true' EXIT
 t0=$(date +%s.%N)
 if ! "$cluster" start; then
-    nok "cluster starts"
+    bad "cluster starts"
     finish
     exit 1
 fi
@@ -153,7 +145,7 @@ if wait_running "$j"; then
     scancel "$j"
     check "scancel'd job CANCELLED" state_is "$j" CANCELLED
 else
-    nok "job to cancel started"
+    bad "job to cancel started"
 fi
 
 # ---- NODE_FAIL -----------------------------------------------------------------
@@ -164,12 +156,12 @@ if wait_running "$j"; then
     if state_is "$j" NODE_FAIL 60; then
         ok "job on killed slurmd NODE_FAIL (after $(($(date +%s) - tk)) s)"
     else
-        nok "job on killed slurmd NODE_FAIL"
+        bad "job on killed slurmd NODE_FAIL"
     fi
     "$cluster" startnode node-03 2>/dev/null
     check "restarted node-03 returns to idle" wait_node_state node-03 idle 30
 else
-    nok "job on node-03 started"
+    bad "job on node-03 started"
 fi
 
 # ---- AdminComment through slurmdbd -----------------------------------------------
@@ -232,7 +224,7 @@ left2=$(alive $(ours | sort -un))
 if [ -z "$left$left2" ]; then
     ok "no cluster process remains"
 else
-    nok "no cluster process remains"
+    bad "no cluster process remains"
     for p in $left $left2; do echo "#   left: $p $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"; done
 fi
 check "no attrib network namespace or bridge remains" \

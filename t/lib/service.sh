@@ -1,0 +1,31 @@
+# `attrib serve` run by a test without a cluster (sourced by t/service-*.sh).
+# Uses the caller's A (the attrib program), T (its temporary directory, with
+# T/attrib.conf) and URL; sets spid, which the caller's cleanup kills.
+
+# free_port FIRST: the first of FIRST..FIRST+50 nothing listens on (127.0.0.1)
+free_port() {
+	local p
+	for p in $(seq "$1" $(($1 + 50))); do
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
+	done
+}
+# start: attrib serve in the background; 0 once /v1/health answers (10 s)
+start() {
+	"$A" serve --config "$T/attrib.conf" --foreground 2>>"$T/serve.err" &
+	spid=$!
+	for _ in $(seq 100); do
+		curl -sf "$URL/v1/health" >/dev/null 2>&1 && return 0
+		kill -0 "$spid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+# stop: SIGTERM; the exit status of attrib serve
+stop() {
+	local rc
+	kill -TERM "$spid"
+	wait "$spid"
+	rc=$?
+	spid=
+	return $rc
+}

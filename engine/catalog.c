@@ -92,7 +92,7 @@ static char *get_str(struct loader *L, yaml_node_t *map, const char *key, bool r
 		problem(L, v, "\"%s\" must be a string", key);
 		return NULL;
 	}
-	return xstrdup(scalar(v));
+	return strdup_or_die(scalar(v));
 }
 
 static double get_num(struct loader *L, yaml_node_t *map, const char *key, double def)
@@ -178,7 +178,7 @@ static void set_str(char **dst, const char *src)
 {
 	if (src) {
 		free(*dst);
-		*dst = xstrdup(src);
+		*dst = strdup_or_die(src);
 	}
 }
 
@@ -246,9 +246,9 @@ static void code_check(struct loader *L, struct code *c, yaml_node_t *at)
 	if ((c->kind == KIND_FAULT || c->kind == KIND_SCHEDULER) && !c->sub_domain)
 		problem(L, at, "%s: a %s needs a sub_domain", c->code, kind_name(c->kind));
 	if (!c->action)
-		c->action = xstrdup("none");
+		c->action = strdup_or_die("none");
 	if (!c->title)
-		c->title = xstrdup(c->code);
+		c->title = strdup_or_die(c->code);
 }
 
 static void load_classes(struct loader *L, yaml_node_t *seq)
@@ -267,7 +267,7 @@ static void load_classes(struct loader *L, yaml_node_t *seq)
 		}
 		if (find_class(L->cat, c->class_name))
 			problem(L, m, "class \"%s\" defined twice", c->class_name);
-		c->code = xstrdup(c->class_name);
+		c->code = strdup_or_die(c->class_name);
 		c->file = keep_file(L);
 		c->line = line_of(m);
 		code_fields(L, c, m, true);
@@ -281,16 +281,16 @@ static struct code *code_clone(const struct code *p)
 {
 	struct code *c = xcalloc(1, sizeof(*c));
 
-	c->code = xstrdup(p->code);
-	c->class_name = xstrdup(p->class_name);
+	c->code = strdup_or_die(p->code);
+	c->class_name = strdup_or_die(p->class_name);
 	c->kind = p->kind;
 	c->scope = p->scope;
-	c->sub_domain = xstrdup(p->sub_domain);
-	c->action = xstrdup(p->action);
-	c->title = xstrdup(p->title);
-	c->doc = xstrdup(p->doc);
-	c->resolution = xstrdup(p->resolution);
-	c->mnemonic = xstrdup(p->mnemonic);
+	c->sub_domain = strdup_or_die(p->sub_domain);
+	c->action = strdup_or_die(p->action);
+	c->title = strdup_or_die(p->title);
+	c->doc = strdup_or_die(p->doc);
+	c->resolution = strdup_or_die(p->resolution);
+	c->mnemonic = strdup_or_die(p->mnemonic);
 	for (int i = 0; i < p->tags.n; i++)
 		strlist_add(&c->tags, p->tags.v[i]);
 	c->file = p->file;
@@ -575,7 +575,7 @@ static void load_extractors(struct loader *L, yaml_node_t *seq)
 		for (int k = 0; k < x.ntests; k++)
 			if (!x.tests[k].none && !x.tests[k].code && !x.identity) {
 				if (x.code)
-					x.tests[k].code = xstrdup(x.code->code);
+					x.tests[k].code = strdup_or_die(x.code->code);
 				else
 					problem(L, m, "case at line %d: a templated code needs \"code\"",
 						x.tests[k].src_line);
@@ -841,10 +841,10 @@ attrib_catalog *attrib_catalog_load(const char *path, FILE *err)
 	strlist_free(&paths);
 
 	cat->unknown = xcalloc(1, sizeof(*cat->unknown));
-	cat->unknown->code = xstrdup("unknown");
+	cat->unknown->code = strdup_or_die("unknown");
 	cat->unknown->kind = KIND_INFO;
-	cat->unknown->action = xstrdup("none");
-	cat->unknown->title = xstrdup("event with a code the catalog does not know");
+	cat->unknown->action = strdup_or_die("none");
+	cat->unknown->title = strdup_or_die("event with a code the catalog does not know");
 
 	cat->code_index = lh_kchar_table_new(cat->ncodes * 2 + 16, NULL);
 	for (int i = 0; i < cat->ncodes; i++)

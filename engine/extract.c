@@ -51,7 +51,7 @@ const char *event_field(const struct event *ev, const char *name)
 
 static void set_field(struct event *ev, const char *name, const char *value, size_t vlen)
 {
-	char *v = xstrndup(value, vlen);
+	char *v = strndup_or_die(value, vlen);
 
 	for (int i = 0; i < ev->names.n; i++)
 		if (!strcmp(ev->names.v[i], name)) {

@@ -30,7 +30,7 @@ static void free_key_value(struct lh_entry *e)
 
 static char *lower(const char *s, size_t n)
 {
-	char *p = xstrndup(s, n);
+	char *p = strndup_or_die(s, n);
 
 	for (char *q = p; *q; q++)
 		*q = (char)tolower((unsigned char)*q);
@@ -150,7 +150,7 @@ static void learn_gpu_key(struct identity *id, const char *key, const char *norm
 {
 	if (lh_table_lookup_entry(id->gpus, key))	/* first writer wins */
 		return;
-	lh_table_insert(id->gpus, xstrdup(key), xstrdup(norm));
+	lh_table_insert(id->gpus, strdup_or_die(key), strdup_or_die(norm));
 }
 
 void identity_learn_gpu(struct identity *id, int node, const char *gpu, const char *pid,

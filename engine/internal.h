@@ -351,8 +351,9 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);
-char *xstrndup(const char *s, size_t n);
+/* (not "xstrdup": libslurmfull, which attrib serve links, exports that name) */
+char *strdup_or_die(const char *s);
+char *strndup_or_die(const char *s, size_t n);
 void strlist_add(struct strlist *l, const char *s);
 void strlist_free(struct strlist *l);
 bool strlist_has(const struct strlist *l, const char *s);

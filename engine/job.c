@@ -185,7 +185,7 @@ int job_load(struct job *job, const char *path, char *err, size_t errlen)
 			if (ri->rank < 0)
 				continue;	/* nothing allocated for it yet */
 			ri->node = lh_table_lookup_ex(index, node, &k) ? (int)(intptr_t)k - 1 : -1;
-			ri->gpu = xstrdup(str_field(r, "gpu"));
+			ri->gpu = strdup_or_die(str_field(r, "gpu"));
 			ri->exit_code = int_field(r, "exit_code", -1);
 			ri->signal = int_field(r, "signal", -1);
 			ri->has_exit = ri->exit_code >= 0 || ri->signal >= 0;

@@ -99,7 +99,7 @@ static void cache_store(const char *path, const hs_database_t *db)
 
 	if (!path || hs_serialize_database(db, &bytes, &len) != HS_SUCCESS)
 		return;
-	dir = xstrdup(path);
+	dir = strdup_or_die(path);
 	*strrchr(dir, '/') = 0;
 	mkdir(dir, 0700);	/* the parent must exist; one level is enough */
 	if (asprintf(&tmp, "%s.%d.tmp", path, (int)getpid()) >= 0 &&

@@ -60,8 +60,8 @@ void analysis_add_coverage(struct analysis *a, const char *source, const char *s
 	va_end(ap);
 	if (a->ncov == a->capcov)
 		a->cov = xrealloc(a->cov, (a->capcov = a->capcov * 2 + 8) * sizeof(*a->cov));
-	a->cov[a->ncov].source = xstrdup(source);
-	a->cov[a->ncov].status = xstrdup(status);
+	a->cov[a->ncov].source = strdup_or_die(source);
+	a->cov[a->ncov].status = strdup_or_die(status);
 	a->cov[a->ncov].detail = text_sanitise(detail, strlen(detail), 400);
 	a->ncov++;
 }

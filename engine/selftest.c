@@ -153,7 +153,7 @@ static bool refiner_case(const attrib_catalog *cat, const struct refiner *r,
 			char norm[32];
 
 			if (pci_normalise(e->pci, norm, sizeof(norm)))
-				s->device = xstrdup(norm);
+				s->device = strdup_or_die(norm);
 		}
 		s->count = 1;
 		sym[i] = s;

@@ -92,11 +92,11 @@ void symptom_add_event(struct analysis *a, const struct event *ev)
 	} else {
 		s = symptom_new(a, ev->code);
 		s->file_node = ev->file_node;
-		s->node_raw = xstrdup(node);
-		s->rank = xstrdup(rank);
-		s->pci = xstrdup(pci);
-		s->gpu = xstrdup(gpu);
-		s->peer = xstrdup(peer);
+		s->node_raw = strdup_or_die(node);
+		s->rank = strdup_or_die(rank);
+		s->pci = strdup_or_die(pci);
+		s->gpu = strdup_or_die(gpu);
+		s->peer = strdup_or_die(peer);
 		lh_table_insert(a->tab, key, s);
 	}
 	if (pid && *pid && strspn(pid, "0123456789") == strlen(pid))
@@ -146,9 +146,9 @@ void symptoms_resolve(struct analysis *a)
 
 		s->node = resolve_node(a, s);
 		if (s->pci && pci_normalise(s->pci, norm, sizeof(norm)))
-			s->device = xstrdup(norm);
+			s->device = strdup_or_die(norm);
 		else if (identity_gpu_pci(a->id, s->node, s->gpu, s->npids ? s->pids[0] : 0))
-			s->device = xstrdup(identity_gpu_pci(a->id, s->node, s->gpu, s->npids ? s->pids[0] : 0));
+			s->device = strdup_or_die(identity_gpu_pci(a->id, s->node, s->gpu, s->npids ? s->pids[0] : 0));
 		if (asprintf(&key, "%p|%d|%s|%s", (const void *)s->code, s->node,
 			     s->node < 0 && s->node_raw ? s->node_raw : "",
 			     s->device ? s->device : "") < 0)

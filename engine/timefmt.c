@@ -60,7 +60,7 @@ static long zone_offset(struct tm *tm, const char *tz)
 		    memo[i].h == tm->tm_hour && !strcmp(memo[i].tz, tz))
 			return memo[i].off;
 
-	char *old = getenv("TZ") ? xstrdup(getenv("TZ")) : NULL;
+	char *old = getenv("TZ") ? strdup_or_die(getenv("TZ")) : NULL;
 	struct tm u = t;
 	time_t local;
 

@@ -28,12 +28,12 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
-char *xstrdup(const char *s)
+char *strdup_or_die(const char *s)
 {
-	return s ? xstrndup(s, strlen(s)) : NULL;
+	return s ? strndup_or_die(s, strlen(s)) : NULL;
 }
 
-char *xstrndup(const char *s, size_t n)
+char *strndup_or_die(const char *s, size_t n)
 {
 	char *p = xmalloc(n + 1);
 	memcpy(p, s, n);
@@ -44,7 +44,7 @@ char *xstrndup(const char *s, size_t n)
 void strlist_add(struct strlist *l, const char *s)
 {
 	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = xstrdup(s);
+	l->v[l->n++] = strdup_or_die(s);
 }
 
 void strlist_free(struct strlist *l)

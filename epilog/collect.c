@@ -127,13 +127,13 @@ char *local_zone(void)
 	FILE *f;
 
 	if (tz && *tz)
-		return xstrdup(*tz == ':' ? tz + 1 : tz);
+		return strdup_or_die(*tz == ':' ? tz + 1 : tz);
 	if ((n = readlink("/etc/localtime", buf, sizeof(buf) - 1)) > 0) {
 		char *z;
 
 		buf[n] = 0;
 		if ((z = strstr(buf, "zoneinfo/")))
-			return xstrdup(z + 9);
+			return strdup_or_die(z + 9);
 	}
 	if ((f = fopen("/etc/timezone", "re"))) {
 		char *r = fgets(buf, sizeof(buf), f) ? buf : NULL;
@@ -142,7 +142,7 @@ char *local_zone(void)
 		if (r) {
 			buf[strcspn(buf, " \t\r\n")] = 0;
 			if (*buf)
-				return xstrdup(buf);
+				return strdup_or_die(buf);
 		}
 	}
 	return NULL;
@@ -258,7 +258,7 @@ static void read_records(int spool, struct job_info *j, json_object *cov, double
 		if (strncmp(de->d_name, "task-", 5) || len < 10 || strcmp(de->d_name + len - 5, ".json"))
 			continue;
 		names = xrealloc(names, (n + 1) * sizeof(*names));
-		names[n++] = xstrdup(de->d_name);
+		names[n++] = strdup_or_die(de->d_name);
 	}
 	if (n)
 		qsort(names, n, sizeof(*names), name_cmp);
@@ -300,7 +300,7 @@ static void read_records(int spool, struct job_info *j, json_object *cov, double
 			*min_start = t;
 		json_object_array_add(j->ranks, o);
 		j->record_names = xrealloc(j->record_names, (j->nrecords + 1) * sizeof(char *));
-		j->record_names[j->nrecords++] = xstrdup(names[i]);
+		j->record_names[j->nrecords++] = strdup_or_die(names[i]);
 	}
 	for (int i = 0; i < n; i++)
 		free(names[i]);
@@ -377,7 +377,7 @@ static char *unique_name(struct names *used, const char *base)
 		snprintf(buf, sizeof(buf), "%s-%d", base, k);
 	}
 	used->v = xrealloc(used->v, (used->n + 1) * sizeof(char *));
-	used->v[used->n++] = xstrdup(buf);
+	used->v[used->n++] = strdup_or_die(buf);
 	return used->v[used->n - 1];
 }
 
@@ -522,7 +522,7 @@ static char *bundle_body(json_object *b, long maxb, json_object *cov, size_t *le
 			return NULL;
 		if ((long)n <= maxb || round >= 8 || !json_object_object_get_ex(b, "files", &files)) {
 			*len = n;
-			return xstrndup(s, n);
+			return strndup_or_die(s, n);
 		}
 		for (size_t i = 0; i < json_object_array_length(files); i++) {
 			json_object *f = json_object_array_get_idx(files, i), *t;
@@ -587,7 +587,7 @@ static char *slurm_munge_socket(void)
 				tok++;
 			if (!strncasecmp(tok, "socket=", 7)) {
 				free(res);
-				res = xstrdup(tok + 7);
+				res = strdup_or_die(tok + 7);
 				res[strcspn(res, " \t")] = 0;
 			}
 		}
@@ -604,11 +604,11 @@ char *munge_socket_choice(const char *opt, const char **from)
 
 	if (opt && *opt) {
 		*from = "--munge-socket";
-		return xstrdup(opt);
+		return strdup_or_die(opt);
 	}
 	if (env && *env) {
 		*from = "ATTRIB_MUNGE_SOCKET";
-		return xstrdup(env);
+		return strdup_or_die(env);
 	}
 	if ((s = slurm_munge_socket())) {
 		*from = "slurm.conf AuthInfo";
@@ -811,7 +811,7 @@ int open_spool(const char *path, char *why, size_t whylen)
 	struct stat st;
 
 	if (fd < 0 && errno == ENOENT) {
-		char *p = xstrdup(path);
+		char *p = strdup_or_die(path);
 
 		for (char *s = strchr(p + 1, '/'); ; s = strchr(s + 1, '/')) {
 			if (s)
@@ -945,7 +945,7 @@ static void outbox_flush(const struct collect_ctx *cx, int spool, double until)
 		if (de->d_name[0] == '.' || l < 6 || strcmp(de->d_name + l - 5, ".json"))
 			continue;
 		names = xrealloc(names, (n + 1) * sizeof(*names));
-		names[n++] = xstrdup(de->d_name);
+		names[n++] = strdup_or_die(de->d_name);
 	}
 	if (n)
 		qsort(names, n, sizeof(*names), name_cmp);

@@ -52,7 +52,7 @@ static const struct diag diags[] = {
 static struct json_object *names(const char *csv)
 {
 	struct json_object *a = json_object_new_array();
-	char *copy = xstrdup(csv), *save = NULL;
+	char *copy = strdup_or_die(csv), *save = NULL;
 
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
 		json_object_array_add(a, json_object_new_string(t));

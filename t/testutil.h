@@ -52,7 +52,7 @@ static inline char *tmpdir(void)
 	char tpl[] = "/tmp/attrib-test-XXXXXX";
 
 	ck_assert_ptr_nonnull(mkdtemp(tpl));
-	return xstrdup(tpl);
+	return strdup_or_die(tpl);
 }
 
 static inline char *path_join(const char *dir, const char *rel)

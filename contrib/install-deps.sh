@@ -11,7 +11,7 @@ apt-get install -y -q --no-install-recommends \
 	libmicrohttpd-dev libsqlite3-dev sqlite3 libslurm-dev libsystemd-dev \
 	clang libclang-rt-14-dev \
 	slurmctld slurmd slurmdbd slurm-client mariadb-server-core mariadb-client-core \
-	dpkg-dev iproute2 util-linux passwd \
+	dpkg-dev iproute2 util-linux passwd python3 \
 	debhelper lintian rpm
 # (debhelper, lintian: make deb / dpkg-buildpackage and its check; rpm: make rpm)
 # The Slurm source the jobcomp plugin is built against (internal headers).

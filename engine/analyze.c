@@ -14,6 +14,9 @@ static void analysis_free(struct analysis *a)
 	}
 	free(a->cov);
 	strlist_free(&a->files);
+	free(a->progress);
+	free(a->last_progress.text);
+	free(a->clock_offset);
 	identity_free(a->id);
 	job_free(&a->job);
 }
@@ -44,6 +47,7 @@ struct json_object *attrib_analyze(const attrib_catalog *cat, const char *dir, c
 
 	scan_case(&a);		/* extract, filter, collapse */
 	symptoms_resolve(&a);	/* per node and device */
+	scope(&a);		/* the job's own, its clocks, its pulse */
 	correlate(&a, &v);	/* refiners, first cause, verdict */
 	res = result_build(&a, &v);
 	free(v.roots);

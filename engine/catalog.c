@@ -159,11 +159,11 @@ static const char *keep_file(struct loader *L)
 
 static const char *const code_keys[] = {
 	"code", "class", "kind", "sub_domain", "scope", "action", "title", "doc",
-	"resolution", "mnemonic", "tags", "decode", "xid", NULL
+	"resolution", "mnemonic", "tags", "also", "decode", "xid", NULL
 };
 static const char *const row_keys[] = {
 	"values", "class", "kind", "sub_domain", "scope", "action", "title", "doc",
-	"resolution", "mnemonic", "tags", NULL
+	"resolution", "mnemonic", "tags", "also", NULL
 };
 
 static struct code *find_class(const attrib_catalog *cat, const char *name)
@@ -189,6 +189,7 @@ static void code_copy_from(struct code *c, const struct code *from)
 	set_str(&c->sub_domain, from->sub_domain);
 	set_str(&c->action, from->action);
 	set_str(&c->class_name, from->class_name);
+	set_str(&c->also, from->also);
 }
 
 /* Applies class defaults, then the keys given in map. */
@@ -233,6 +234,12 @@ static void code_fields(struct loader *L, struct code *c, yaml_node_t *map, bool
 	set_str(&c->doc, scalar(get(L, map, "doc")));
 	set_str(&c->resolution, scalar(get(L, map, "resolution")));
 	set_str(&c->mnemonic, scalar(get(L, map, "mnemonic")));
+	if ((s = scalar(get(L, map, "also")))) {
+		if (!sub_domain_domain(s) || !strcmp(s, "Pass") || !strcmp(s, "ambiguous") ||
+		    !strcmp(s, "unattributed"))
+			problem(L, get(L, map, "also"), "\"%s\" is not a cause sub_domain", s);
+		set_str(&c->also, s);
+	}
 	if (get(L, map, "tags")) {
 		strlist_free(&c->tags);
 		get_list(L, map, "tags", &c->tags);
@@ -253,7 +260,7 @@ static void code_check(struct loader *L, struct code *c, yaml_node_t *at)
 
 static void load_classes(struct loader *L, yaml_node_t *seq)
 {
-	static const char *const keys[] = { "class", "kind", "sub_domain", "scope", "action", NULL };
+	static const char *const keys[] = { "class", "kind", "sub_domain", "scope", "action", "also", NULL };
 
 	for (yaml_node_item_t *i = seq->data.sequence.items.start; i < seq->data.sequence.items.top; i++) {
 		yaml_node_t *m = node(L, *i);
@@ -291,6 +298,7 @@ static struct code *code_clone(const struct code *p)
 	c->doc = strdup_or_die(p->doc);
 	c->resolution = strdup_or_die(p->resolution);
 	c->mnemonic = strdup_or_die(p->mnemonic);
+	c->also = strdup_or_die(p->also);
 	for (int i = 0; i < p->tags.n; i++)
 		strlist_add(&c->tags, p->tags.v[i]);
 	c->file = p->file;
@@ -671,7 +679,8 @@ static void load_refiners(struct loader *L, yaml_node_t *seq)
 static void load_settings(struct loader *L, yaml_node_t *m)
 {
 	static const char *const keys[] = {
-		"window_before", "window_after", "clock_skew", "tie_window", "max_evidence", NULL
+		"window_before", "window_after", "clock_skew", "tie_window", "max_evidence",
+		"history", "report_lag", "gpu_tags", NULL
 	};
 	struct settings *s = &L->cat->set;
 
@@ -680,6 +689,12 @@ static void load_settings(struct loader *L, yaml_node_t *m)
 	s->window_after = get_num(L, m, "window_after", s->window_after);
 	s->clock_skew = get_num(L, m, "clock_skew", s->clock_skew);
 	s->tie_window = get_num(L, m, "tie_window", s->tie_window);
+	s->history = get_num(L, m, "history", s->history);
+	s->report_lag = get_num(L, m, "report_lag", s->report_lag);
+	if (get(L, m, "gpu_tags")) {
+		strlist_free(&s->gpu_tags);
+		get_list(L, m, "gpu_tags", &s->gpu_tags);
+	}
 	s->max_evidence = (int)get_num(L, m, "max_evidence", s->max_evidence);
 	if (s->max_evidence < 1 || s->max_evidence > 100)
 		problem(L, m, "max_evidence must be 1 to 100");
@@ -789,7 +804,9 @@ attrib_catalog *attrib_catalog_load(const char *path, FILE *err)
 	struct parsed *docs;
 	int n = 0;
 
-	cat->set = (struct settings){ 300, 120, 5, 5, 3 };
+	cat->set = (struct settings){ .window_before = 300, .window_after = 120, .clock_skew = 5,
+				      .tie_window = 5, .history = 86400, .report_lag = 600,
+				      .max_evidence = 3 };
 	list_files(path, &paths, err);
 	if (!paths.n) {
 		fprintf(err, "%s: no rule files (*.yaml)\n", path);
@@ -887,6 +904,7 @@ static void code_free(struct code *c)
 	free(c->doc);
 	free(c->resolution);
 	free(c->mnemonic);
+	free(c->also);
 	free(c->decode_field);
 	strlist_free(&c->tags);
 	free(c);
@@ -926,6 +944,7 @@ void attrib_catalog_free(attrib_catalog *cat)
 {
 	if (!cat)
 		return;
+	strlist_free(&cat->set.gpu_tags);
 	matcher_free(cat->matcher);
 	if (cat->code_index)
 		lh_table_free(cat->code_index);

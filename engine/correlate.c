@@ -131,8 +131,63 @@ void refine(const attrib_catalog *cat, struct symptom **sym, int n)
 
 static bool is_candidate(const struct symptom *s)
 {
-	return s->role == ROLE_NONE &&
+	return s->role == ROLE_NONE && !s->aside &&
 	       (s->code->kind == KIND_FAULT || s->code->kind == KIND_SCHEDULER);
+}
+
+static bool pid_in(long pid, const struct symptom *s)
+{
+	for (int i = 0; i < s->npids; i++)
+		if (s->pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* Whether another fault of the job points the same way as s (an Xid 31
+ * with the program's own exception or CUDA error beside it). */
+static bool corroborated(const struct analysis *a, const struct symptom *s)
+{
+	for (int i = 0; i < a->nsym; i++) {
+		const struct symptom *o = a->sym[i];
+
+		if (o != s && !o->aside && o->code->kind == KIND_FAULT && !o->code->also &&
+		    o->code->sub_domain && !strcmp(o->code->sub_domain, s->code->sub_domain))
+			return true;
+	}
+	return false;
+}
+
+/* A fault that fits two causes (an Xid 31: the program or the GPU) and
+ * that the same GPU showed for other programs before this job: it follows
+ * the GPU, not the code.  Returns the job's symptom, or NULL. */
+static struct symptom *recurring_on_gpu(struct analysis *a)
+{
+	for (int i = 0; i < a->nsym; i++) {
+		struct symptom *s = a->sym[i];
+		long other[2 * MAX_PIDS];
+		int nother = 0;
+
+		if (s->aside || !s->code->also || s->node < 0 || !s->device || !s->npids)
+			continue;
+		for (int k = 0; k < a->nsym; k++) {
+			const struct symptom *h = a->sym[k];
+
+			if ((h->aside != ASIDE_BEFORE && h->aside != ASIDE_OTHER_JOB) || !h->code->also ||
+			    h->node != s->node || !h->device || strcmp(h->device, s->device))
+				continue;
+			for (int p = 0; p < h->npids && nother < 2 * MAX_PIDS; p++) {
+				bool dup = pid_in(h->pids[p], s);
+
+				for (int q = 0; q < nother && !dup; q++)
+					dup = other[q] == h->pids[p];
+				if (!dup)
+					other[nother++] = h->pids[p];
+			}
+		}
+		if (nother >= 2)
+			return s;
+	}
+	return NULL;
 }
 
 static int by_time(const void *x, const void *y)
@@ -187,9 +242,18 @@ void correlate(struct analysis *a, struct verdict *v)
 		return;
 	}
 	refine(a->cat, a->sym, a->nsym);
-	for (int i = 0; i < a->nsym; i++)
-		if (is_candidate(a->sym[i]))
-			c[nc++] = a->sym[i];
+	for (int i = 0; i < a->nsym; i++) {
+		struct symptom *s = a->sym[i];
+
+		if (s->aside && s->role == ROLE_NONE)
+			s->role = ROLE_INTERESTING;
+		/* a hang explains the time limit or the cancel that ended it */
+		if (a->hang && s->role == ROLE_NONE && s->code->kind == KIND_SCHEDULER &&
+		    strlist_has(&s->code->tags, "ends-hang"))
+			s->role = ROLE_INTERESTING;
+		if (is_candidate(s))
+			c[nc++] = s;
+	}
 	if (nc)
 		qsort(c, nc, sizeof(*c), by_time);
 
@@ -211,8 +275,35 @@ void correlate(struct analysis *a, struct verdict *v)
 			}
 		}
 	}
+	/* a fault that recurs on the GPU for other programs joins the causes */
+	struct symptom *rec = recurring_on_gpu(a);
+	if (rec && rec->role != ROLE_ROOT) {
+		int at = -1;
+
+		for (int i = 0; i < nc; i++)
+			if (c[i] == rec)
+				at = i;
+		if (at >= ns) {	/* was set downstream of the first cause above */
+			c[at] = c[ns];
+			c[ns] = rec;
+		} else if (at < 0) {
+			c[nc] = c[ns];	/* c has room for every symptom */
+			c[ns] = rec;
+			nc++;
+		}
+		if (at < 0 || at >= ns)
+			ns++;
+		rec->explained_by = NULL;
+	}
+	v->recurring = rec;
+
+	/* a cause that alone fits two sub_domains leaves the verdict open */
+	bool doubtful = rec != NULL;
+	for (int i = 0; i < ns; i++)
+		doubtful |= c[i]->code->also && !corroborated(a, c[i]);
+
 	int node = -1;
-	if (ns && group_count(c, ns, &node) == 1) {
+	if (ns && !doubtful && group_count(c, ns, &node) == 1) {
 		v->sub_domain = c[0]->code->sub_domain;
 		v->root = c[0];
 		for (int i = 0; i < ns; i++)	/* the root names the culprit if any does */

@@ -190,6 +190,20 @@ const char *identity_gpu_pci(const struct identity *id, int node, const char *gp
 	return NULL;
 }
 
+void identity_node_devices(const struct identity *id, int node, struct strlist *out)
+{
+	char pfx[24];
+	struct lh_entry *e;
+
+	snprintf(pfx, sizeof(pfx), "%d/", node);
+	lh_foreach(id->gpus, e) {
+		const char *v = lh_entry_v(e);
+
+		if (!strncmp(lh_entry_k(e), pfx, strlen(pfx)) && !strlist_has(out, v))
+			strlist_add(out, v);
+	}
+}
+
 bool pci_normalise(const char *in, char *out, size_t outlen)
 {
 	unsigned long dom = 0, bus, dev;

@@ -36,6 +36,9 @@ struct code {
 	enum scope scope;
 	char *action;		/* drain | reboot | reset_gpu | inspect | none */
 	char *title, *doc, *resolution, *mnemonic;
+	/* another sub_domain this fault fits equally when nothing else
+	 * corroborates it (an Xid 31 alone: the program or the GPU) */
+	char *also;
 	struct strlist tags;
 	/* decode: choose a row by (field >> shift) & mask */
 	char *decode_field;
@@ -116,7 +119,10 @@ struct refiner {
 
 struct settings {
 	double window_before, window_after, clock_skew, tie_window;
+	double history;		/* s before the job whose node faults are kept as history */
+	double report_lag;	/* s after the job's end a late-reported event still counts */
 	int max_evidence;
+	struct strlist gpu_tags;	/* codes with one of these tags name a GPU by their device */
 };
 
 struct attrib_catalog {
@@ -202,6 +208,8 @@ void identity_learn_gpu(struct identity *id, int node, const char *gpu, const ch
 bool pci_normalise(const char *in, char *out, size_t outlen);
 /* The PCI id of the GPU a process (pid > 0) or a device index used. */
 const char *identity_gpu_pci(const struct identity *id, int node, const char *gpu, long pid);
+/* The distinct PCI ids the job's processes were seen using on a node. */
+void identity_node_devices(const struct identity *id, int node, struct strlist *out);
 /* Expands a Slurm hostlist ("node-[02-03,07],gpu1") into out; false if it
  * is not one or names more than max hosts. */
 bool hostlist_expand(const char *list, struct strlist *out, int max);
@@ -230,8 +238,34 @@ struct evidence {
 
 #define MAX_PIDS 8
 
+/* Why the scoping stage set a symptom aside: seen, shown as context, never
+ * a cause or a culprit. */
+enum aside {
+	ASIDE_NONE = 0,
+	ASIDE_OTHER_NODE,	/* names a host that is not one of the job's */
+	ASIDE_OTHER_JOB,	/* names another job id */
+	ASIDE_BEFORE,		/* before the job's window (the node's history) */
+	ASIDE_OTHER_GPU,	/* a GPU of the node the job did not use */
+	ASIDE_SURVIVED,		/* the job kept making progress long after it */
+	ASIDE_DURING_HANG,	/* after the job had already stopped making progress */
+};
+const char *aside_name(enum aside a);
+
+/* How a symptom's node was found (shown with the culprit). */
+enum located {
+	LOC_NONE = 0,
+	LOC_FILE,		/* the node's own evidence directory */
+	LOC_HOST,		/* a host name or address on the line */
+	LOC_RANK,		/* the rank on the line, through the ranks map */
+	LOC_ONLY_NODE,		/* the job ran on one node */
+};
+const char *located_name(enum located l);
+
 struct symptom {
 	const struct code *code;
+	enum aside aside;
+	enum located located;
+	int source;		/* SRC_* of its first line */
 	int node;		/* job node index or -1 */
 	char *node_raw;		/* the name the log used, when it is not a job node */
 	const char *file_node;	/* node directory the evidence came from */
@@ -267,6 +301,16 @@ struct analysis {
 	struct lh_table *tab;	/* collapse index: raw key -> symptom */
 	long lines_scanned;
 	long events;
+	/* the application's own progress: times of timestamped progress lines */
+	double *progress;
+	int nprogress, capprogress;
+	struct evidence last_progress;	/* file/line/text of the latest one */
+	/* per node: offset of its clock against the job's other nodes (s) */
+	double *clock_offset;
+	bool clock_estimated;
+	/* a hang: the job stopped making progress long before it ended */
+	bool hang;
+	double hang_since, cadence;
 };
 
 void analysis_add_coverage(struct analysis *a, const char *source,
@@ -287,6 +331,7 @@ struct event {
 	struct strlist names, values;	/* captures and context fields */
 	size_t match_start;	/* offset of the match in the subject */
 	int extractor;
+	enum aside aside;	/* set by the scan: another job's line, the node's history */
 };
 
 /* What a line says about itself before any extractor: its time (header,
@@ -311,6 +356,15 @@ int line_extract(const attrib_catalog *cat, const struct timectx *tc, const char
 		 struct event *out, struct event *identity, int *nidentity, int maxidentity);
 
 void scan_case(struct analysis *a);
+/* Scoping (scope.c): clock offsets between nodes, where each symptom
+ * happened (node, GPU), what is not the job's, the job's progress and a
+ * hang; runs after symptoms_resolve, before correlate. */
+void scope(struct analysis *a);
+/* Median of consecutive differences of sorted times (0 when < 3 times). */
+double cadence_of(const double *t, int n);
+/* Clock offset per node from the times each node logged the same event
+ * (t[i] < 0: not seen); out[i] is node i's clock minus the median. */
+bool clock_offsets(const double *t, int n, double *out);
 void symptom_add_event(struct analysis *a, const struct event *ev);
 void symptoms_free(struct analysis *a);
 /* After the scan: resolve nodes and devices, merge what names the same
@@ -338,6 +392,7 @@ struct verdict {
 	struct symptom **roots;
 	int nroots;
 	bool pass;
+	const struct symptom *recurring;	/* a fault that follows a GPU across programs */
 };
 
 bool selector_match(const struct selector *s, const struct symptom *sym);

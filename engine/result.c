@@ -35,18 +35,31 @@ static const char *node_name(const struct analysis *a, const struct symptom *s)
 	return s->node >= 0 ? a->job.nodes.v[s->node] : NULL;
 }
 
+/* A cause that blames its node: a node-scoped fault, or one that may be
+ * the node's GPU as much as the program (a candidate of an ambiguous
+ * verdict, never drained). */
+static bool names_node(const struct symptom *r, const struct verdict *v)
+{
+	return r->node >= 0 && (r->code->scope == SCOPE_NODE ||
+				(r->code->also && !strcmp(v->sub_domain, "ambiguous")));
+}
+
+static struct json_object *evidence_one(const struct analysis *a, const struct evidence *ev)
+{
+	struct json_object *e = json_object_new_object();
+
+	json_object_object_add(e, "file", str(a->files.v[ev->file]));
+	json_object_object_add(e, "line", json_object_new_int64(ev->line));
+	json_object_object_add(e, "text", str(ev->text ? ev->text : ""));
+	return e;
+}
+
 static struct json_object *evidence(const struct analysis *a, const struct symptom *s)
 {
 	struct json_object *arr = json_object_new_array();
 
-	for (int i = 0; i < s->nev; i++) {
-		struct json_object *e = json_object_new_object();
-
-		json_object_object_add(e, "file", str(a->files.v[s->ev[i].file]));
-		json_object_object_add(e, "line", json_object_new_int64(s->ev[i].line));
-		json_object_object_add(e, "text", str(s->ev[i].text ? s->ev[i].text : ""));
-		json_object_array_add(arr, e);
-	}
+	for (int i = 0; i < s->nev; i++)
+		json_object_array_add(arr, evidence_one(a, &s->ev[i]));
 	return arr;
 }
 
@@ -78,6 +91,10 @@ static struct json_object *symptom_json(const struct analysis *a, const struct s
 		json_object_object_add(o, "device", device(s));
 	if (s->peer)
 		json_object_object_add(o, "peer", str(s->peer));
+	if (s->node >= 0 && s->located)
+		json_object_object_add(o, "located_by", str(located_name(s->located)));
+	if (s->aside)
+		json_object_object_add(o, "set_aside", str(aside_name(s->aside)));
 	if (s->refined_by)
 		json_object_object_add(o, "rule", str(s->refined_by));
 	if (s->explained_by)
@@ -86,9 +103,9 @@ static struct json_object *symptom_json(const struct analysis *a, const struct s
 	return o;
 }
 
-static int role_rank(enum role r)
+static int role_rank(const struct symptom *s)
 {
-	return r == ROLE_ROOT ? 0 : r == ROLE_DOWNSTREAM ? 1 : 2;
+	return s->aside ? 3 : s->role == ROLE_ROOT ? 0 : s->role == ROLE_DOWNSTREAM ? 1 : 2;
 }
 
 static int sym_order(const void *x, const void *y)
@@ -96,7 +113,7 @@ static int sym_order(const void *x, const void *y)
 	const struct symptom *a = *(struct symptom *const *)x, *b = *(struct symptom *const *)y;
 	int c;
 
-	if ((c = role_rank(a->role) - role_rank(b->role)))
+	if ((c = role_rank(a) - role_rank(b)))
 		return c;
 	if (a->first != b->first)
 		return a->first < b->first ? -1 : 1;
@@ -143,48 +160,99 @@ static struct json_object *action(const char *node, const char *what, const char
 	return o;
 }
 
+static void duration(double s, char *buf, size_t len)
+{
+	long m = (long)(s / 60 + 0.5);
+
+	if (m >= 60)
+		snprintf(buf, len, "%ld h %02ld min", m / 60, m % 60);
+	else
+		snprintf(buf, len, "%ld min", m);
+}
+
+/* The most telling fault set aside: what a reader would otherwise take for
+ * the cause. */
+static const struct symptom *first_aside_fault(const struct analysis *a, int *n)
+{
+	const struct symptom *best = NULL;
+
+	*n = 0;
+	for (int i = 0; i < a->nsym; i++) {
+		const struct symptom *s = a->sym[i];
+
+		if (!s->aside || s->code->kind != KIND_FAULT)
+			continue;
+		(*n)++;
+		if (!best || s->first > best->first)	/* the latest: nearest the end */
+			best = s;
+	}
+	return best;
+}
+
 static char *explanation(const struct analysis *a, const struct verdict *v, int downstream,
 			 int down_nodes)
 {
-	char *out = NULL, when[48], dev[64] = "", where[300] = "";
+	char *buf = NULL, when[48], dev[64] = "", where[300] = "";
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
 	const struct symptom *r = v->root;
 
 	if (v->pass) {
-		if (asprintf(&out, "The job completed successfully (%s %s).", a->job.state,
-			     a->job.exit_code ? a->job.exit_code : "0:0") < 0)
-			abort();
-		return out;
+		fprintf(m, "The job completed successfully (%s %s).", a->job.state,
+			a->job.exit_code ? a->job.exit_code : "0:0");
+		fclose(m);
+		return buf;
+	}
+	if (a->hang) {
+		char since[48], quiet[32];
+
+		time_format(a->hang_since, since, sizeof(since));
+		duration(a->job.end - a->hang_since, quiet, sizeof(quiet));
+		fprintf(m, "The job hung: its last progress line was at %s and it was silent for %s until it ended %s. ",
+			since, quiet, a->job.state);
 	}
 	if (r) {
 		time_format(r->first, when, sizeof(when));
 		if (r->device)
 			snprintf(dev, sizeof(dev), " (device PCI:%s)", r->device);
 		if (r->node >= 0)
-			snprintf(where, sizeof(where), " on %s%s", a->job.nodes.v[r->node], dev);
-		if (asprintf(&out, "%s%s at %s%s is the first cause in the evidence; %d downstream symptom%s on %d node%s follow%s from it.",
-			     r->code->title, where, when, r->first_approx ? " (approximate time)" : "",
-			     downstream, downstream == 1 ? "" : "s", down_nodes, down_nodes == 1 ? "" : "s",
-			     downstream == 1 ? "s" : "") < 0)
-			abort();
-		return out;
+			snprintf(where, sizeof(where), " on %s%s, found by %s,", a->job.nodes.v[r->node], dev,
+				 located_name(r->located) ? located_name(r->located) : "its evidence");
+		fprintf(m, "%s%s at %s%s is the first cause in the evidence; %d downstream symptom%s on %d node%s follow%s from it.",
+			r->code->title, where, when, r->first_approx ? " (approximate time)" : "",
+			downstream, downstream == 1 ? "" : "s", down_nodes, down_nodes == 1 ? "" : "s",
+			downstream == 1 ? "s" : "");
+	} else if (!strcmp(v->sub_domain, "ambiguous")) {
+		fprintf(m, "%d causes fit the evidence: ", v->nroots);
+		for (int i = 0; i < v->nroots && i < 8; i++)
+			fprintf(m, "%s%s%s%s", i ? "; " : "", v->roots[i]->code->title,
+				v->roots[i]->node >= 0 ? " on " : "",
+				v->roots[i]->node >= 0 ? a->job.nodes.v[v->roots[i]->node] : "");
+		if (v->recurring)
+			fprintf(m, ". The same GPU of %s reported this fault for other programs before this job, so it may follow the GPU rather than the code",
+				a->job.nodes.v[v->recurring->node]);
+		else
+			for (int i = 0; i < v->nroots; i++)
+				if (v->roots[i]->code->also) {
+					fprintf(m, ". %s alone may be the program's fault or the node's (%s)",
+						v->roots[i]->code->title, v->roots[i]->code->also);
+					break;
+				}
+		fputs(". Each is listed as a root; none is drained automatically.", m);
+	} else if (a->hang) {
+		fputs("No evidence shows why it hung.", m);
+	} else {
+		fprintf(m, "The job ended %s but no rule names a cause in the evidence; %d symptom%s listed for inspection.",
+			a->job.state, a->nsym, a->nsym == 1 ? " is" : "s are");
 	}
-	if (!strcmp(v->sub_domain, "ambiguous")) {
-		char list[1024] = "";
-		size_t o = 0;
-
-		for (int i = 0; i < v->nroots && o < sizeof(list) - 100; i++)
-			o += snprintf(list + o, sizeof(list) - o, "%s%s%s%s", i ? "; " : "",
-				      v->roots[i]->code->title, v->roots[i]->node >= 0 ? " on " : "",
-				      v->roots[i]->node >= 0 ? a->job.nodes.v[v->roots[i]->node] : "");
-		if (asprintf(&out, "%d independent causes fit the evidence at the same time: %s. Each is listed as a root; none is drained automatically.",
-			     v->nroots, list) < 0)
-			abort();
-		return out;
-	}
-	if (asprintf(&out, "The job ended %s but no rule names a cause in the evidence; %d symptom%s %s listed for inspection.",
-		     a->job.state, a->nsym, a->nsym == 1 ? " is" : "s are", "") < 0)
-		abort();
-	return out;
+	int naside;
+	const struct symptom *x = first_aside_fault(a, &naside);
+	if (x)
+		fprintf(m, " Seen but not the job's: %d fault%s, e.g. %s%s%s (%s).", naside,
+			naside == 1 ? "" : "s", x->code->title, x->node >= 0 ? " on " : "",
+			x->node >= 0 ? a->job.nodes.v[x->node] : "", aside_name(x->aside));
+	fclose(m);
+	return buf;
 }
 
 struct json_object *result_build(struct analysis *a, const struct verdict *v)
@@ -206,8 +274,7 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 	for (int i = 0; i < v->nroots && !v->pass; i++) {
 		const struct symptom *r = v->roots[i];
 
-		if (r->code->scope == SCOPE_NODE && r->node >= 0 &&
-		    (!v->root || r->node == v->root->node))
+		if (names_node(r, v) && (!v->root || r->node == v->root->node))
 			culprit[r->node] = true;
 	}
 	for (int i = 0; i < a->nsym; i++) {
@@ -234,6 +301,8 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 		 * attrib serve's drain policy (DrainClasses) goes by */
 		json_object_object_add(rc, "class", str(v->root->code->class_name));
 		json_object_object_add(rc, "node", str(node_name(a, v->root)));
+		if (v->root->node >= 0 && v->root->located)
+			json_object_object_add(rc, "located_by", str(located_name(v->root->located)));
 		json_object_object_add(rc, "device", device(v->root));
 		json_object_object_add(rc, "time", time_str(v->root->first));
 		if (v->root->code->doc)
@@ -275,7 +344,7 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 			const struct symptom *r = v->roots[i];
 			char reason[REASON_MAX];
 
-			if (r->code->scope != SCOPE_NODE || r->node < 0 || done[r->node])
+			if (!names_node(r, v) || done[r->node])
 				continue;
 			done[r->node] = true;
 			action_reason(a, r, reason, sizeof(reason));
@@ -295,6 +364,31 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 		json_object_array_add(arr, c);
 	}
 	json_object_object_add(o, "coverage", arr);
+
+	if (a->hang) {
+		struct json_object *h = json_object_new_object();
+
+		json_object_object_add(h, "since", time_str(a->hang_since));
+		json_object_object_add(h, "silence_s", json_object_new_double(a->job.end - a->hang_since));
+		json_object_object_add(h, "cadence_s", json_object_new_double(a->cadence));
+		json_object_object_add(h, "last_progress", evidence_one(a, &a->last_progress));
+		json_object_object_add(o, "hang", h);
+	}
+	if (a->clock_estimated) {
+		struct json_object *off = NULL;
+
+		for (int i = 0; i < a->job.nodes.n; i++)
+			if (a->clock_offset[i]) {
+				if (!off)
+					off = json_object_new_object();
+				char *k = text_sanitise(a->job.nodes.v[i], strlen(a->job.nodes.v[i]), 256);
+
+				json_object_object_add(off, k, json_object_new_double(a->clock_offset[i]));
+				free(k);
+			}
+		if (off)
+			json_object_object_add(o, "clock_offsets", off);
+	}
 
 	char *ex = explanation(a, v, downstream, down_nodes);
 	json_object_object_add(o, "explanation", str(ex));

@@ -176,6 +176,18 @@ static bool same_job(const struct analysis *a, const char *jobid)
 
 static void deliver_one(struct file_scan *f, struct event *ev, size_t start, size_t end);
 
+static void progress_add(struct analysis *a, const struct event *ev)
+{
+	if (a->nprogress == a->capprogress)
+		a->progress = xrealloc(a->progress, (a->capprogress = a->capprogress * 2 + 64) * sizeof(double));
+	a->progress[a->nprogress++] = ev->time;
+	if (!a->last_progress.text || ev->time >= a->last_progress.time) {
+		free(a->last_progress.text);
+		a->last_progress = (struct evidence){ ev->file, ev->line, ev->time,
+						      text_sanitise(ev->text, ev->text_len, 2000) };
+	}
+}
+
 /* One event per node of a hostlist ("Nodes node-[02-03] not responding"). */
 static bool deliver_nodelist(struct file_scan *f, struct event *ev, size_t start, size_t end)
 {
@@ -239,17 +251,43 @@ static void deliver_one(struct file_scan *f, struct event *ev, size_t start, siz
 	ev->line = line_number(f, start);
 	ev->text = f->buf + start;
 	ev->text_len = end - start;
+	bool fault = ev->code->kind == KIND_FAULT;
+
+	/* another job's fault is kept as context (set aside), anything else
+	 * of another job is not this job's news */
 	if (jobid && !same_job(a, jobid)) {
 		f->other_jobs++;
+		if (!fault)
+			return;
+		ev->aside = ASIDE_OTHER_JOB;
+	}
+	if (strlist_has(&ev->code->tags, "progress")) {
+		/* the application's pulse: only a line that carries its own time
+		 * says when the job was alive (and it is no neighbour that dates
+		 * other lines: that stays as it was without it) */
+		if (ev->has_time && !ev->aside && ev->time >= a->job.start - a->cat->set.window_before &&
+		    ev->time <= a->job.end + a->cat->set.window_after)
+			progress_add(a, ev);
 		return;
 	}
 	if (ev->has_time) {
+		const struct settings *set = &a->cat->set;
+		double after = strlist_has(&ev->code->tags, "reported-late") ? set->report_lag : set->window_after;
+
 		f->prev_time = ev->time;
 		f->prev_found = true;
-		if (ev->time < a->job.start - a->cat->set.window_before ||
-		    ev->time > a->job.end + a->cat->set.window_after) {
+		if (ev->time > a->job.end + (after > set->window_after ? after : set->window_after)) {
 			f->out_of_window++;
 			return;
+		}
+		if (ev->time < a->job.start - set->window_before) {
+			/* a node's faults of the hours before are its history: context
+			 * that can show a fault following a GPU rather than a program */
+			if (!fault || f->source != SRC_NODE || ev->time < a->job.start - set->history) {
+				f->out_of_window++;
+				return;
+			}
+			ev->aside = ASIDE_BEFORE;
 		}
 	} else {
 		neighbour_time(f, start, end, &ev->time);
@@ -663,6 +701,57 @@ static int list_dir(struct analysis *a, const char *rel, struct strlist *out, in
 	return 0;
 }
 
+/* The node a symptom was reported from, as far as the raw fields say. */
+static int reporter_node(const struct analysis *a, const struct symptom *s)
+{
+	int n = -1;
+
+	if (s->file_node)
+		return identity_node(a->id, s->file_node);
+	if (s->node_raw)
+		n = identity_node(a->id, s->node_raw);
+	if (n < 0 && s->rank)
+		n = identity_rank_node(a->id, atoi(s->rank));
+	return n;
+}
+
+/* A node that sent no evidence but that the ranks on two or more other
+ * nodes name as the peer they lost: a fact for the rules, at the time the
+ * first of them lost it. */
+static void peers_lost(struct analysis *a, const bool *have_node, FILE *m)
+{
+	int n = a->job.nodes.n;
+	bool *seen = xcalloc((size_t)n * n + 1, sizeof(bool));	/* [blamed * n + reporter] */
+	int *reporters = xcalloc(n + 1, sizeof(int));
+	double *when = xcalloc(n + 1, sizeof(double));
+
+	for (int i = 0; i < a->nsym; i++) {
+		const struct symptom *s = a->sym[i];
+		int blamed, from;
+
+		if (!s->peer || s->aside || (blamed = identity_node(a->id, s->peer)) < 0 ||
+		    have_node[blamed] || (from = reporter_node(a, s)) < 0 || from == blamed)
+			continue;
+		if (!reporters[blamed] || s->first < when[blamed])
+			when[blamed] = s->first;
+		if (!seen[(size_t)blamed * n + from]) {
+			seen[(size_t)blamed * n + from] = true;
+			reporters[blamed]++;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (reporters[i] >= 2) {
+			char t[48];
+
+			time_format(when[i], t, sizeof(t));
+			fprintf(m, "%s peers_lost node=%s reporters=%d evidence=missing\n", t,
+				a->job.nodes.v[i], reporters[i]);
+		}
+	free(seen);
+	free(reporters);
+	free(when);
+}
+
 /* job.json facts as lines, so rules (source: job) interpret them too. */
 static void scan_job_facts(struct analysis *a, const bool *have_node)
 {
@@ -703,6 +792,7 @@ static void scan_job_facts(struct analysis *a, const bool *have_node)
 	for (int i = 0; i < j->nodes.n; i++)
 		if (!have_node[i])
 			fprintf(m, "%s evidence=missing node=%s\n", end, j->nodes.v[i]);
+	peers_lost(a, have_node, m);
 	fprintf(m, "%s state=%s reason=%s exit_code=%s derived_exit_code=%s\n", end, j->state,
 		j->reason ? j->reason : "-", j->exit_code ? j->exit_code : "-",
 		j->derived_exit_code ? j->derived_exit_code : "-");

@@ -82,7 +82,7 @@ void symptom_add_event(struct analysis *a, const struct event *ev)
 
 	if (!a->tab)
 		a->tab = lh_kchar_table_new(1024, free_key);
-	if (asprintf(&key, "%p|%s|%s|%s|%s|%s|%s", (const void *)ev->code,
+	if (asprintf(&key, "%p|%d|%s|%s|%s|%s|%s|%s", (const void *)ev->code, (int)ev->aside,
 		     ev->file_node ? ev->file_node : "", node ? node : "", rank ? rank : "",
 		     pci ? pci : "", gpu ? gpu : "", peer ? peer : "") < 0)
 		abort();
@@ -91,6 +91,8 @@ void symptom_add_event(struct analysis *a, const struct event *ev)
 		free(key);
 	} else {
 		s = symptom_new(a, ev->code);
+		s->aside = ev->aside;
+		s->source = ev->source;
 		s->file_node = ev->file_node;
 		s->node_raw = strdup_or_die(node);
 		s->rank = strdup_or_die(rank);
@@ -119,17 +121,37 @@ static void symptom_free(struct symptom *s)
 	free(s);
 }
 
-static int resolve_node(const struct analysis *a, const struct symptom *s)
+/* Localisation: the node a symptom happened on and how that is known.  A
+ * host on a scheduler or job line that is not one of the job's nodes sets
+ * the symptom aside (slurmctld speaks of the whole cluster). */
+static int resolve_node(const struct analysis *a, struct symptom *s)
 {
 	int n = -1;
 
-	if (s->file_node)
+	if (s->file_node) {
+		s->located = LOC_FILE;
 		return identity_node(a->id, s->file_node);
-	if (s->node_raw)
-		n = identity_node(a->id, s->node_raw);
-	if (n < 0 && s->rank)
-		n = identity_rank_node(a->id, atoi(s->rank));
-	return n;
+	}
+	if (s->node_raw && (n = identity_node(a->id, s->node_raw)) >= 0) {
+		s->located = LOC_HOST;
+		return n;
+	}
+	if (s->node_raw && (s->source & (SRC_SCHED | SRC_JOB))) {
+		if (!s->aside)
+			s->aside = ASIDE_OTHER_NODE;
+		return -1;
+	}
+	if (s->rank && (n = identity_rank_node(a->id, atoi(s->rank))) >= 0) {
+		s->located = LOC_RANK;
+		return n;
+	}
+	/* a job of one node: whatever happened, happened there (an
+	 * application line names no host; a container may call it otherwise) */
+	if (a->job.nodes.n == 1) {
+		s->located = LOC_ONLY_NODE;
+		return 0;
+	}
+	return -1;
 }
 
 void symptoms_resolve(struct analysis *a)
@@ -149,7 +171,7 @@ void symptoms_resolve(struct analysis *a)
 			s->device = strdup_or_die(norm);
 		else if (identity_gpu_pci(a->id, s->node, s->gpu, s->npids ? s->pids[0] : 0))
 			s->device = strdup_or_die(identity_gpu_pci(a->id, s->node, s->gpu, s->npids ? s->pids[0] : 0));
-		if (asprintf(&key, "%p|%d|%s|%s", (const void *)s->code, s->node,
+		if (asprintf(&key, "%p|%d|%d|%s|%s", (const void *)s->code, (int)s->aside, s->node,
 			     s->node < 0 && s->node_raw ? s->node_raw : "",
 			     s->device ? s->device : "") < 0)
 			abort();

@@ -118,7 +118,8 @@ class Case:
     def bus_id(self, g):
         p = self.pci_full(g)
         dom, bus, dev = p.split(':')
-        return '%x' % ((int(dom, 16) << 16) | (int(bus, 16) << 8) | int(dev, 16))
+        # NCCL's busIdToInt64: the hex digits of dddd:bb:dd.f as one number
+        return '%x' % ((int(dom, 16) << 20) | (int(bus, 16) << 12) | (int(dev, 16) << 4))
 
     def boot_seq(self, node, t, *, hca_pci='0000:0c:00.0', eth='ens2f0np0'):
         """A node (re)boot: the kernel's boot chatter, benign errors included."""

@@ -1,0 +1,241 @@
+/* Scoping: before correlation every symptom is tied to the job or set
+ * aside, and the job's own pulse is read.
+ *
+ * A node log and slurmctld.log speak of more than this job: other nodes,
+ * other jobs, the hours before it, the GPUs of a job sharing the node.
+ * What is not the job's is kept as context ("seen but not the job's") and
+ * never becomes a cause or a culprit.  The application's timestamped
+ * progress lines say when the job was alive: a fault it ran on through for
+ * minutes did not end it, and a long silence before the end is a hang.
+ * Nothing here knows a particular failure: only times, nodes, devices and
+ * the tags the catalog gives (progress, clock-sync). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+/* A fault the job ran on through for this long (and at least this many
+ * cadences) is not what ended it; a silence of at least this long (and
+ * HANG_CADENCES cadences) before the end is a hang. */
+#define SURVIVE_MIN 120.0
+#define SURVIVE_CADENCES 3.0
+#define HANG_MIN 900.0
+#define HANG_CADENCES 10.0
+/* A hang's cause shows up around the time the pulse stopped: up to this
+ * long after the last progress line (hung-task reports come 120 s late). */
+#define ONSET_MIN 300.0
+
+const char *aside_name(enum aside a)
+{
+	switch (a) {
+	case ASIDE_OTHER_NODE: return "not a node of the job";
+	case ASIDE_OTHER_JOB: return "another job's";
+	case ASIDE_BEFORE: return "before the job (the node's history)";
+	case ASIDE_OTHER_GPU: return "a GPU the job did not use";
+	case ASIDE_SURVIVED: return "the job kept making progress after it";
+	case ASIDE_DURING_HANG: return "after the job had already stopped making progress";
+	case ASIDE_NONE: break;
+	}
+	return NULL;
+}
+
+const char *located_name(enum located l)
+{
+	switch (l) {
+	case LOC_FILE: return "the node's own log";
+	case LOC_HOST: return "the host named on the line";
+	case LOC_RANK: return "the rank on the line, through the job's rank map";
+	case LOC_ONLY_NODE: return "the only node of the job";
+	case LOC_NONE: break;
+	}
+	return NULL;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+double cadence_of(const double *t, int n)
+{
+	double *gap, c;
+	int ng = 0;
+
+	if (n < 3)
+		return 0;
+	gap = xmalloc(n * sizeof(double));
+	for (int i = 1; i < n; i++)
+		if (t[i] > t[i - 1])	/* lines of one instant say nothing of the pace */
+			gap[ng++] = t[i] - t[i - 1];
+	if (!ng) {
+		free(gap);
+		return 0;
+	}
+	qsort(gap, ng, sizeof(double), cmp_double);
+	c = gap[ng / 2];
+	free(gap);
+	return c;
+}
+
+bool clock_offsets(const double *t, int n, double *out)
+{
+	double *seen = xmalloc((n + 1) * sizeof(double)), med;
+	int ns = 0;
+
+	for (int i = 0; i < n; i++)
+		if (t[i] >= 0)
+			seen[ns++] = t[i];
+	if (ns < 2) {
+		free(seen);
+		return false;
+	}
+	qsort(seen, ns, sizeof(double), cmp_double);
+	med = ns % 2 ? seen[ns / 2] : (seen[ns / 2 - 1] + seen[ns / 2]) / 2;
+	for (int i = 0; i < n; i++)
+		out[i] = t[i] >= 0 ? t[i] - med : 0;
+	free(seen);
+	return true;
+}
+
+/* Every node logs the job's start (slurmd launching its step or running
+ * its prolog) at nearly the same true time: the spread of those times is
+ * the spread of the clocks.  An offset beyond the catalog's tolerance is
+ * taken out of the node's own evidence before anything is ordered. */
+static void estimate_clocks(struct analysis *a)
+{
+	int n = a->job.nodes.n;
+	double *t = xmalloc((n + 1) * sizeof(double));
+
+	for (int i = 0; i < n; i++)
+		t[i] = -1;
+	for (int i = 0; i < a->nsym; i++) {
+		const struct symptom *s = a->sym[i];
+
+		if (s->aside || s->located != LOC_FILE || s->node < 0 || s->first_approx ||
+		    !strlist_has(&s->code->tags, "clock-sync"))
+			continue;
+		if (t[s->node] < 0 || s->first < t[s->node])
+			t[s->node] = s->first;
+	}
+	a->clock_offset = xcalloc(n + 1, sizeof(double));
+	a->clock_estimated = clock_offsets(t, n, a->clock_offset);
+	free(t);
+	if (!a->clock_estimated)
+		return;
+	for (int i = 0; i < n; i++)
+		if (fabs(a->clock_offset[i]) <= a->cat->set.clock_skew)
+			a->clock_offset[i] = 0;
+	for (int i = 0; i < a->nsym; i++) {
+		struct symptom *s = a->sym[i];
+
+		if (s->located == LOC_FILE && s->node >= 0 && a->clock_offset[s->node]) {
+			s->first -= a->clock_offset[s->node];
+			s->last -= a->clock_offset[s->node];
+		}
+	}
+}
+
+static bool names_gpu(const struct analysis *a, const struct symptom *s)
+{
+	const struct strlist *t = &a->cat->set.gpu_tags;
+
+	for (int i = 0; i < t->n; i++)
+		if (strlist_has(&s->code->tags, t->v[i]))
+			return true;
+	return false;
+}
+
+/* On a node shared by several jobs, a GPU fault belongs to the job that
+ * held the GPU.  The job's GPUs on a node are known when every rank there
+ * has been seen with its device (NCCL's busId lines, the processes' PCI
+ * ids); a fault on any other device of the node is another job's. */
+static void scope_gpus(struct analysis *a)
+{
+	int n = a->job.nodes.n;
+	int *ranks = xcalloc(n + 1, sizeof(int));
+
+	for (int i = 0; i < a->job.nranks; i++)
+		if (a->job.ranks[i].node >= 0)
+			ranks[a->job.ranks[i].node]++;
+	for (int node = 0; node < n; node++) {
+		struct strlist dev = { 0 };
+
+		if (!ranks[node])
+			continue;
+		identity_node_devices(a->id, node, &dev);
+		if (dev.n >= ranks[node])
+			for (int i = 0; i < a->nsym; i++) {
+				struct symptom *s = a->sym[i];
+
+				if (!s->aside && s->node == node && s->device &&
+				    names_gpu(a, s) && !strlist_has(&dev, s->device))
+					s->aside = ASIDE_OTHER_GPU;
+			}
+		strlist_free(&dev);
+	}
+	free(ranks);
+}
+
+/* Progress lines after t (sorted times). */
+static int progress_after(const struct analysis *a, double t)
+{
+	int lo = 0, hi = a->nprogress;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (a->progress[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return a->nprogress - lo;
+}
+
+static void scope_progress(struct analysis *a)
+{
+	double skew = a->cat->set.clock_skew, grace, last, silence;
+
+	if (a->nprogress < 3)
+		return;
+	qsort(a->progress, a->nprogress, sizeof(double), cmp_double);
+	a->cadence = cadence_of(a->progress, a->nprogress);
+	last = a->progress[a->nprogress - 1];
+	grace = fmax(SURVIVE_CADENCES * a->cadence, SURVIVE_MIN) + skew;
+	/* two progress lines well after a fault: the job's collectives went
+	 * on, so every rank, the faulted GPU's included, was still working */
+	for (int i = 0; i < a->nsym; i++) {
+		struct symptom *s = a->sym[i];
+
+		if (!s->aside && s->code->kind == KIND_FAULT && progress_after(a, s->first + grace) >= 2)
+			s->aside = ASIDE_SURVIVED;
+	}
+	silence = a->job.end - last;
+	if (silence < fmax(HANG_CADENCES * a->cadence, HANG_MIN))
+		return;
+	a->hang = true;
+	a->hang_since = last;
+	/* what happened long into the silence did not start it */
+	double onset = last + fmax(SURVIVE_CADENCES * a->cadence, ONSET_MIN) + skew;
+	for (int i = 0; i < a->nsym; i++) {
+		struct symptom *s = a->sym[i];
+
+		if (!s->aside && s->code->kind == KIND_FAULT && s->first > onset)
+			s->aside = ASIDE_DURING_HANG;
+	}
+}
+
+void scope(struct analysis *a)
+{
+	estimate_clocks(a);
+	scope_gpus(a);
+	scope_progress(a);
+	/* set aside: never a cause; a fault the job ran on through may still
+	 * explain what came soon after it (correlate sets it aside after the
+	 * refiners) */
+	for (int i = 0; i < a->nsym; i++)
+		if (a->sym[i]->aside && a->sym[i]->aside != ASIDE_SURVIVED)
+			a->sym[i]->role = ROLE_INTERESTING;
+}

@@ -56,6 +56,8 @@ void render_text(FILE *out, struct json_object *r)
 		fprintf(out, "Root cause   %s [%s]\n", s(rc, "symptom"), s(rc, "code"));
 		fprintf(out, "             on %s%s%s at %s\n", s(rc, "node") ? s(rc, "node") : "(no single node)",
 			s(rc, "device") ? " " : "", s(rc, "device") ? s(rc, "device") : "", s(rc, "time"));
+		if (s(rc, "located_by"))
+			fprintf(out, "             node found by %s\n", s(rc, "located_by"));
 		if (s(rc, "resolution"))
 			fprintf(out, "             resolution: %s\n", s(rc, "resolution"));
 		evidence(out, rc, "             ");
@@ -134,6 +136,31 @@ void render_text(FILE *out, struct json_object *r)
 		}
 	}
 	fprintf(out, "\nDownstream   %ld symptoms (%ld log lines) explained by the root cause\n", down, downcount);
+
+	struct json_object *hang;
+	if (json_object_object_get_ex(r, "hang", &hang) && hang) {
+		struct json_object *lp;
+
+		fprintf(out, "Hang         no progress since %s", s(hang, "since"));
+		if (json_object_object_get_ex(hang, "last_progress", &lp) && lp)
+			fprintf(out, " (last progress line %s:%s)", s(lp, "file"), s(lp, "line"));
+		fputc('\n', out);
+	}
+	/* what was seen but is not the job's: never a cause, shown so that a
+	 * reader who greps the logs knows why it was not taken */
+	int aside = 0;
+	for (size_t i = 0; syms && i < json_object_array_length(syms); i++) {
+		struct json_object *y = json_object_array_get_idx(syms, i);
+
+		if (!s(y, "set_aside"))
+			continue;
+		if (aside < 8)
+			fprintf(out, "%s%s%s%s: %s\n", aside ? "             " : "Set aside    ", s(y, "symptom"),
+				s(y, "node") ? " on " : "", s(y, "node") ? s(y, "node") : "", s(y, "set_aside"));
+		aside++;
+	}
+	if (aside > 8)
+		fprintf(out, "             ... %d more\n", aside - 8);
 
 	fputs("Missing      ", out);
 	if (!cov || !json_object_array_length(cov))

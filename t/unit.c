@@ -684,6 +684,221 @@ START_TEST(config_rejects_with_line_numbers)
 }
 END_TEST
 
+/* ---- scoping (engine/scope.c) ---- */
+
+START_TEST(scope_cadence_and_clock_offsets)
+{
+	double t[] = { 0, 60, 60, 120, 180, 1000 }, off[4];
+	double seen[] = { 10, 12, 60, -1 }, one[] = { -1, 5, -1 };
+
+	ck_assert_double_eq_tol(cadence_of(t, 6), 60, 1e-9);	/* the median gap, equal times skipped */
+	ck_assert_double_eq(cadence_of(t, 2), 0);
+	ck_assert(clock_offsets(seen, 4, off));
+	ck_assert_double_eq_tol(off[0], -2, 1e-9);
+	ck_assert_double_eq_tol(off[1], 0, 1e-9);
+	ck_assert_double_eq_tol(off[2], 48, 1e-9);
+	ck_assert_double_eq(off[3], 0);			/* not seen: no offset */
+	ck_assert(!clock_offsets(one, 3, off));		/* one node says nothing of skew */
+}
+END_TEST
+
+static attrib_catalog *real_catalog(void)
+{
+	attrib_catalog *cat = attrib_catalog_load(SRCDIR "/rules", stderr);
+
+	ck_assert_ptr_nonnull(cat);
+	return cat;
+}
+
+static struct json_object *field(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(o, k, &v);
+	return v;
+}
+
+/* The symptom of the result with this code (and node, when given). */
+static struct json_object *symptom_of(struct json_object *r, const char *code, const char *node)
+{
+	struct json_object *syms = field(r, "symptoms");
+
+	for (size_t i = 0; syms && i < json_object_array_length(syms); i++) {
+		struct json_object *s = json_object_array_get_idx(syms, i);
+
+		if (!strcmp(json_object_get_string(field(s, "code")), code) &&
+		    (!node || (field(s, "node") && !strcmp(json_object_get_string(field(s, "node")), node))))
+			return s;
+	}
+	return NULL;
+}
+
+static void write_job_json(const char *dir, const char *nodes, const char *state, const char *start,
+			   const char *end, const char *ranks)
+{
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf),
+		 "{\"schema\": \"attrib.job/v1\", \"job_id\": \"77\", \"nodes\": %s, \"start_time\": \"%s\","
+		 " \"end_time\": \"%s\", \"state\": \"%s\", \"exit_code\": \"%s\", \"ranks\": %s}\n",
+		 nodes, start, end, state, strcmp(state, "FAILED") ? "0:15" : "1:0", ranks ? ranks : "[]");
+	write_file(dir, "job.json", buf);
+}
+
+START_TEST(scope_other_node_set_aside)
+{
+	/* slurmctld speaks of the whole cluster: a node outside the job set
+	 * DOWN is not the cause of the job's cancel */
+	attrib_catalog *cat = real_catalog();
+	char *dir = tmpdir(), err[256];
+	struct json_object *r, *s;
+
+	write_job_json(dir, "[\"a\", \"b\"]", "CANCELLED", "2025-11-29T08:00:00Z", "2025-11-29T09:00:00Z", NULL);
+	mkdir_p(dir, "scheduler");
+	write_file(dir, "scheduler/slurmctld.log",
+		   "[2025-11-29T08:30:00.000] error: Nodes zz-99 not responding, setting DOWN\n"
+		   "[2025-11-29T09:00:00.000] _slurm_rpc_kill_job: REQUEST_KILL_JOB JobId=77 uid 1000\n");
+	r = attrib_analyze(cat, dir, err, sizeof(err));
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(json_object_get_string(field(r, "sub_domain")), "SchedCancelled");
+	ck_assert_int_eq(json_object_array_length(field(r, "culprit_nodes")), 0);
+	s = symptom_of(r, "slurm.node_failure", NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(json_object_get_string(field(s, "set_aside")), "not a node of the job");
+	ck_assert_str_eq(json_object_get_string(field(s, "role")), "interesting");
+	json_object_put(r);
+	rmtree(dir);
+	attrib_catalog_free(cat);
+}
+END_TEST
+
+START_TEST(scope_localisation)
+{
+	attrib_catalog *cat = real_catalog();
+	char *dir = tmpdir(), err[256];
+	struct json_object *r, *rc;
+
+	/* one node: an application-side GPU error happened there */
+	write_job_json(dir, "[\"solo\"]", "FAILED", "2025-11-29T08:00:00Z", "2025-11-29T09:00:00Z", NULL);
+	mkdir_p(dir, "app");
+	write_file(dir, "app/out", "RuntimeError: CUDA error: uncorrectable ECC error encountered\n");
+	r = attrib_analyze(cat, dir, err, sizeof(err));
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(field(r, "culprit_nodes"), 0)), "solo");
+	rc = field(r, "root_cause");
+	ck_assert_str_eq(json_object_get_string(field(rc, "located_by")), "the only node of the job");
+	json_object_put(r);
+
+	/* several nodes: the rank on the line, through the job's rank map */
+	write_job_json(dir, "[\"a\", \"b\"]", "FAILED", "2025-11-29T08:00:00Z", "2025-11-29T09:00:00Z",
+		       "[{\"rank\": 0, \"node\": \"a\"}, {\"rank\": 3, \"node\": \"b\"}]");
+	write_file(dir, "app/out", "[rank3]: RuntimeError: CUDA error: uncorrectable ECC error encountered\n");
+	r = attrib_analyze(cat, dir, err, sizeof(err));
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(json_object_array_length(field(r, "culprit_nodes")), 1);
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(field(r, "culprit_nodes"), 0)), "b");
+	rc = field(r, "root_cause");
+	ck_assert_str_eq(json_object_get_string(field(rc, "located_by")),
+			 "the rank on the line, through the job's rank map");
+	json_object_put(r);
+	rmtree(dir);
+	attrib_catalog_free(cat);
+}
+END_TEST
+
+/* A TIMEOUT job whose progress lines (every minute) stop at stop_hm; an Xid
+ * 79 on node a at xid_hms. */
+static struct json_object *pulse_case(attrib_catalog *cat, const char *dir, int stop_min, const char *xid_hms)
+{
+	char err[256], *p = path_join(dir, "app/out"), line[256];
+	FILE *f;
+
+	write_job_json(dir, "[\"a\", \"b\"]", "TIMEOUT", "2025-11-29T00:00:00Z", "2025-11-29T06:00:00Z", NULL);
+	mkdir_p(dir, "app");
+	mkdir_p(dir, "nodes/a");
+	f = fopen(p, "w");
+	for (int m = 5; m <= stop_min; m++)
+		fprintf(f, "[2025-11-29 %02d:%02d:00] step %d | loss 2.31 | 190.0 TFLOP/s\n", m / 60, m % 60, m);
+	fprintf(f, "slurmstepd: error: *** JOB 77 ON a CANCELLED AT 2025-11-29T06:00:00 DUE TO TIME LIMIT ***\n");
+	fclose(f);
+	free(p);
+	snprintf(line, sizeof(line),
+		 "2025-11-29T%s+00:00 a kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n",
+		 xid_hms);
+	write_file(dir, "nodes/a/kern.log", line);
+	return attrib_analyze(cat, dir, err, sizeof(err));
+}
+
+START_TEST(scope_progress_survived_and_hang)
+{
+	attrib_catalog *cat = real_catalog();
+	char *dir = tmpdir();
+	struct json_object *r, *s, *h;
+
+	/* the job trained an hour past the Xid, then went silent for four:
+	 * the fault is set aside, the hang is said, its cause is not known */
+	r = pulse_case(cat, dir, 120, "01:00:00");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(json_object_get_string(field(r, "sub_domain")), "unattributed");
+	s = symptom_of(r, "xid.79", "a");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(json_object_get_string(field(s, "set_aside")), "the job kept making progress after it");
+	h = field(r, "hang");
+	ck_assert_ptr_nonnull(h);
+	ck_assert_str_eq(json_object_get_string(field(h, "since")), "2025-11-29T02:00:00Z");
+	ck_assert_double_eq_tol(json_object_get_double(field(h, "cadence_s")), 60, 1e-6);
+	ck_assert_ptr_nonnull(strstr(json_object_get_string(field(r, "explanation")), "hung"));
+	json_object_put(r);
+
+	/* the same Xid where the pulse stopped: it is the hang's cause */
+	r = pulse_case(cat, dir, 120, "02:00:30");
+	ck_assert_str_eq(json_object_get_string(field(r, "sub_domain")), "InfraHW");
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(field(r, "culprit_nodes"), 0)), "a");
+	ck_assert_ptr_nonnull(field(r, "hang"));
+	json_object_put(r);
+
+	/* progress to the end: no hang, the time limit is the verdict */
+	r = pulse_case(cat, dir, 359, "05:59:50");
+	ck_assert_ptr_null(field(r, "hang"));
+	json_object_put(r);
+	rmtree(dir);
+	attrib_catalog_free(cat);
+}
+END_TEST
+
+START_TEST(scope_clock_skew_orders_nodes)
+{
+	/* c's clock is 40 s ahead (its slurmd logged the step launch 40 s after
+	 * a's and b's): corrected, its Xid comes before a's */
+	attrib_catalog *cat = real_catalog();
+	char *dir = tmpdir(), err[256];
+	const char *names[] = { "a", "b", "c" };
+	struct json_object *r;
+
+	write_job_json(dir, "[\"a\", \"b\", \"c\"]", "FAILED", "2025-11-29T08:00:00Z", "2025-11-29T08:30:00Z", NULL);
+	for (int i = 0; i < 3; i++) {
+		char rel[64], text[1024];
+
+		snprintf(rel, sizeof(rel), "nodes/%s", names[i]);
+		mkdir_p(dir, rel);
+		snprintf(rel, sizeof(rel), "nodes/%s/syslog", names[i]);
+		snprintf(text, sizeof(text),
+			 "2025-11-29T08:00:%02d+00:00 %s slurmd[9]: slurmd: launch task StepId=77.0 request from UID:1000 GID:1000 HOST:10.0.0.1 PORT:4000\n%s",
+			 i == 2 ? 41 : 1, names[i],
+			 i == 0 ? "2025-11-29T08:10:10+00:00 a kernel: NVRM: Xid (PCI:0000:1b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n" :
+			 i == 2 ? "2025-11-29T08:10:30+00:00 c kernel: NVRM: Xid (PCI:0000:1b:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error (DBE) has been detected on GPU.\n" : "");
+		write_file(dir, rel, text);
+	}
+	r = attrib_analyze(cat, dir, err, sizeof(err));
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(field(r, "culprit_nodes"), 0)), "c");
+	ck_assert_double_eq_tol(json_object_get_double(field(field(r, "clock_offsets"), "c")), 40, 1e-6);
+	json_object_put(r);
+	rmtree(dir);
+	attrib_catalog_free(cat);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("engine");
@@ -737,6 +952,15 @@ int main(void)
 	tcase_add_test(t, refiner_marks_downstream);
 	tcase_add_test(t, missing_node_is_coverage);
 	tcase_add_test(t, completed_is_pass);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("scope");
+	tcase_add_test(t, scope_cadence_and_clock_offsets);
+	tcase_add_test(t, scope_other_node_set_aside);
+	tcase_add_test(t, scope_localisation);
+	tcase_add_test(t, scope_progress_survived_and_hang);
+	tcase_add_test(t, scope_clock_skew_orders_nodes);
+	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 
 	return run_suite(s);

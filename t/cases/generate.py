@@ -99,6 +99,7 @@ class Case:
         self.nranks = r
         self.missing = set()
         self.extra_files = {}
+        self.clock = {}                    # node -> seconds its clock is ahead
 
     # ---- node logs -------------------------------------------------------
     def log(self, node, t, tag, msg):
@@ -260,7 +261,7 @@ class Case:
                     continue
                 if fmt == 'dmesg' and tag != 'kernel':
                     continue
-                lines.append(self.fmt_line(node, fmt, t, tag, msg, self.loghost[node]))
+                lines.append(self.fmt_line(node, fmt, t + sec(self.clock.get(node, 0)), tag, msg, self.loghost[node]))
             eol = '\r\n' if 'crlf' in opt else '\n'
             out[name] = eol.join(lines) + eol
         self.node_files = getattr(self, 'node_files', {})
@@ -2132,6 +2133,259 @@ def byte_quirks():
                 b'tensor([' + b', '.join(b'%.4f' % ((i * 7919 % 10007) / 10007.0) for i in range(2500)) + b'])\n')
 
 
+# ---------------------------------------------------------------------------
+# scoping, localisation and the job's pulse (engine/scope.c): what is not the
+# job's is set aside, the node is found from what the line says, a silence
+# before the end is a hang
+
+def user_exception(r, exc, where='model.py", line 88, in forward'):
+    p = f'[rank{r.rank}]: '
+    return [p + 'Traceback (most recent call last):', p + '  File "/workspace/train.py", line 402, in <module>',
+            p + '    main()', p + f'  File "/workspace/{where}', p + f'    {exc.split(":")[0].lower()}_site()', p + exc]
+
+
+def peers_die(c, bad, t, skip=()):
+    """NCCL remote errors on the other ranks once `bad`'s rank is gone."""
+    out = []
+    for r in c.ranks:
+        if r.node != bad.node and r.node not in skip and r.local % 4 == 0:
+            out += nccl_warn(r, f'NET/IB : Got completion from peer {bad.ip}<{51000 + r.rank}> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid fe80::a288:c203:3d:{r.rank:x} remoteGids fe80::a288:c203:3d:{bad.rank:x}',
+                             'transport/net_ib.cc:1698')
+    return out
+
+
+def case_cancelled_foreign_node_down():
+    """CANCELLED by its user; slurmctld meanwhile lost a node that is not the job's (class 1: scope by node)."""
+    nodes = ['a100-11', 'a100-12']
+    c = Case('cancelled-foreign-node-down', job_id=602211, nodes=nodes, start='2026-04-02T06:00:00Z', end='2026-04-02T09:41:12Z',
+             state='CANCELLED', exit_code='0:15', reason='None', cluster='delta', user='ines', jobname='asr-ft', ipbase='10.31.7.')
+    for n in nodes:
+        c.standard_node(n, noise=70)
+        c.write_node(n, [('syslog', 'rfc3164', 'all')])
+    c.ctld_start('a100-[11-12]')
+    c.ctld_other(30)
+    c.sched.append((T('2026-04-02T08:12:40Z'), 'error: Nodes a100-31 not responding'))
+    c.sched.append((T('2026-04-02T08:14:10Z'), 'error: Nodes a100-31 not responding, setting DOWN'))
+    c.sched.append((T('2026-04-02T08:14:10.2Z'), 'Killing JobId=602188 on failed node a100-31'))
+    c.sched.append((c.end, f'_slurm_rpc_kill_job: REQUEST_KILL_JOB JobId={c.job_id} uid 1077'))
+    app = script_banner(c) + c.nccl_init('2.21.5')
+    app += c.progress(c.start + sec(120), c.end - sec(20), dt.timedelta(minutes=2), stamp='py', tflops=140)
+    app += [f'slurmstepd: error: *** JOB {c.job_id} ON a100-11 CANCELLED AT 2026-04-02T09:41:12 ***',
+            'srun: Job step aborted: Waiting up to 32 seconds for job step to finish.']
+    c.app['slurm-602211.out'] = app
+    c.write({'sub_domain': ['SchedCancelled'], 'culprit_nodes': [], 'drain_ok': [],
+             'why': 'The user cancelled the job (REQUEST_KILL_JOB by its uid) while it was progressing; the node slurmctld set DOWN, '
+                    'a100-31, is not one of the job\'s nodes and killed another job.'})
+
+
+def case_node_fail_after_foreign():
+    """NODE_FAIL: slurmctld lost another job's node first, then the job's own (class 1: the earlier line is not the job's)."""
+    nodes = ['cn-101', 'cn-102', 'cn-103']
+    c = Case('node-fail-after-foreign', job_id=330917, nodes=nodes, start='2026-06-14T02:00:00Z', end='2026-06-14T04:31:40Z',
+             state='NODE_FAIL', exit_code='0:0', reason='NodeDown', cluster='orion', user='tomas', jobname='moe-8x7b', ipbase='10.12.3.')
+    for n in nodes:
+        c.standard_node(n, noise=70)
+        c.write_node(n, [('messages', 'rfc3164', 'all')])
+    c.missing.add('cn-102')
+    c.ctld_start('cn-[101-103]')
+    c.ctld_other(30)
+    c.sched.append((T('2026-06-14T03:02:11Z'), 'error: Nodes cn-077 not responding, setting DOWN'))
+    c.sched.append((T('2026-06-14T04:29:55Z'), 'error: Nodes cn-102 not responding'))
+    c.sched.append((T('2026-06-14T04:31:40Z'), 'error: Nodes cn-102 not responding, setting DOWN'))
+    c.sched.append((T('2026-06-14T04:31:40.1Z'), f'Killing JobId={c.job_id} on failed node cn-102'))
+    app = script_banner(c) + c.nccl_init('2.23.4')
+    app += c.progress(c.start + sec(60), T('2026-06-14T04:28:30Z'), dt.timedelta(minutes=3), stamp='iso', tflops=390)
+    app += [f'srun: error: Node failure on cn-102',
+            f'slurmstepd: error: *** JOB {c.job_id} ON cn-101 CANCELLED AT 2026-06-14T04:31:40 DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***']
+    c.app['slurm-330917.out'] = app
+    c.write({'sub_domain': ['InfraHW'], 'culprit_nodes': ['cn-102'], 'drain_ok': ['cn-102'],
+             'why': 'slurmctld set cn-102, a node of the job, DOWN and killed the job; the earlier DOWN line names cn-077, '
+                    'which is not the job\'s.'})
+
+
+def case_single_node_ecc_app_only():
+    """One node; only the application reports the uncorrectable ECC error (class 2: one node, that node)."""
+    c = Case('single-node-ecc-app-only', job_id=88017, nodes=['hgx-07'], start='2026-03-09T13:00:00Z', end='2026-03-09T15:22:31Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', cluster='lab', user='ravi', jobname='sd-finetune', ipbase='10.9.1.')
+    c.standard_node('hgx-07', noise=80)
+    c.write_node('hgx-07', [('syslog', 'rfc3339', 'nonkernel')])
+    tf = T('2026-03-09T15:22:02Z')
+    r = c.ranks[5]
+    app = script_banner(c) + c.nccl_init('2.21.5')
+    app += c.progress(c.start + sec(90), tf - sec(25), dt.timedelta(minutes=5), stamp='iso', tflops=300)
+    app += user_exception(r, 'RuntimeError: CUDA error: uncorrectable ECC error encountered', 'unet.py", line 211, in forward')
+    app += ['CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.',
+            f'srun: error: hgx-07: task 0: Exited with exit code 1']
+    c.app['slurm-88017.out'] = app
+    c.write({'sub_domain': ['InfraHW'], 'culprit_nodes': ['hgx-07'], 'drain_ok': [],
+             'why': 'Rank 5 died on an uncorrectable ECC error; the job ran on hgx-07 alone, so that is the node whose GPU failed '
+                    '(no kernel log was collected to name the GPU, so inspect rather than drain).'})
+
+
+def case_timeout_silent_hang():
+    """TIMEOUT after three hours of silence and no fault anywhere (class 4: a hang, said as such)."""
+    nodes = ['gpu-c101', 'gpu-c102']
+    c = Case('timeout-silent-hang', job_id=77120, nodes=nodes, start='2026-07-01T00:00:00Z', end='2026-07-01T10:00:25Z',
+             state='TIMEOUT', exit_code='0:0', reason='TimeLimit', time_limit='10:00:00', cluster='cx', user='lee', jobname='dpo', ipbase='10.7.7.')
+    for n in nodes:
+        c.standard_node(n, noise=70)
+        c.write_node(n, [('kern.log', 'rfc3339', 'kernel'), ('syslog', 'rfc3339', 'nonkernel')])
+    c.ctld_start('gpu-c[101-102]')
+    c.ctld_other(20)
+    c.sched.append((c.end - sec(25), f'Time limit exhausted for JobId={c.job_id}'))
+    app = script_banner(c) + c.nccl_init('2.21.5')
+    app += c.progress(c.start + sec(100), T('2026-07-01T06:48:00Z'), dt.timedelta(minutes=2), stamp='iso', tflops=210)
+    app += [f'slurmstepd: error: *** JOB {c.job_id} ON gpu-c101 CANCELLED AT 2026-07-01T10:00:00 DUE TO TIME LIMIT ***']
+    c.app['slurm-77120.out'] = app
+    c.write({'sub_domain': ['unattributed'], 'culprit_nodes': [], 'drain_ok': [],
+             'why': 'Progress lines every 2 minutes stop at 06:46 and nothing is printed for over three hours until the time limit: '
+                    'the job hung, and no evidence shows why; the time limit only ended the hang.'})
+
+
+def case_cancelled_after_silence():
+    """CANCELLED after five silent hours (class 4: the cancel is not the cause)."""
+    nodes = ['nid004101', 'nid004102', 'nid004103', 'nid004104']
+    c = Case('cancelled-after-silence', job_id=5512094, nodes=nodes, start='2026-05-20T20:00:00Z', end='2026-05-21T08:15:03Z',
+             state='CANCELLED', exit_code='0:15', reason='None', cluster='alps', user='mia', jobname='llm-70b', ipbase='10.128.0.')
+    for n in nodes:
+        c.standard_node(n, noise=60)
+        c.write_node(n, [('messages', 'iso', 'all')])
+    c.ctld_start('nid[004101-004104]')
+    c.ctld_other(20)
+    c.sched.append((c.end, f'_slurm_rpc_kill_job: REQUEST_KILL_JOB JobId={c.job_id} uid 20431'))
+    app = script_banner(c) + c.nccl_init('2.23.4')
+    app += c.progress(c.start + sec(200), T('2026-05-21T03:02:00Z'), dt.timedelta(seconds=45), stamp='py', tflops=412)
+    app += [f'slurmstepd: error: *** JOB {c.job_id} ON nid004101 CANCELLED AT 2026-05-21T08:15:03 ***']
+    c.app['slurm-5512094.out'] = app
+    c.write({'sub_domain': ['unattributed'], 'culprit_nodes': [], 'drain_ok': [],
+             'why': 'The job printed a progress line every 45 s until 03:01 and then nothing for five hours before its user '
+                    'cancelled it: it hung, cause not in the evidence; the cancel is the user giving up, not the failure.'})
+
+
+def case_shared_node_other_gpu_xid79():
+    """Two jobs share a node; an Xid 79 on the other job's GPU; this job later fails on its own (whose GPU)."""
+    nodes = ['node-41', 'node-42']
+    c = Case('shared-node-other-gpu-xid79', job_id=918230, nodes=nodes, start='2026-02-10T08:00:00Z', end='2026-02-10T12:10:45Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', gpus=4, cluster='hydra', user='noor', jobname='vit-h', ipbase='10.4.4.')
+    for n in nodes:
+        c.standard_node(n, noise=70)
+    tx = T('2026-02-10T09:15:31.204Z')
+    c.klog('node-42', tx, 'NVRM: Xid (PCI:0000:db:00): 79, pid=\'<unknown>\', name=<unknown>, GPU has fallen off the bus.')
+    c.klog('node-42', tx + sec(0.001), 'NVRM: GPU 0000:db:00.0: GPU has fallen off the bus.')
+    for n in nodes:
+        c.write_node(n, [('kern.log', 'rfc3339', 'kernel'), ('syslog', 'rfc3339', 'nonkernel')])
+    tf = T('2026-02-10T12:10:20Z')
+    r = c.ranks[6]
+    app = script_banner(c) + c.nccl_init('2.21.5')
+    app += c.progress(c.start + sec(60), tf - sec(30), dt.timedelta(minutes=2), stamp='iso', tflops=250)
+    app += user_exception(r, 'KeyError: \'pixel_values\'', 'data.py", line 57, in collate')
+    app += peers_die(c, r, tf)
+    app += ['srun: error: node-42: task 6: Exited with exit code 1']
+    c.app['slurm-918230.out'] = app
+    c.write({'sub_domain': ['UserCode'], 'culprit_nodes': [], 'drain_ok': [],
+             'why': 'The job\'s GPUs are 0000:18/2a/3a/5d (NCCL busIds); the Xid 79 on node-42 is on 0000:db:00, a GPU of the job '
+                    'sharing the node, and this job trained for three hours after it before rank 6 raised KeyError.'})
+
+
+def case_stale_dbe_before_start():
+    """An Xid 48 of the previous job two minutes before this one started; a user exception two hours later (stale evidence)."""
+    nodes = ['dgx-201', 'dgx-202', 'dgx-203']
+    c = Case('stale-dbe-before-start', job_id=440127, nodes=nodes, start='2026-09-03T11:00:00Z', end='2026-09-03T13:05:09Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', cluster='k2', user='ana', jobname='rl-policy', ipbase='10.55.1.')
+    for n in nodes:
+        c.standard_node(n, noise=70)
+    tx = T('2026-09-03T10:58:02.5Z')
+    c.klog('dgx-203', tx, 'NVRM: Xid (PCI:0000:3a:00): 48, pid=\'<unknown>\', name=<unknown>, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 2, subpartition 0.')
+    c.log('dgx-203', tx + sec(20), 'slurmd[2113]', 'slurmd: epilog for job 440119 ran for 3 seconds')
+    for n in nodes:
+        c.write_node(n, [('syslog', 'iso', 'all')])
+    tf = T('2026-09-03T13:04:40Z')
+    r = c.ranks[9]
+    app = script_banner(c) + c.nccl_init('2.23.4')
+    app += c.progress(c.start + sec(60), tf - sec(20), dt.timedelta(minutes=3), stamp='iso', tflops=350)
+    app += user_exception(r, 'IndexError: list index out of range', 'rollout.py", line 131, in sample')
+    app += peers_die(c, r, tf)
+    c.app['slurm-440127.out'] = app
+    c.write({'sub_domain': ['UserCode'], 'culprit_nodes': [], 'drain_ok': [],
+             'why': 'The DBE on dgx-203 came two minutes before this job started (the previous job\'s epilog followed it); this job '
+                    'then trained for two hours before rank 9 raised IndexError, so the GPU fault did not end it.'})
+
+
+def case_clock_skew_linkdown():
+    """The link of gpu-e03 went down first, but its clock runs 50 s ahead, so its kernel line looks later than another node's fault."""
+    nodes = ['gpu-e01', 'gpu-e02', 'gpu-e03', 'gpu-e04']
+    c = Case('clock-skew-linkdown', job_id=61544, nodes=nodes, start='2026-10-05T00:00:00Z', end='2026-10-05T02:21:34Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', cluster='e', user='kai', jobname='gpt-3b', ipbase='10.77.0.')
+    c.clock['gpu-e03'] = 50
+    for n in nodes:
+        c.standard_node(n, noise=60)
+    tf = T('2026-10-05T02:10:10.100Z')
+    c.klog('gpu-e03', tf, 'mlx5_core 0000:c1:00.0: mlx5_port_module_event:1131:(pid 0): Port module event[error]: module 0, Cable error, Power budget exceeded')
+    c.klog('gpu-e03', tf + sec(0.2), 'mlx5_core 0000:c1:00.0 ibp193s0: Link down')
+    # a sympathetic PCIe replay warning on another node 25 s later (its clock is right)
+    c.klog('gpu-e01', tf + sec(25), 'pcieport 0000:00:01.1: AER: Corrected error received: 0000:01:00.0')
+    c.klog('gpu-e01', tf + sec(25.001), 'nvidia 0000:01:00.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, (Receiver ID)')
+    for n in nodes:
+        c.write_node(n, [('kern.log', 'rfc3339', 'kernel'), ('syslog', 'rfc3339', 'nonkernel')])
+    bad = [r for r in c.ranks if r.node == 'gpu-e03'][0]
+    app = script_banner(c) + c.nccl_init('2.21.5')
+    app += c.progress(c.start + sec(60), tf - sec(30), dt.timedelta(minutes=2), stamp='iso', tflops=380)
+    app += peers_die(c, bad, tf)
+    app += ['srun: error: gpu-e02: task 1: Exited with exit code 1']
+    c.app['slurm-61544.out'] = app
+    c.write({'sub_domain': ['InfraNet'], 'culprit_nodes': ['gpu-e03'], 'drain_ok': ['gpu-e03'],
+             'why': 'gpu-e03\'s clock is 50 s ahead (its slurmd logged the job\'s start 50 s after the other nodes); corrected, its IB '
+                    'link went down 25 s before the PCIe error on gpu-e01, and the peers\' completion errors name its address.'})
+
+
+def case_xid31_lone():
+    """An Xid 31 on the GPU of rank 3 and that rank's watchdog, with no CUDA error printed (app or GPU: ambiguous)."""
+    nodes = ['a40-01', 'a40-02']
+    c = Case('xid31-lone-ambiguous', job_id=23001, nodes=nodes, start='2026-11-02T09:00:00Z', end='2026-11-02T10:31:02Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', gpus=4, pci=PCI_4GPU, cluster='uni', user='zoe', jobname='gnn', ipbase='10.1.9.')
+    for n in nodes:
+        c.standard_node(n, noise=60)
+    r = c.ranks[3]
+    tx = T('2026-11-02T10:20:44.9Z')
+    c.klog('a40-01', tx, f'NVRM: Xid (PCI:{c.pci_full(r.gpu)}): 31, pid={r.pid}, name=python3, Ch 00000008, intr 00000000. MMU Fault: ENGINE GRAPHICS GPC2 GPCCLIENT_T1_4 faulted @ 0x7f3c_88a40000. Fault is of type FAULT_PTE ACCESS_TYPE_VIRT_WRITE')
+    for n in nodes:
+        c.write_node(n, [('syslog', 'rfc3339', 'all')])
+    app = script_banner(c) + c.nccl_init('2.21.5')
+    app += c.progress(c.start + sec(60), tx - sec(20), dt.timedelta(minutes=1), stamp='iso', tflops=90)
+    for q in c.ranks:
+        if q.rank != r.rank:
+            app += torch_watchdog_timeout('2.2', q.rank, 40021, tx + sec(600))
+    app += ['srun: error: a40-02: task 1: Aborted (core dumped)']
+    c.app['slurm-23001.out'] = app
+    c.write({'sub_domain': ['ambiguous', 'InfraHW'], 'culprit_nodes': ['a40-01'], 'drain_ok': [],
+             'why': 'A single Xid 31 names rank 3\'s process on a40-01, and nothing from the program explains it (no CUDA error, no '
+                    'exception): a bug in the program and a GPU/driver fault both fit, so a40-01 is the candidate to inspect, not drain.'})
+
+
+def case_missing_node_peers_lost():
+    """A node sent nothing; the ranks on every other node lost it as their peer."""
+    nodes = ['sx-01', 'sx-02', 'sx-03', 'sx-04']
+    c = Case('missing-node-peers-lost', job_id=700345, nodes=nodes, start='2026-12-01T01:00:00Z', end='2026-12-01T03:12:55Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', cluster='sx', user='eli', jobname='t5-xl', ipbase='10.66.9.')
+    for n in nodes:
+        c.standard_node(n, noise=60)
+        c.write_node(n, [('syslog', 'rfc3339', 'all')])
+    c.missing.add('sx-03')
+    tf = T('2026-12-01T03:02:01Z')
+    bad = [r for r in c.ranks if r.node == 'sx-03'][0]
+    app = script_banner(c) + c.nccl_init('2.23.4')
+    app += c.progress(c.start + sec(60), tf - sec(30), dt.timedelta(minutes=2), stamp='iso', tflops=300)
+    for r in c.ranks:
+        if r.node != 'sx-03' and r.local % 4 == 0:
+            app += nccl_warn(r, f'socketProgress: Connection closed by remote peer sx-03<{41000 + r.rank}>', 'misc/socket.cc:49')
+    app += ['srun: error: sx-01: task 0: Exited with exit code 1']
+    c.app['slurm-700345.out'] = app
+    c.write({'sub_domain': ['InfraHW', 'ambiguous'], 'culprit_nodes': ['sx-03'], 'drain_ok': [],
+             'why': 'sx-03 left no logs and the ranks on sx-01, sx-02 and sx-04 all lost their connection to it at 03:02 with nothing '
+                    'else failing: the node most likely went down; inspect it (nothing confirms it, so no drain).'})
+
+
+
 CASES = [
     case_xid79_aer_fqdn, case_xid79_dmesg_crlf, case_xid48_64_journal, case_xid63_info_user, case_xid94_contained,
     case_xid95_uncontained, case_xid74_nvlink, case_xid149_si, case_xid119_gsp_berlin, case_xid13_app_pid,
@@ -2143,6 +2397,12 @@ CASES = [
     case_module_not_found, case_disk_quota, case_lustre_eviction, case_host_oom_global, case_xid45_teardown_chicago,
     case_segfault_user_ext, case_segfault_srun_only, case_pass_xid63_during, case_xid79_newyear, case_ecc_app_only_missing_node,
     case_ib_substring_names,
+]
+
+CASES += [
+    case_cancelled_foreign_node_down, case_node_fail_after_foreign, case_single_node_ecc_app_only, case_timeout_silent_hang,
+    case_cancelled_after_silence, case_shared_node_other_gpu_xid79, case_stale_dbe_before_start, case_clock_skew_linkdown,
+    case_xid31_lone, case_missing_node_peers_lost,
 ]
 
 if __name__ == '__main__':

@@ -194,6 +194,22 @@ static int progress_after(const struct analysis *a, double t)
 	return a->nprogress - lo;
 }
 
+/* Whether the job's own processes on the fault's node reported a failure
+ * (the application's errors, a rank's exit) soon after it. */
+static bool job_failed_near(const struct analysis *a, const struct symptom *f, double grace)
+{
+	for (int i = 0; i < a->nsym; i++) {
+		const struct symptom *s = a->sym[i];
+
+		if (s == f || s->aside || s->node != f->node || !(s->source & (SRC_APP | SRC_JOB)) ||
+		    (s->code->kind != KIND_FAULT && s->code->kind != KIND_CONSEQUENCE))
+			continue;
+		if (s->first >= f->first - a->cat->set.clock_skew && s->first <= f->first + grace)
+			return true;
+	}
+	return false;
+}
+
 static void scope_progress(struct analysis *a)
 {
 	double skew = a->cat->set.clock_skew, grace, last, silence;
@@ -205,11 +221,16 @@ static void scope_progress(struct analysis *a)
 	last = a->progress[a->nprogress - 1];
 	grace = fmax(SURVIVE_CADENCES * a->cadence, SURVIVE_MIN) + skew;
 	/* two progress lines well after a fault: the job's collectives went
-	 * on, so every rank, the faulted GPU's included, was still working */
+	 * on, so every rank, the faulted GPU's included, was still working.
+	 * Not when the fault's time is only a neighbour's (it may be later
+	 * than it looks), nor when the job's own processes on that node failed
+	 * right after it (ranks that do not wait for each other: the others
+	 * carried on printing) */
 	for (int i = 0; i < a->nsym; i++) {
 		struct symptom *s = a->sym[i];
 
-		if (!s->aside && s->code->kind == KIND_FAULT && progress_after(a, s->first + grace) >= 2)
+		if (!s->aside && s->code->kind == KIND_FAULT && !s->first_approx &&
+		    progress_after(a, s->first + grace) >= 2 && !job_failed_near(a, s, grace))
 			s->aside = ASIDE_SURVIVED;
 	}
 	silence = a->job.end - last;
@@ -222,7 +243,7 @@ static void scope_progress(struct analysis *a)
 	for (int i = 0; i < a->nsym; i++) {
 		struct symptom *s = a->sym[i];
 
-		if (!s->aside && s->code->kind == KIND_FAULT && s->first > onset)
+		if (!s->aside && s->code->kind == KIND_FAULT && !s->first_approx && s->first > onset)
 			s->aside = ASIDE_DURING_HANG;
 	}
 }

@@ -2386,6 +2386,32 @@ def case_missing_node_peers_lost():
 
 
 
+def case_independent_tasks_xid79():
+    """A sweep of independent tasks (srun, one per GPU): one GPU falls off the bus, its task dies, the others keep printing
+    progress for an hour; the fault is still the job's cause (progress elsewhere does not clear it)."""
+    nodes = ['sw-01', 'sw-02']
+    c = Case('independent-tasks-xid79', job_id=812200, nodes=nodes, start='2026-04-20T10:00:00Z', end='2026-04-20T12:02:13Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', gpus=4, pci=PCI_4GPU, cluster='sweep', user='ola', jobname='hpo',
+             ipbase='10.3.3.')
+    for n in nodes:
+        c.standard_node(n, noise=60)
+    r = c.ranks[6]
+    tx = T('2026-04-20T11:01:10.5Z')
+    c.klog('sw-02', tx, f'NVRM: Xid (PCI:{c.pci_full(r.gpu)}): 79, pid=\'<unknown>\', name=<unknown>, GPU has fallen off the bus.')
+    for n in nodes:
+        c.write_node(n, [('kern.log', 'rfc3339', 'kernel'), ('syslog', 'rfc3339', 'nonkernel')])
+    c.set_exit(r.rank, 1, tx + sec(4))
+    app = script_banner(c)
+    app += c.progress(c.start + sec(60), tx - sec(10), dt.timedelta(minutes=1), stamp='iso', tflops=80, label=0)
+    app += [f'6: [trial 6] RuntimeError: CUDA error: unspecified launch failure',
+            'srun: error: sw-02: task 6: Exited with exit code 1']
+    app += c.progress(tx + sec(20), c.end - sec(30), dt.timedelta(minutes=1), stamp='iso', tflops=80, label=0, step0=3000)
+    c.app['slurm-812200.out'] = app
+    c.write({'sub_domain': ['InfraHW'], 'culprit_nodes': ['sw-02'], 'drain_ok': ['sw-02'],
+             'why': 'The tasks are independent: task 6 on sw-02 died with a launch failure 4 s after its GPU fell off the bus (Xid 79), '
+                    'and the job failed because of that task; the other tasks printing progress afterwards does not clear the GPU.'})
+
+
 CASES = [
     case_xid79_aer_fqdn, case_xid79_dmesg_crlf, case_xid48_64_journal, case_xid63_info_user, case_xid94_contained,
     case_xid95_uncontained, case_xid74_nvlink, case_xid149_si, case_xid119_gsp_berlin, case_xid13_app_pid,
@@ -2402,7 +2428,7 @@ CASES = [
 CASES += [
     case_cancelled_foreign_node_down, case_node_fail_after_foreign, case_single_node_ecc_app_only, case_timeout_silent_hang,
     case_cancelled_after_silence, case_shared_node_other_gpu_xid79, case_stale_dbe_before_start, case_clock_skew_linkdown,
-    case_xid31_lone, case_missing_node_peers_lost,
+    case_xid31_lone, case_missing_node_peers_lost, case_independent_tasks_xid79,
 ]
 
 if __name__ == '__main__':

@@ -168,10 +168,17 @@ static void neighbour_time(struct file_scan *f, size_t start, size_t end, double
 
 static bool same_job(const struct analysis *a, const char *jobid)
 {
-	size_t n = strlen(a->job.job_id);
+	const char *id = a->job.job_id;
+	size_t n = strlen(id);
 
 	/* 4242, 4242.0 (a step), 4242.batch */
-	return !strncmp(jobid, a->job.job_id, n) && (!jobid[n] || jobid[n] == '.');
+	if (!strncmp(jobid, id, n) && (!jobid[n] || jobid[n] == '.'))
+		return true;
+	/* an array task (4242_7) or a het-job component (4242+1) known by
+	 * that name: the logs print its raw numeric id, which job.json does
+	 * not give, so a number cannot be told to be another job's */
+	return id[strspn(id, "0123456789")] == '_' || id[strspn(id, "0123456789")] == '+' ?
+		jobid[strspn(jobid, "0123456789")] == '\0' || jobid[strspn(jobid, "0123456789")] == '.' : false;
 }
 
 static void deliver_one(struct file_scan *f, struct event *ev, size_t start, size_t end);

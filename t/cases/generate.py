@@ -2446,6 +2446,24 @@ def case_trap_desync_lagging_only():
              'why': 'Only the hang is visible, but the desync report localises it: rank 6 on fx-n06 never joined collective '
                     '#2207. No fault explains it; fx-n06 is the node to inspect (no drain).'})
 
+def case_trap_spool_script_vanished():
+    """PENDING (engine): the batch script vanished from the batch host's spool (a cleanup cron); the only trace is the job's own
+    'slurmstepd: error: execve(): .../slurm_script: No such file or directory' with no node name. An administrator blames the batch host."""
+    nodes = ['hpc-c041', 'hpc-c042']
+    c = Case('trap-spool-script-vanished', job_id=88702, nodes=nodes, start='2026-11-17T04:00:02Z', end='2026-11-17T04:00:03Z',
+             state='FAILED', exit_code='2:0', reason='NonZeroExitCode', time_limit='04:00:00',
+             cluster='hpc', user='ines', partition='gpu', jobname='resnet-sweep-9', ipbase='10.17.0.')
+    for n in nodes:
+        c.standard_node(n, noise=40)
+        c.write_node(n, [('syslog', 'rfc3339', 'all')])
+    script = f'/var/spool/slurmd/job{int(c.job_id):05d}/slurm_script'
+    c.app[f'slurm-{c.job_id}.out'] = [f'slurmstepd: error: execve(): {script}: No such file or directory']
+    c.ranks_in_json = False
+    c.write({'sub_domain': ['InfraSW'], 'culprit_nodes': ['hpc-c041'], 'drain_ok': [], 'root_code': 'slurm.spool_error',
+             'why': 'The batch step could not execute the script slurmd had written into its spool: the file was gone. The batch '
+                    'step runs on the first node of the allocation, hpc-c041; its spool, not the user\'s script.'})
+# --- end of traps
+
 
 CASES = [
     case_xid79_aer_fqdn, case_xid79_dmesg_crlf, case_xid48_64_journal, case_xid63_info_user, case_xid94_contained,
@@ -2466,7 +2484,8 @@ CASES += [
 ]
 # need an engine capability (see the case's docstring and the traps report): kept out of CASES
 CASES_PENDING = [
-    # case_trap_desync_lagging_only,   # a hang localised by a lagging rank names that node as suspect
+    # case_trap_desync_lagging_only,      # a hang localised by a lagging rank names that node as suspect
+    # case_trap_spool_script_vanished,    # a batch-step line without a node is on the batch host (nodes[0])
 ]
 
 if __name__ == '__main__':

@@ -143,15 +143,23 @@ static bool pid_in(long pid, const struct symptom *s)
 	return false;
 }
 
-/* Whether another fault of the job points the same way as s (an Xid 31
- * with the program's own exception or CUDA error beside it). */
+/* Whether the evidence points the same way as s (an Xid 31 with the
+ * program's own exception or CUDA error beside it). */
 static bool corroborated(const struct analysis *a, const struct symptom *s)
 {
 	for (int i = 0; i < a->nsym; i++) {
 		const struct symptom *o = a->sym[i];
 
-		if (o != s && !o->aside && o->code->kind == KIND_FAULT && !o->code->also &&
-		    o->code->sub_domain && !strcmp(o->code->sub_domain, s->code->sub_domain))
+		if (o == s || o->aside)
+			continue;
+		/* the program's own exception or error beside it */
+		if (o->code->kind == KIND_FAULT && !o->code->also && o->code->sub_domain &&
+		    !strcmp(o->code->sub_domain, s->code->sub_domain))
+			return true;
+		/* the program saw the fault as its kernel failing (a refiner
+		 * made its CUDA error the Xid's echo); an Xid the process
+		 * never reported, while it hung, is what stays open */
+		if (o->explained_by == s && (o->source & SRC_APP) && o->code->kind == KIND_FAULT)
 			return true;
 	}
 	return false;

@@ -181,6 +181,7 @@ struct rank_info {
 struct job {
 	struct json_object *root;
 	const char *job_id, *state, *reason, *exit_code, *derived_exit_code, *tz;
+	const char *batch_host;	/* optional: where the batch script ran */
 	struct strlist nodes;
 	double start, end;
 	struct rank_info *ranks;
@@ -258,6 +259,7 @@ enum located {
 	LOC_HOST,		/* a host name or address on the line */
 	LOC_RANK,		/* the rank on the line, through the ranks map */
 	LOC_ONLY_NODE,		/* the job ran on one node */
+	LOC_BATCH_HOST,		/* a line of the batch step: the batch host */
 };
 const char *located_name(enum located l);
 
@@ -266,6 +268,7 @@ struct symptom {
 	enum aside aside;
 	enum located located;
 	int source;		/* SRC_* of its first line */
+	bool batch;		/* the line is about the batch step (its script) */
 	int node;		/* job node index or -1 */
 	char *node_raw;		/* the name the log used, when it is not a job node */
 	const char *file_node;	/* node directory the evidence came from */

@@ -155,6 +155,7 @@ int job_load(struct job *job, const char *path, char *err, size_t errlen)
 	job->exit_code = str_field(o, "exit_code");
 	job->derived_exit_code = str_field(o, "derived_exit_code");
 	job->tz = str_field(o, "log_timezone");
+	job->batch_host = str_field(o, "batch_host");
 
 	if (json_object_object_get_ex(o, "ranks", &ranks) &&
 	    json_object_is_type(ranks, json_type_array)) {

@@ -160,6 +160,33 @@ static struct json_object *action(const char *node, const char *what, const char
 	return o;
 }
 
+/* With no cause found, the node of a rank the others waited for (a
+ * PyTorch hang report names it) is where to look: inspected, not blamed. */
+static const struct symptom *lagging(const struct analysis *a, int i)
+{
+	const struct symptom *s = a->sym[i];
+
+	return !s->aside && s->node >= 0 && strlist_has(&s->code->tags, "lagging-rank") ? s : NULL;
+}
+
+static void lagging_nodes(const struct analysis *a, struct json_object *arr)
+{
+	bool *done = xcalloc(a->job.nodes.n + 1, sizeof(bool));
+
+	for (int i = 0; i < a->nsym; i++) {
+		const struct symptom *s = lagging(a, i);
+		char reason[REASON_MAX];
+
+		if (!s || done[s->node])
+			continue;
+		done[s->node] = true;
+		snprintf(reason, sizeof(reason), "rank %s did not join the collective its peers waited in (job %s)",
+			 s->rank ? s->rank : "?", a->job.job_id);
+		json_object_array_add(arr, action(a->job.nodes.v[s->node], "inspect", reason));
+	}
+	free(done);
+}
+
 static void duration(double s, char *buf, size_t len)
 {
 	long m = (long)(s / 60 + 0.5);
@@ -244,6 +271,15 @@ static char *explanation(const struct analysis *a, const struct verdict *v, int 
 	} else {
 		fprintf(m, "The job ended %s but no rule names a cause in the evidence; %d symptom%s listed for inspection.",
 			a->job.state, a->nsym, a->nsym == 1 ? " is" : "s are");
+	}
+	for (int i = 0; !r && !v->nroots && i < a->nsym; i++) {
+		const struct symptom *s = lagging(a, i);
+
+		if (s) {
+			fprintf(m, " The others waited for rank %s on %s, which did not join; inspect that node.",
+				s->rank ? s->rank : "?", a->job.nodes.v[s->node]);
+			break;
+		}
 	}
 	int naside;
 	const struct symptom *x = first_aside_fault(a, &naside);
@@ -352,6 +388,8 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 		}
 		free(done);
 	}
+	if (!v->root && !v->pass && strcmp(sub, "ambiguous"))
+		lagging_nodes(a, arr);
 	json_object_object_add(o, "actions", arr);
 
 	arr = json_object_new_array();

@@ -46,6 +46,7 @@ const char *located_name(enum located l)
 	case LOC_HOST: return "the host named on the line";
 	case LOC_RANK: return "the rank on the line, through the job's rank map";
 	case LOC_ONLY_NODE: return "the only node of the job";
+	case LOC_BATCH_HOST: return "the batch host, where the batch script runs";
 	case LOC_NONE: break;
 	}
 	return NULL;

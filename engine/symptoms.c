@@ -75,14 +75,15 @@ void symptom_add_event(struct analysis *a, const struct event *ev)
 {
 	const char *node = event_field(ev, "node"), *rank = event_field(ev, "rank"),
 		   *pci = event_field(ev, "pci"), *gpu = event_field(ev, "gpu"),
-		   *peer = event_field(ev, "peer"), *pid = event_field(ev, "pid");
+		   *peer = event_field(ev, "peer"), *pid = event_field(ev, "pid"),
+		   *batch = event_field(ev, "batch");
 	char *key;
 	struct symptom *s;
 	void *v;
 
 	if (!a->tab)
 		a->tab = lh_kchar_table_new(1024, free_key);
-	if (asprintf(&key, "%p|%d|%s|%s|%s|%s|%s|%s", (const void *)ev->code, (int)ev->aside,
+	if (asprintf(&key, "%p|%d%s|%s|%s|%s|%s|%s|%s", (const void *)ev->code, (int)ev->aside, batch ? "b" : "",
 		     ev->file_node ? ev->file_node : "", node ? node : "", rank ? rank : "",
 		     pci ? pci : "", gpu ? gpu : "", peer ? peer : "") < 0)
 		abort();
@@ -93,6 +94,7 @@ void symptom_add_event(struct analysis *a, const struct event *ev)
 		s = symptom_new(a, ev->code);
 		s->aside = ev->aside;
 		s->source = ev->source;
+		s->batch = batch != NULL;
 		s->file_node = ev->file_node;
 		s->node_raw = strdup_or_die(node);
 		s->rank = strdup_or_die(rank);
@@ -144,6 +146,13 @@ static int resolve_node(const struct analysis *a, struct symptom *s)
 	if (s->rank && (n = identity_rank_node(a->id, atoi(s->rank))) >= 0) {
 		s->located = LOC_RANK;
 		return n;
+	}
+	/* the batch script runs on the batch host: job.json's batch_host, or
+	 * the first node of the allocation, which Slurm makes the batch host */
+	if (s->batch && a->job.nodes.n) {
+		n = a->job.batch_host ? identity_node(a->id, a->job.batch_host) : -1;
+		s->located = LOC_BATCH_HOST;
+		return n >= 0 ? n : 0;
 	}
 	/* a job of one node: whatever happened, happened there (an
 	 * application line names no host; a container may call it otherwise) */

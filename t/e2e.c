@@ -116,6 +116,37 @@ static void check_case(const char *dir, const char *name)
 		ck_assert_msg(rc != NULL, "%s: no root_cause", name);
 		ck_assert_str_eq(json_object_get_string(get(rc, "code")), json_object_get_string(get(exp, "root_code")));
 	}
+	/* optional: nodes to inspect, a hang reported, codes set aside */
+	struct json_object *want_inspect = get(exp, "inspect");
+	for (size_t i = 0; want_inspect && i < json_object_array_length(want_inspect); i++) {
+		const char *node = json_object_get_string(json_object_array_get_idx(want_inspect, i));
+		bool found = false;
+
+		for (size_t k = 0; k < json_object_array_length(acts) && !found; k++) {
+			struct json_object *a = json_object_array_get_idx(acts, k);
+
+			found = !strcmp(json_object_get_string(get(a, "action")), "inspect") &&
+				!strcmp(json_object_get_string(get(a, "node")), node);
+		}
+		ck_assert_msg(found, "%s: no inspect action for %s", name, node);
+	}
+	if (get(exp, "hang"))
+		ck_assert_msg((get(r, "hang") != NULL) == json_object_get_boolean(get(exp, "hang")),
+			      "%s: hang %s, expected %s", name, get(r, "hang") ? "reported" : "not reported",
+			      json_object_get_boolean(get(exp, "hang")) ? "one" : "none");
+	struct json_object *want_aside = get(exp, "set_aside");
+	for (size_t i = 0; want_aside && i < json_object_array_length(want_aside); i++) {
+		const char *code = json_object_get_string(json_object_array_get_idx(want_aside, i));
+		struct json_object *syms = get(r, "symptoms");
+		bool found = false;
+
+		for (size_t k = 0; k < json_object_array_length(syms) && !found; k++) {
+			struct json_object *y = json_object_array_get_idx(syms, k);
+
+			found = !strcmp(json_object_get_string(get(y, "code")), code) && get(y, "set_aside");
+		}
+		ck_assert_msg(found, "%s: %s not set aside", name, code);
+	}
 	if (get(exp, "evidence_contains")) {
 		const char *s = json_object_to_json_string(get(get(r, "root_cause"), "evidence"));
 

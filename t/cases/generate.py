@@ -2173,7 +2173,7 @@ def case_cancelled_foreign_node_down():
     app += [f'slurmstepd: error: *** JOB {c.job_id} ON a100-11 CANCELLED AT 2026-04-02T09:41:12 ***',
             'srun: Job step aborted: Waiting up to 32 seconds for job step to finish.']
     c.app['slurm-602211.out'] = app
-    c.write({'sub_domain': ['SchedCancelled'], 'culprit_nodes': [], 'drain_ok': [],
+    c.write({'sub_domain': ['SchedCancelled'], 'culprit_nodes': [], 'drain_ok': [], 'set_aside': ['slurm.node_failure'],
              'why': 'The user cancelled the job (REQUEST_KILL_JOB by its uid) while it was progressing; the node slurmctld set DOWN, '
                     'a100-31, is not one of the job\'s nodes and killed another job.'})
 
@@ -2237,7 +2237,7 @@ def case_timeout_silent_hang():
     app += c.progress(c.start + sec(100), T('2026-07-01T06:48:00Z'), dt.timedelta(minutes=2), stamp='iso', tflops=210)
     app += [f'slurmstepd: error: *** JOB {c.job_id} ON gpu-c101 CANCELLED AT 2026-07-01T10:00:00 DUE TO TIME LIMIT ***']
     c.app['slurm-77120.out'] = app
-    c.write({'sub_domain': ['unattributed'], 'culprit_nodes': [], 'drain_ok': [],
+    c.write({'sub_domain': ['unattributed'], 'culprit_nodes': [], 'drain_ok': [], 'hang': True,
              'why': 'Progress lines every 2 minutes stop at 06:46 and nothing is printed for over three hours until the time limit: '
                     'the job hung, and no evidence shows why; the time limit only ended the hang.'})
 
@@ -2257,7 +2257,7 @@ def case_cancelled_after_silence():
     app += c.progress(c.start + sec(200), T('2026-05-21T03:02:00Z'), dt.timedelta(seconds=45), stamp='py', tflops=412)
     app += [f'slurmstepd: error: *** JOB {c.job_id} ON nid004101 CANCELLED AT 2026-05-21T08:15:03 ***']
     c.app['slurm-5512094.out'] = app
-    c.write({'sub_domain': ['unattributed'], 'culprit_nodes': [], 'drain_ok': [],
+    c.write({'sub_domain': ['unattributed'], 'culprit_nodes': [], 'drain_ok': [], 'hang': True,
              'why': 'The job printed a progress line every 45 s until 03:01 and then nothing for five hours before its user '
                     'cancelled it: it hung, cause not in the evidence; the cancel is the user giving up, not the failure.'})
 
@@ -2282,7 +2282,7 @@ def case_shared_node_other_gpu_xid79():
     app += peers_die(c, r, tf)
     app += ['srun: error: node-42: task 6: Exited with exit code 1']
     c.app['slurm-918230.out'] = app
-    c.write({'sub_domain': ['UserCode'], 'culprit_nodes': [], 'drain_ok': [],
+    c.write({'sub_domain': ['UserCode'], 'culprit_nodes': [], 'drain_ok': [], 'set_aside': ['xid.79'],
              'why': 'The job\'s GPUs are 0000:18/2a/3a/5d (NCCL busIds); the Xid 79 on node-42 is on 0000:db:00, a GPU of the job '
                     'sharing the node, and this job trained for three hours after it before rank 6 raised KeyError.'})
 
@@ -2306,7 +2306,7 @@ def case_stale_dbe_before_start():
     app += user_exception(r, 'IndexError: list index out of range', 'rollout.py", line 131, in sample')
     app += peers_die(c, r, tf)
     c.app['slurm-440127.out'] = app
-    c.write({'sub_domain': ['UserCode'], 'culprit_nodes': [], 'drain_ok': [],
+    c.write({'sub_domain': ['UserCode'], 'culprit_nodes': [], 'drain_ok': [], 'set_aside': ['xid.48'],
              'why': 'The DBE on dgx-203 came two minutes before this job started (the previous job\'s epilog followed it); this job '
                     'then trained for two hours before rank 9 raised IndexError, so the GPU fault did not end it.'})
 
@@ -2723,7 +2723,7 @@ def case_trap_desync_lagging_only():
             app += torch_watchdog_timeout('2.5', r.rank, 2207, tf + sec(r.rank * 0.01))[:1]
     app += desync_report(0, 2207, tf + sec(1), [6])
     c.app['slurm-4410150.out'] = app
-    c.write({'sub_domain': ['unattributed'], 'culprit_nodes': ['fx-n06'], 'drain_ok': [],
+    c.write({'sub_domain': ['unattributed'], 'culprit_nodes': [], 'drain_ok': [], 'inspect': ['fx-n06'],
              'why': 'Only the hang is visible, but the desync report localises it: rank 6 on fx-n06 never joined collective '
                     '#2207. No fault explains it; fx-n06 is the node to inspect (no drain).'})
 
@@ -2763,11 +2763,8 @@ CASES += [
     case_trap_oom_after_xid48, case_trap_dataloader_shm, case_trap_nccl_lasterror_shm, case_trap_launch_failure_xid13,
     case_trap_spool_noexec, case_trap_output_dir_missing, case_trap_desync_mismatch, case_trap_desync_lagging_hung,
 ]
-# need an engine capability (see the case's docstring and the traps report): kept out of CASES
-CASES_PENDING = [
-    # case_trap_desync_lagging_only,      # a hang localised by a lagging rank names that node as suspect
-    # case_trap_spool_script_vanished,    # a batch-step line without a node is on the batch host (nodes[0])
-]
+# a hang localised only by its lagging rank (that node inspected); a batch-step line on the batch host
+CASES += [case_trap_desync_lagging_only, case_trap_spool_script_vanished]
 
 CASES += [
     case_cancelled_foreign_node_down, case_node_fail_after_foreign, case_single_node_ecc_app_only, case_timeout_silent_hang,

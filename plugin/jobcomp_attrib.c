@@ -319,6 +319,9 @@ static char *rec_json(const struct rec *r, size_t *len)
 	jo_int(o, "gid", r->gid);
 	jo_str(o, "partition", r->partition);
 	jo_str(o, "name", r->name);
+	/* where the batch script ran: the engine places the batch step's own
+	 * lines (its script in Slurm's spool) there */
+	jo_str(o, "batch_host", r->batch_host);
 	json_object_object_add(o, "nodes", nodes);
 	if (r->nodes && *r->nodes) {
 		hostlist_t hl = hostlist_create(r->nodes);

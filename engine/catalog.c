@@ -700,6 +700,23 @@ static void load_settings(struct loader *L, yaml_node_t *m)
 		problem(L, m, "max_evidence must be 1 to 100");
 }
 
+static void code_set_flags(const attrib_catalog *cat, struct code *c)
+{
+	static const struct { const char *tag; unsigned flag; } read[] = {
+		{ "progress", CODE_PROGRESS }, { "clock-sync", CODE_CLOCK_SYNC },
+		{ "ends-hang", CODE_ENDS_HANG }, { "reported-late", CODE_REPORTED_LATE },
+		{ "lagging-rank", CODE_LAGGING_RANK },
+	};
+
+	c->flags = 0;
+	for (size_t i = 0; i < sizeof(read) / sizeof(read[0]); i++)
+		if (strlist_has(&c->tags, read[i].tag))
+			c->flags |= read[i].flag;
+	for (int i = 0; i < cat->set.gpu_tags.n; i++)
+		if (strlist_has(&c->tags, cat->set.gpu_tags.v[i]))
+			c->flags |= CODE_GPU;
+}
+
 /* ---- files ---- */
 
 struct parsed {
@@ -863,6 +880,11 @@ attrib_catalog *attrib_catalog_load(const char *path, FILE *err)
 	cat->unknown->action = strdup_or_die("none");
 	cat->unknown->title = strdup_or_die("event with a code the catalog does not know");
 
+	for (int i = 0; i < cat->ncodes; i++) {
+		code_set_flags(cat, cat->codes[i]);
+		for (int k = 0; k < cat->codes[i]->nrows; k++)
+			code_set_flags(cat, cat->codes[i]->rows[k].as);
+	}
 	cat->code_index = lh_kchar_table_new(cat->ncodes * 2 + 16, NULL);
 	for (int i = 0; i < cat->ncodes; i++)
 		lh_table_insert(cat->code_index, cat->codes[i]->code, cat->codes[i]);

@@ -257,7 +257,7 @@ void correlate(struct analysis *a, struct verdict *v)
 			s->role = ROLE_INTERESTING;
 		/* a hang explains the time limit or the cancel that ended it */
 		if (a->hang && s->role == ROLE_NONE && s->code->kind == KIND_SCHEDULER &&
-		    strlist_has(&s->code->tags, "ends-hang"))
+		    (s->code->flags & CODE_ENDS_HANG))
 			s->role = ROLE_INTERESTING;
 		if (is_candidate(s))
 			c[nc++] = s;

@@ -190,17 +190,16 @@ const char *identity_gpu_pci(const struct identity *id, int node, const char *gp
 	return NULL;
 }
 
-void identity_node_devices(const struct identity *id, int node, struct strlist *out)
+void identity_devices(const struct identity *id, struct strlist *per_node, int n)
 {
-	char pfx[24];
 	struct lh_entry *e;
 
-	snprintf(pfx, sizeof(pfx), "%d/", node);
 	lh_foreach(id->gpus, e) {
+		int node = atoi(lh_entry_k(e));	/* "node/..." */
 		const char *v = lh_entry_v(e);
 
-		if (!strncmp(lh_entry_k(e), pfx, strlen(pfx)) && !strlist_has(out, v))
-			strlist_add(out, v);
+		if (node >= 0 && node < n && !strlist_has(&per_node[node], v))
+			strlist_add(&per_node[node], v);
 	}
 }
 

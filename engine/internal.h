@@ -40,6 +40,7 @@ struct code {
 	 * corroborates it (an Xid 31 alone: the program or the GPU) */
 	char *also;
 	struct strlist tags;
+	unsigned flags;		/* CODE_* from the tags the engine reads, set at load */
 	/* decode: choose a row by (field >> shift) & mask */
 	char *decode_field;
 	int decode_shift;
@@ -48,6 +49,17 @@ struct code {
 	int nrows;
 	const char *file;
 	int line;
+};
+
+/* Tags the engine itself reads (doc/rule-format.md, "Tags the engine
+ * reads"), resolved once per code at load instead of per event. */
+enum {
+	CODE_PROGRESS = 1,	/* progress: the application's pulse */
+	CODE_CLOCK_SYNC = 2,	/* clock-sync: logged by every node at one moment */
+	CODE_ENDS_HANG = 4,	/* ends-hang: a decision a hang explains */
+	CODE_REPORTED_LATE = 8,	/* reported-late: logged up to report_lag after */
+	CODE_LAGGING_RANK = 16,	/* lagging-rank: names the rank the others waited for */
+	CODE_GPU = 32,		/* one of settings.gpu_tags: its device is a GPU */
 };
 
 struct code_row {
@@ -209,8 +221,9 @@ void identity_learn_gpu(struct identity *id, int node, const char *gpu, const ch
 bool pci_normalise(const char *in, char *out, size_t outlen);
 /* The PCI id of the GPU a process (pid > 0) or a device index used. */
 const char *identity_gpu_pci(const struct identity *id, int node, const char *gpu, long pid);
-/* The distinct PCI ids the job's processes were seen using on a node. */
-void identity_node_devices(const struct identity *id, int node, struct strlist *out);
+/* The distinct PCI ids the job's processes were seen using, per node
+ * (per_node has n lists), in one pass. */
+void identity_devices(const struct identity *id, struct strlist *per_node, int n);
 /* Expands a Slurm hostlist ("node-[02-03,07],gpu1") into out; false if it
  * is not one or names more than max hosts. */
 bool hostlist_expand(const char *list, struct strlist *out, int max);
@@ -225,7 +238,8 @@ void matcher_free(struct matcher *m);
 typedef void (*matcher_hit)(void *ctx, int rule, size_t line_start, size_t match_end);
 /* release: buf is a private file mapping whose scanned pages may be
  * dropped as the scan moves on. */
-int matcher_scan(const struct matcher *m, const char *buf, size_t len, bool release,
+/* source: one SRC_* bit, the kind of evidence buf is (its database). */
+int matcher_scan(const struct matcher *m, int source, const char *buf, size_t len, bool release,
 		 matcher_hit hit, void *ctx);
 
 /* ---- events and symptoms (scan.c, symptoms.c) ---- */

@@ -1,8 +1,11 @@
 /* One pass over a log buffer for all extractors at once.
  *
- * Every extractor regex is compiled into one Hyperscan/Vectorscan
- * database in prefilter mode, so a line no rule can match costs a single
- * vectorised scan and no regex call.  A prefilter hit is a superset of
+ * The extractor regexes are compiled into Hyperscan/Vectorscan databases
+ * in prefilter mode, one per kind of evidence (node logs, application
+ * output, scheduler excerpts, job facts) holding the extractors that read
+ * it, so a line no rule of its kind can match costs a single vectorised
+ * scan and no regex call, and a node log is never scanned for what only
+ * application output says.  A prefilter hit is a superset of
  * the real matches; scan.c confirms each (rule, line) with PCRE2, which
  * also extracts the named captures. */
 #include <fcntl.h>
@@ -15,9 +18,11 @@
 #include <string.h>
 #include "internal.h"
 
+#define NSOURCES 4	/* SRC_NODE, SRC_APP, SRC_SCHED, SRC_JOB */
+
 struct matcher {
-	hs_database_t *db;
-	hs_scratch_t *scratch;
+	hs_database_t *db[NSOURCES];
+	hs_scratch_t *scratch;	/* big enough for every database */
 	int nrules;
 	int *lines;		/* per rule: lines a match may span */
 };
@@ -37,7 +42,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-static char *cache_path(const attrib_catalog *cat, const unsigned *flags)
+static char *cache_path(const attrib_catalog *cat, const unsigned *flags, int src)
 {
 	const char *dir = getenv("ATTRIB_CACHE");
 	char *base = NULL, *path = NULL;
@@ -49,10 +54,14 @@ static char *cache_path(const attrib_catalog *cat, const unsigned *flags)
 	hs_platform_info_t pi = { 0 };
 	if (hs_populate_platform(&pi) == HS_SUCCESS)
 		h = fnv(h, &pi, sizeof(pi));
+	h = fnv(h, &src, sizeof(src));
 	for (int i = 0; i < cat->nextractors; i++) {
 		const char *e = cat->extractors[i].prefilter ? cat->extractors[i].prefilter
 							     : cat->extractors[i].regex;
 
+		if (!(cat->extractors[i].sources & (1 << src)))
+			continue;
+		h = fnv(h, &i, sizeof(i));
 		h = fnv(h, e, strlen(e) + 1);
 		h = fnv(h, &flags[i], sizeof(flags[i]));
 	}
@@ -115,31 +124,32 @@ static void cache_store(const char *path, const hs_database_t *db)
 	free(bytes);
 }
 
-struct matcher *matcher_build(const attrib_catalog *cat, FILE *err)
+/* The database of one kind of evidence (src: bit number of its SRC_*):
+ * the extractors that read it, by their index in the catalog. */
+static bool build_one(struct matcher *m, const attrib_catalog *cat, int src, FILE *err)
 {
-	struct matcher *m = xcalloc(1, sizeof(*m));
-	int n = cat->nextractors;
-	const char **exprs = xcalloc(n, sizeof(char *));
-	unsigned *flags = xcalloc(n, sizeof(unsigned));
-	unsigned *ids = xcalloc(n, sizeof(unsigned));
+	int n = cat->nextractors, k = 0;
+	const char **exprs = xcalloc(n + 1, sizeof(char *));
+	unsigned *flags = xcalloc(n + 1, sizeof(unsigned)), *all = xcalloc(n + 1, sizeof(unsigned));
+	unsigned *ids = xcalloc(n + 1, sizeof(unsigned));
 	hs_compile_error_t *ce = NULL;
 	bool ok = true;
 
-	m->nrules = n;
-	m->lines = xcalloc(n, sizeof(int));
 	for (int i = 0; i < n; i++) {
-		exprs[i] = cat->extractors[i].prefilter ? cat->extractors[i].prefilter
+		all[i] = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
+		if (!(cat->extractors[i].sources & (1 << src)))
+			continue;
+		exprs[k] = cat->extractors[i].prefilter ? cat->extractors[i].prefilter
 						       : cat->extractors[i].regex;
-		flags[i] = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
-		ids[i] = (unsigned)i;
-		m->lines[i] = cat->extractors[i].lines;
+		flags[k] = all[i];
+		ids[k++] = (unsigned)i;
 	}
-	char *cache = n ? cache_path(cat, flags) : NULL;
-	if (n && (m->db = cache_load(cache))) {
-		/* compiled earlier from exactly these patterns */
-	} else if (n && hs_compile_multi(exprs, flags, ids, (unsigned)n, HS_MODE_BLOCK, NULL, &m->db, &ce) != HS_SUCCESS) {
-		if (ce && ce->expression >= 0 && ce->expression < n) {
-			const struct extractor *x = &cat->extractors[ce->expression];
+	char *cache = k ? cache_path(cat, all, src) : NULL;
+	if (!k || (m->db[src] = cache_load(cache))) {
+		/* nothing reads this kind, or compiled earlier from exactly these */
+	} else if (hs_compile_multi(exprs, flags, ids, (unsigned)k, HS_MODE_BLOCK, NULL, &m->db[src], &ce) != HS_SUCCESS) {
+		if (ce && ce->expression >= 0 && ce->expression < k) {
+			const struct extractor *x = &cat->extractors[ids[ce->expression]];
 
 			fprintf(err, "%s:%d: extractor \"%s\": regex rejected by the prefilter: %s\n",
 				x->file, x->line, x->id, ce->message);
@@ -148,17 +158,32 @@ struct matcher *matcher_build(const attrib_catalog *cat, FILE *err)
 		}
 		hs_free_compile_error(ce);
 		ok = false;
-	} else if (n) {
-		cache_store(cache, m->db);	/* freshly compiled */
+	} else {
+		cache_store(cache, m->db[src]);	/* freshly compiled */
 	}
 	free(cache);
-	if (ok && n && hs_alloc_scratch(m->db, &m->scratch) != HS_SUCCESS) {
+	if (ok && m->db[src] && hs_alloc_scratch(m->db[src], &m->scratch) != HS_SUCCESS) {
 		fprintf(err, "rules: cannot allocate prefilter scratch space\n");
 		ok = false;
 	}
 	free(exprs);
 	free(flags);
+	free(all);
 	free(ids);
+	return ok;
+}
+
+struct matcher *matcher_build(const attrib_catalog *cat, FILE *err)
+{
+	struct matcher *m = xcalloc(1, sizeof(*m));
+	bool ok = true;
+
+	m->nrules = cat->nextractors;
+	m->lines = xcalloc(m->nrules + 1, sizeof(int));
+	for (int i = 0; i < m->nrules; i++)
+		m->lines[i] = cat->extractors[i].lines;
+	for (int src = 0; src < NSOURCES && ok; src++)
+		ok = build_one(m, cat, src, err);
 	if (!ok) {
 		matcher_free(m);
 		return NULL;
@@ -171,7 +196,8 @@ void matcher_free(struct matcher *m)
 	if (!m)
 		return;
 	hs_free_scratch(m->scratch);
-	hs_free_database(m->db);
+	for (int i = 0; i < NSOURCES; i++)
+		hs_free_database(m->db[i]);
 	free(m->lines);
 	free(m);
 }
@@ -205,13 +231,14 @@ static int on_match(unsigned id, unsigned long long from, unsigned long long to,
 	return 0;
 }
 
-int matcher_scan(const struct matcher *m, const char *buf, size_t len, bool release,
+int matcher_scan(const struct matcher *m, int source, const char *buf, size_t len, bool release,
 		 matcher_hit hit, void *ctx)
 {
 	struct scan_state s = { m, buf, len, 0, NULL, hit, ctx };
-	int rc = 0;
+	int rc = 0, src = __builtin_ctz((unsigned)source);
+	hs_database_t *db = src < NSOURCES ? m->db[src] : NULL;
 
-	if (!m->db || !len)
+	if (!db || !len)
 		return 0;
 	s.next_line = xcalloc(m->nrules, sizeof(size_t));
 	/* Chunks that end on a line boundary: hs_scan takes an unsigned int
@@ -243,7 +270,7 @@ int matcher_scan(const struct matcher *m, const char *buf, size_t len, bool rele
 		s.len = n;
 		s.base = off;
 		memset(s.next_line, 0, m->nrules * sizeof(size_t));
-		if (hs_scan(m->db, buf + off, (unsigned)n, 0, m->scratch, on_match, &s) != HS_SUCCESS)
+		if (hs_scan(db, buf + off, (unsigned)n, 0, m->scratch, on_match, &s) != HS_SUCCESS)
 			rc = -1;
 		off += n;
 	}

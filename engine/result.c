@@ -166,7 +166,7 @@ static const struct symptom *lagging(const struct analysis *a, int i)
 {
 	const struct symptom *s = a->sym[i];
 
-	return !s->aside && s->node >= 0 && strlist_has(&s->code->tags, "lagging-rank") ? s : NULL;
+	return !s->aside && s->node >= 0 && (s->code->flags & CODE_LAGGING_RANK) ? s : NULL;
 }
 
 static void lagging_nodes(const struct analysis *a, struct json_object *arr)

@@ -268,7 +268,7 @@ static void deliver_one(struct file_scan *f, struct event *ev, size_t start, siz
 			return;
 		ev->aside = ASIDE_OTHER_JOB;
 	}
-	if (strlist_has(&ev->code->tags, "progress")) {
+	if ((ev->code->flags & CODE_PROGRESS)) {
 		/* the application's pulse: only a line that carries its own time
 		 * says when the job was alive (and it is no neighbour that dates
 		 * other lines: that stays as it was without it) */
@@ -279,7 +279,7 @@ static void deliver_one(struct file_scan *f, struct event *ev, size_t start, siz
 	}
 	if (ev->has_time) {
 		const struct settings *set = &a->cat->set;
-		double after = strlist_has(&ev->code->tags, "reported-late") ? set->report_lag : set->window_after;
+		double after = (ev->code->flags & CODE_REPORTED_LATE) ? set->report_lag : set->window_after;
 
 		f->prev_time = ev->time;
 		f->prev_found = true;
@@ -434,7 +434,7 @@ static void scan_buffer(struct analysis *a, int file, int source, const char *no
 	f.cand = xcalloc(n, sizeof(int));
 	f.seen = xcalloc(n, sizeof(bool));
 	extractor_limit_hits_take();	/* this file's own from here */
-	if (matcher_scan(a->cat->matcher, buf, len, mapped, on_hit, &f) < 0)
+	if (matcher_scan(a->cat->matcher, source, buf, len, mapped, on_hit, &f) < 0)
 		analysis_add_coverage(a, a->files.v[file], "error", "scan failed");
 	flush_line(&f);
 	if (f.long_lines)
@@ -727,7 +727,14 @@ static int reporter_node(const struct analysis *a, const struct symptom *s)
  * first of them lost it. */
 static void peers_lost(struct analysis *a, const bool *have_node, FILE *m)
 {
-	int n = a->job.nodes.n;
+	int n = a->job.nodes.n, with = 0;
+
+	/* a node that sent nothing stands out only where the others did send:
+	 * a case of application output alone says nothing of who vanished */
+	for (int i = 0; i < n; i++)
+		with += have_node[i];
+	if (!with)
+		return;
 	bool *seen = xcalloc((size_t)n * n + 1, sizeof(bool));	/* [blamed * n + reporter] */
 	int *reporters = xcalloc(n + 1, sizeof(int));
 	double *when = xcalloc(n + 1, sizeof(double));

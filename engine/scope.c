@@ -115,7 +115,7 @@ static void estimate_clocks(struct analysis *a)
 		const struct symptom *s = a->sym[i];
 
 		if (s->aside || s->located != LOC_FILE || s->node < 0 || s->first_approx ||
-		    !strlist_has(&s->code->tags, "clock-sync"))
+		    !(s->code->flags & CODE_CLOCK_SYNC))
 			continue;
 		if (t[s->node] < 0 || s->first < t[s->node])
 			t[s->node] = s->first;
@@ -138,16 +138,6 @@ static void estimate_clocks(struct analysis *a)
 	}
 }
 
-static bool names_gpu(const struct analysis *a, const struct symptom *s)
-{
-	const struct strlist *t = &a->cat->set.gpu_tags;
-
-	for (int i = 0; i < t->n; i++)
-		if (strlist_has(&s->code->tags, t->v[i]))
-			return true;
-	return false;
-}
-
 /* On a node shared by several jobs, a GPU fault belongs to the job that
  * held the GPU.  The job's GPUs on a node are known when every rank there
  * has been seen with its device (NCCL's busId lines, the processes' PCI
@@ -156,26 +146,23 @@ static void scope_gpus(struct analysis *a)
 {
 	int n = a->job.nodes.n;
 	int *ranks = xcalloc(n + 1, sizeof(int));
+	struct strlist *dev = xcalloc(n + 1, sizeof(*dev));
 
 	for (int i = 0; i < a->job.nranks; i++)
 		if (a->job.ranks[i].node >= 0)
 			ranks[a->job.ranks[i].node]++;
-	for (int node = 0; node < n; node++) {
-		struct strlist dev = { 0 };
+	identity_devices(a->id, dev, n);
+	for (int i = 0; i < a->nsym; i++) {
+		struct symptom *s = a->sym[i];
+		int node = s->node;
 
-		if (!ranks[node])
-			continue;
-		identity_node_devices(a->id, node, &dev);
-		if (dev.n >= ranks[node])
-			for (int i = 0; i < a->nsym; i++) {
-				struct symptom *s = a->sym[i];
-
-				if (!s->aside && s->node == node && s->device &&
-				    names_gpu(a, s) && !strlist_has(&dev, s->device))
-					s->aside = ASIDE_OTHER_GPU;
-			}
-		strlist_free(&dev);
+		if (!s->aside && node >= 0 && ranks[node] && dev[node].n >= ranks[node] && s->device &&
+		    (s->code->flags & CODE_GPU) && !strlist_has(&dev[node], s->device))
+			s->aside = ASIDE_OTHER_GPU;
 	}
+	for (int i = 0; i < n; i++)
+		strlist_free(&dev[i]);
+	free(dev);
 	free(ranks);
 }
 

@@ -110,7 +110,9 @@ static bool extractor_case(const attrib_catalog *cat, int xi, const struct test_
 		ok = fields_ok(t, &ev, out, x) && ok;
 		/* the prefilter must let the line through, or a scan never sees it */
 		struct hitlist h = { xcalloc(cat->nextractors, sizeof(bool)) };
-		matcher_scan(cat->matcher, t->line, len, false, on_hit, &h);
+		for (int kind = SRC_NODE; kind <= SRC_JOB && !h.hit[xi]; kind <<= 1)
+			if (x->sources & kind)
+				matcher_scan(cat->matcher, kind, t->line, len, false, on_hit, &h);
 		if (!h.hit[xi]) {
 			fprintf(out, "%s:%d: extractor \"%s\": the prefilter does not pass this line\n",
 				x->file, t->src_line, x->id);

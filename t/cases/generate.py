@@ -2447,6 +2447,36 @@ def case_tool_healthy_user_exception():
                     'all-zero ECC counters, no pending or failed remaps, and ibstat every compute port Active.'})
 
 
+
+def case_tool_nhc_ib_port():
+    """Slurm's HealthCheckProgram (LBNL NHC) fails check_hw_ib on one node during the job (syslog); no kernel link line
+    was kept and NCCL on the other nodes only sees retry-exceeded completions naming that node's address."""
+    nodes = ['cx-g01', 'cx-g02', 'cx-g03']
+    ips = {n: f'10.64.8.{11 + i}' for i, n in enumerate(nodes)}
+    c = Case('tool-nhc-ib-port', job_id=910233, nodes=nodes, start='2026-04-17T13:30:00Z', end='2026-04-17T16:02:51Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', time_limit='06:00:00', gpus=4, pci=PCI_4GPU,
+             cluster='cx', user='nadia', partition='gpu', jobname='gnn-large', node_ip=ips)
+    bad = 'cx-g02'
+    tf = T('2026-04-17T15:59:40.250000Z')
+    for n in nodes:
+        c.standard_node(n, noise=45)
+    c.log(bad, tf + sec(95.2), 'nhc[48213]', 'Health check failed:  check_hw_ib:  No IB port mlx5_1:1 is ACTIVE (LinkUp 400 Gb/sec).')
+    c.log(nodes[0], tf + sec(61.7), 'nhc[30117]', 'Node health check passed.')
+    for n in nodes:
+        c.write_node(n, [('syslog', 'rfc3339', 'all')])
+    app = script_banner(c) + c.nccl_init('2.21.5', hcas=2)
+    app += c.progress(c.start + sec(60), tf, dt.timedelta(minutes=4), stamp='iso', tflops=140)
+    for r in c.ranks:
+        if r.node != bad and r.local == 1:
+            app += nccl_warn(r, f'NET/IB : Got completion from peer {ips[bad]}<{52000 + r.rank}> with status=12 opcode=1 len=0 '
+                                f'vendor err 129 (Recv) localGid ::ffff:{r.ip} remoteGids::ffff:{ips[bad]}', 'transport/net_ib.cc:1696')
+            app += torch_nccl_error('2.4', r.rank, 66120, tf + sec(31), 'remote', '2.21.5')[:2]
+    app += [f'srun: error: {n}: task {i}: Exited with exit code 1' for i, n in enumerate(nodes)]
+    c.app['slurm-910233.out'] = app
+    c.write({'sub_domain': ['InfraNet'], 'culprit_nodes': [bad], 'drain_ok': [bad],
+             'why': f'NHC on {bad} failed check_hw_ib (no IB port mlx5_1:1 ACTIVE) while the job ran, and the other nodes\' '
+                    f'NCCL completions to {ips[bad]} failed with retry exceeded: {bad} lost its IB rail.'})
+
 CASES = [
     case_xid79_aer_fqdn, case_xid79_dmesg_crlf, case_xid48_64_journal, case_xid63_info_user, case_xid94_contained,
     case_xid95_uncontained, case_xid74_nvlink, case_xid149_si, case_xid119_gsp_berlin, case_xid13_app_pid,
@@ -2460,7 +2490,7 @@ CASES = [
     case_ib_substring_names,
 ]
 CASES += [case_tool_smiq_remap_failure, case_tool_dcgmi_diag_fail, case_tool_ibstat_port_down,
-          case_tool_healthy_user_exception]
+          case_tool_healthy_user_exception, case_tool_nhc_ib_port]
 
 if __name__ == '__main__':
     for f in CASES:

@@ -2319,6 +2319,34 @@ def ibstat(c, node, *, down=None, hcas=8):
     return '\n'.join(out) + '\n'
 
 
+
+def dcgmi_health(c):
+    """`dcgmi health -c` of a healthy node (the boxed Health Monitor Report)."""
+    sep = '+---------------------------+----------------------------------------------------------+'
+    return '\n'.join([sep, '| Health Monitor Report                                                                |',
+                      '+===========================+==========================================================+',
+                      f'| {"Overall Health":<25} | {"Healthy":<56} |', sep]) + '\n'
+
+
+def ibv_devinfo(c, *, hcas=8):
+    """`ibv_devinfo` of the same HCAs as ibstat(): the Ethernet card's unused second port is PORT_DOWN."""
+    out = []
+    for i in range(hcas + 1):
+        eth = i == hcas
+        out += [f'hca_id:\tmlx5_{i}', f'\ttransport:\t\t\tInfiniBand (0)', f'\tfw_ver:\t\t\t\t{"22.39.1002" if eth else "28.39.1002"}',
+                f'\tnode_guid:\t\t\ta088:c203:00{i:02x}:{c.rng.getrandbits(16):04x}',
+                f'\tsys_image_guid:\t\t\ta088:c203:00{i:02x}:{c.rng.getrandbits(16):04x}', '\tvendor_id:\t\t\t0x02c9',
+                f'\tvendor_part_id:\t\t\t{4125 if eth else 4129}', '\thw_ver:\t\t\t\t0x0', '\tboard_id:\t\t\tMT_0000000838',
+                f'\tphys_port_cnt:\t\t\t{2 if eth else 1}']
+        for port in ((1, 2) if eth else (1,)):
+            dn = eth and port == 2
+            out += [f'\t\tport:\t{port}', f'\t\t\tstate:\t\t\t{"PORT_DOWN (1)" if dn else "PORT_ACTIVE (4)"}',
+                    '\t\t\tmax_mtu:\t\t4096 (5)', f'\t\t\tactive_mtu:\t\t{"1024 (3)" if eth else "4096 (5)"}',
+                    f'\t\t\tsm_lid:\t\t\t{0 if eth else 1}', f'\t\t\tport_lid:\t\t{0 if eth else 100 + i}', '\t\t\tport_lmc:\t\t0x00',
+                    f'\t\t\tlink_layer:\t\t{"Ethernet" if eth else "InfiniBand"}', '']
+    return '\n'.join(out) + '\n'
+
+
 def case_tool_smiq_remap_failure():
     """The only node evidence is an nvidia-smi -q dump per node (an epilog's capture): GPU 5 of one node has
     uncorrectable DRAM errors and a row-remapping failure; the app's rank on it hit a CUDA ECC error."""
@@ -2417,8 +2445,9 @@ def case_tool_ibstat_port_down():
 
 
 def case_tool_healthy_user_exception():
-    """Healthy nvidia-smi, nvidia-smi -q and ibstat dumps on every node (zero ECC counters, ports Active, an unused port
-    Disabled) in a job that died of the user's KeyError: the dumps must not change the verdict."""
+    """Healthy nvidia-smi, nvidia-smi -q, ibstat, ibv_devinfo, dcgmi diag and dcgmi health dumps on every node (zero ECC
+    counters, ports Active, an unused port Down, all Pass / Healthy) in a job that died of the user's KeyError: the dumps
+    must not change the verdict."""
     nodes = ['gh-n01', 'gh-n02']
     c = Case('tool-healthy-user-exception', job_id=77310, nodes=nodes, start='2026-12-07T11:00:00Z', end='2026-12-07T11:24:05Z',
              state='FAILED', exit_code='1:0', reason='NonZeroExitCode', time_limit='04:00:00', gpus=8,
@@ -2429,6 +2458,9 @@ def case_tool_healthy_user_exception():
         c.node_files[n]['nvidia-smi.txt'] = smi_table(c, c.end + sec(5))
         c.node_files[n]['nvidia-smi-q.txt'] = smi_q(c, n, c.end + sec(6))
         c.node_files[n]['ibstat.txt'] = ibstat(c, n)
+        c.node_files[n]['ibv_devinfo.txt'] = ibv_devinfo(c)
+        c.node_files[n]['dcgmi-diag-r1.txt'] = dcgmi_diag(c)
+        c.node_files[n]['dcgmi-health.txt'] = dcgmi_health(c)
     tf = T('2026-12-07T11:23:40Z')
     app = script_banner(c) + c.nccl_init('2.21.5')
     app += c.progress(c.start + sec(50), tf, dt.timedelta(minutes=2), stamp='iso', tflops=280)
@@ -2444,7 +2476,8 @@ def case_tool_healthy_user_exception():
     c.write({'sub_domain': ['UserCode'], 'culprit_nodes': [], 'drain_ok': [],
              'evidence_contains': 'KeyError',
              'why': 'Rank 0 raised KeyError: \'instruction\' in the user\'s data code; the saved nvidia-smi / -q dumps show '
-                    'all-zero ECC counters, no pending or failed remaps, and ibstat every compute port Active.'})
+                    'all-zero ECC counters, no pending or failed remaps, ibstat / ibv_devinfo every compute port Active (only the '
+                    'Ethernet card\'s unused second port is Down), dcgmi diag all Pass and dcgmi health Healthy.'})
 
 
 

@@ -2746,6 +2746,385 @@ def case_trap_spool_script_vanished():
 # --- end of traps
 
 
+# ===========================================================================
+# Node tool output as node evidence (rules/80-node-tools.yaml): saved
+# nvidia-smi, nvidia-smi -q, dcgmi diag, ibstat dumps under nodes/NODE/.
+# The dumps are this project's own renderings of the tools' layouts (the
+# driver r535 -q field order, DCGM 4 result table, infiniband-diags ibstat).
+# ===========================================================================
+
+def smi_q(c, node, when, faults=None):
+    """`nvidia-smi -q` of every GPU of a node; faults: {gpu: {dram_vol, dram_agg, remap_unc, remap_pending, remap_failure}}."""
+    faults = faults or {}
+    rng = c.rng
+    lt = when.astimezone(c.zone)
+    out = ['', '==============NVSMI LOG==============', '',
+           f'Timestamp                                 : {DAY[lt.weekday()]} {MON[lt.month - 1]} {lt.day:2d} {lt:%H:%M:%S} {lt.year}',
+           f'Driver Version                            : {c.driver}',
+           'CUDA Version                              : 12.2', '',
+           f'Attached GPUs                             : {c.gpus}']
+    f = lambda k, v, ind=4: out.append(f'{" " * ind}{k:<{38 - ind}}: {v}')
+    h = lambda k, ind=4: out.append(f'{" " * ind}{k}')
+    for g in range(c.gpus):
+        fl = faults.get(g, {})
+        bus = c.pci_dev(g).upper().replace('0000:', '00000000:', 1)
+        out.append(f'GPU {bus}')
+        f('Product Name', 'NVIDIA H100 80GB HBM3'); f('Product Brand', 'NVIDIA'); f('Product Architecture', 'Hopper')
+        f('Display Mode', 'Disabled'); f('Display Active', 'Disabled'); f('Persistence Mode', 'Enabled')
+        f('Addressing Mode', 'None')
+        h('MIG Mode'); f('Current', 'Disabled', 8); f('Pending', 'Disabled', 8)
+        f('Accounting Mode', 'Disabled'); f('Accounting Mode Buffer Size', '4000')
+        h('Driver Model'); f('Current', 'N/A', 8); f('Pending', 'N/A', 8)
+        f('Serial Number', str(1652823000000 + rng.randint(0, 999999)))
+        f('GPU UUID', 'GPU-%08x-%04x-%04x-%04x-%012x' % (rng.getrandbits(32), rng.getrandbits(16), rng.getrandbits(16),
+                                                         rng.getrandbits(16), rng.getrandbits(48)))
+        f('Minor Number', str(g)); f('VBIOS Version', '96.00.74.00.0D'); f('MultiGPU Board', 'No')
+        f('Board ID', '0x%x' % int(c.pci[g].split(':')[-1], 16) if ':' not in c.pci[g] else '0x0')
+        f('Board Part Number', '692-2G520-0200-000'); f('GPU Part Number', '2330-885-A1'); f('FRU Part Number', 'N/A')
+        f('Module ID', str(g + 1))
+        h('Inforom Version'); f('Image Version', 'G520.0200.00.05', 8); f('OEM Object', '2.1', 8); f('ECC Object', '7.16', 8)
+        f('Power Management Object', 'N/A', 8)
+        h('GPU Operation Mode'); f('Current', 'N/A', 8); f('Pending', 'N/A', 8)
+        f('GSP Firmware Version', c.driver)
+        h('GPU Virtualization Mode'); f('Virtualization Mode', 'None', 8); f('Host VGPU Mode', 'N/A', 8)
+        h('GPU Reset Status'); f('Reset Required', 'Yes' if fl.get('remap_pending') else 'No', 8)
+        f('Drain and Reset Recommended', 'Yes' if fl.get('remap_failure') else 'No', 8)
+        h('IBMNPU'); f('Relaxed Ordering Mode', 'N/A', 8)
+        h('PCI'); f('Bus', '0x' + c.pci[g].split(':')[-1].upper(), 8); f('Device', '0x00', 8); f('Domain', '0x0000', 8)
+        f('Device Id', '0x233010DE', 8); f('Bus Id', bus, 8); f('Sub System Id', '0x16C110DE', 8)
+        h('GPU Link Info', 8); h('PCIe Generation', 12)
+        for k in ('Max', 'Current', 'Device Current', 'Device Max', 'Host Max'):
+            f(k, '5', 16)
+        h('Link Width', 12); f('Max', '16x', 16); f('Current', '16x', 16)
+        h('Bridge Chip', 8); f('Type', 'N/A', 12); f('Firmware', 'N/A', 12)
+        f('Replays Since Reset', '0', 8); f('Replay Number Rollovers', '0', 8)
+        f('Tx Throughput', f'{rng.randint(200, 900)} KB/s', 8); f('Rx Throughput', f'{rng.randint(200, 900)} KB/s', 8)
+        f('Atomic Caps Inbound', 'N/A', 8); f('Atomic Caps Outbound', 'N/A', 8)
+        f('Fan Speed', 'N/A'); f('Performance State', 'P0')
+        h('Clocks Event Reasons'); f('Idle', 'Active', 8); f('Applications Clocks Setting', 'Not Active', 8)
+        f('SW Power Cap', 'Not Active', 8); f('HW Slowdown', 'Not Active', 8)
+        f('HW Thermal Slowdown', 'Not Active', 12); f('HW Power Brake Slowdown', 'Not Active', 12)
+        f('Sync Boost', 'Not Active', 8); f('SW Thermal Slowdown', 'Not Active', 8); f('Display Clock Setting', 'Not Active', 8)
+        h('Sparse Operation Mode'); f('Current', 'N/A', 8)
+        h('FB Memory Usage'); f('Total', '81559 MiB', 8); f('Reserved', '328 MiB', 8); f('Used', '1 MiB', 8); f('Free', '81229 MiB', 8)
+        h('BAR1 Memory Usage'); f('Total', '131072 MiB', 8); f('Used', '1 MiB', 8); f('Free', '131071 MiB', 8)
+        h('Conf Compute Protected Memory Usage'); f('Total', '0 MiB', 8); f('Used', '0 MiB', 8); f('Free', '0 MiB', 8)
+        f('Compute Mode', 'Default')
+        h('Utilization')
+        for k in ('Gpu', 'Memory', 'Encoder', 'Decoder', 'JPEG', 'OFA'):
+            f(k, '0 %', 8)
+        for box in ('Encoder Stats', 'FBC Stats'):
+            h(box); f('Active Sessions', '0', 8); f('Average FPS', '0', 8); f('Average Latency', '0', 8)
+        h('ECC Mode'); f('Current', 'Enabled', 8); f('Pending', 'Enabled', 8)
+        h('ECC Errors')
+        ce = rng.choice([0, 0, 0, 2, 14])
+        for sect, ue in (('Volatile', fl.get('dram_vol', 0)), ('Aggregate', fl.get('dram_agg', 0))):
+            h(sect, 8)
+            f('SRAM Correctable', '0', 12); f('SRAM Uncorrectable Parity', '0', 12); f('SRAM Uncorrectable SEC-DED', '0', 12)
+            f('DRAM Correctable', str(ce), 12); f('DRAM Uncorrectable', str(ue), 12)
+        f('SRAM Threshold Exceeded', 'No', 12)
+        h('Aggregate Uncorrectable SRAM Sources', 8)
+        for k in ('SRAM L2', 'SRAM SM', 'SRAM Microcontroller', 'SRAM PCIE', 'SRAM Other'):
+            f(k, '0', 12)
+        h('Retired Pages'); f('Single Bit ECC', 'N/A', 8); f('Double Bit ECC', 'N/A', 8); f('Pending Page Blacklist', 'N/A', 8)
+        h('Remapped Rows'); f('Correctable Error', '0', 8); f('Uncorrectable Error', str(fl.get('remap_unc', 0)), 8)
+        f('Pending', 'Yes' if fl.get('remap_pending') else 'No', 8)
+        f('Remapping Failure Occurred', 'Yes' if fl.get('remap_failure') else 'No', 8)
+        h('Bank Remap Availability Histogram', 8)
+        full = fl.get('remap_failure')
+        f('Max', f'{2559 if full else 2560} bank(s)', 12); f('High', '0 bank(s)', 12); f('Partial', '0 bank(s)', 12)
+        f('Low', '0 bank(s)', 12); f('None', f'{1 if full else 0} bank(s)', 12)
+        h('Temperature'); f('GPU Current Temp', f'{rng.randint(29, 36)} C', 8); f('GPU T.Limit Temp', f'{rng.randint(50, 57)} C', 8)
+        f('GPU Shutdown T.Limit Temp', '-5 C', 8); f('GPU Slowdown T.Limit Temp', '-2 C', 8)
+        f('GPU Max Operating T.Limit Temp', '0 C', 8); f('GPU Target Temperature', 'N/A', 8)
+        f('Memory Current Temp', f'{rng.randint(36, 44)} C', 8); f('Memory Max Operating T.Limit Temp', '0 C', 8)
+        h('GPU Power Readings'); f('Power Draw', f'{rng.randint(66, 78)}.{rng.randint(10, 99)} W', 8)
+        for k in ('Current Power Limit', 'Requested Power Limit', 'Default Power Limit'):
+            f(k, '700.00 W', 8)
+        f('Min Power Limit', '200.00 W', 8); f('Max Power Limit', '700.00 W', 8)
+        h('Clocks'); f('Graphics', '1980 MHz', 8); f('SM', '1980 MHz', 8); f('Memory', '2619 MHz', 8); f('Video', '1545 MHz', 8)
+        h('Applications Clocks'); f('Graphics', '1980 MHz', 8); f('Memory', '2619 MHz', 8)
+        h('Max Clocks'); f('Graphics', '1980 MHz', 8); f('SM', '1980 MHz', 8); f('Memory', '2619 MHz', 8); f('Video', '1545 MHz', 8)
+        h('Voltage'); f('Graphics', '670.000 mV', 8)
+        h('Fabric'); f('State', 'Completed', 8); f('Status', 'Success', 8)
+        f('Processes', 'None')
+        out.append('')
+    return '\n'.join(out) + '\n'
+
+
+def smi_table(c, when, *, err=None):
+    """The nvidia-smi summary table; err: a GPU index whose fields read ERR!."""
+    rng = c.rng
+    lt = when.astimezone(c.zone)
+    out = [f'{DAY[lt.weekday()]} {MON[lt.month - 1]} {lt.day:2d} {lt:%H:%M:%S} {lt.year}',
+           '+---------------------------------------------------------------------------------------+',
+           f'| NVIDIA-SMI {c.driver}             Driver Version: {c.driver}   CUDA Version: 12.2     |',
+           '|-----------------------------------------+----------------------+----------------------+',
+           '| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |',
+           '| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |',
+           '|                                         |                      |               MIG M. |',
+           '|=========================================+======================+======================|']
+    for g in range(c.gpus):
+        bus = c.pci_dev(g).upper().replace('0000:', '00000000:', 1)
+        if g == err:
+            out += [f'|  {g:2d}  NVIDIA H100 80GB HBM3          On  | {bus} Off |                 ERR! |',
+                    '| N/A   ERR!   P0             ERR! / 700W |  81004MiB / 81559MiB |      ERR!    Default |']
+        else:
+            out += [f'|  {g:2d}  NVIDIA H100 80GB HBM3          On  | {bus} Off |                    0 |',
+                    f'| N/A   {rng.randint(28, 36)}C    P0              {rng.randint(66, 78)}W / 700W |      4MiB / 81559MiB |      0%      Default |']
+        out += ['|                                         |                      |             Disabled |',
+                '+-----------------------------------------+----------------------+----------------------+']
+    out += ['', '+---------------------------------------------------------------------------------------+',
+            '| Processes:                                                                            |',
+            '|  GPU   GI   CI        PID   Type   Process name                            GPU Memory |',
+            '|        ID   ID                                                             Usage      |',
+            '|=======================================================================================|',
+            '|  No running processes found                                                           |',
+            '+---------------------------------------------------------------------------------------+']
+    return '\n'.join(out) + '\n'
+
+
+def dcgm_row(name, info):
+    return f'| {name:<25} | {info:<46} |'
+
+
+def dcgmi_diag(c, *, fail_gpu=None, fail_test='diagnostic', warning=''):
+    """`dcgmi diag -r 2` in the DCGM 4 layout: per test a result row, then one row per GPU."""
+    sep = '+---------------------------+------------------------------------------------+'
+    out = ['Successfully ran diagnostic for group.', sep, dcgm_row('Diagnostic', 'Result'),
+           '+===========================+================================================+',
+           '+-----  Metadata  ----------+------------------------------------------------+',
+           dcgm_row('DCGM Version', '4.1.1'), dcgm_row('Driver Version Detected', c.driver),
+           dcgm_row('GPU Device IDs Detected', ','.join(['2330'] * c.gpus))]
+    for group, tests in (('Deployment', ['software']), ('Hardware', ['memory', 'diagnostic']),
+                         ('Integration', ['pcie']), ('Stress', ['targeted_stress', 'targeted_power', 'memory_bandwidth'])):
+        out.append(f'+-----  {group}  ' + '-' * (18 - len(group)) + '+------------------------------------------------+')
+        for t in tests:
+            failed = fail_gpu is not None and t == fail_test
+            out.append(dcgm_row(t, 'Fail' if failed else 'Pass'))
+            for g in range(c.gpus):
+                bad = failed and g == fail_gpu
+                out.append(dcgm_row('', f'GPU{g}: {"Fail" if bad else "Pass"}'))
+                if bad:
+                    for i in range(0, len(warning), 45):
+                        out.append(dcgm_row(f'Warning: GPU{g}' if i == 0 else '', warning[i:i + 45]))
+    out.append(sep)
+    return '\n'.join(out) + '\n'
+
+
+def ibstat(c, node, *, down=None, hcas=8):
+    """`ibstat`: hcas single-port NDR HCAs (the compute rails) and a dual-port Ethernet card whose second port is unused."""
+    out = []
+    rng = c.rng
+    for i in range(hcas + 1):
+        guid = '0x%016x' % (0xa088c20300000000 | rng.getrandbits(24))
+        eth = i == hcas
+        out += [f"CA 'mlx5_{i}'", f'\tCA type: {"MT4125" if eth else "MT4129"}', f'\tNumber of ports: {2 if eth else 1}',
+                f'\tFirmware version: {"22.39.1002" if eth else "28.39.1002"}', '\tHardware version: 0',
+                f'\tNode GUID: {guid}', f'\tSystem image GUID: {guid}']
+        for port in ((1, 2) if eth else (1,)):
+            dn = (eth and port == 2) or i == down
+            out += [f'\tPort {port}:', f'\t\tState: {"Down" if dn else "Active"}',
+                    f'\t\tPhysical state: {("Disabled" if eth else "Polling") if dn else "LinkUp"}',
+                    f'\t\tRate: {(40 if eth else 10) if dn else (100 if eth else 400)}',
+                    f'\t\tBase lid: {0 if eth or dn else rng.randint(100, 4000)}', '\t\tLMC: 0',
+                    f'\t\tSM lid: {0 if eth else 1}',
+                    f'\t\tCapability mask: {"0x00010000" if eth else "0xa751e848"}', f'\t\tPort GUID: {guid}',
+                    f'\t\tLink layer: {"Ethernet" if eth else "InfiniBand"}']
+    return '\n'.join(out) + '\n'
+
+
+
+def dcgmi_health(c):
+    """`dcgmi health -c` of a healthy node (the boxed Health Monitor Report)."""
+    sep = '+---------------------------+----------------------------------------------------------+'
+    return '\n'.join([sep, '| Health Monitor Report                                                                |',
+                      '+===========================+==========================================================+',
+                      f'| {"Overall Health":<25} | {"Healthy":<56} |', sep]) + '\n'
+
+
+def ibv_devinfo(c, *, hcas=8):
+    """`ibv_devinfo` of the same HCAs as ibstat(): the Ethernet card's unused second port is PORT_DOWN."""
+    out = []
+    for i in range(hcas + 1):
+        eth = i == hcas
+        out += [f'hca_id:\tmlx5_{i}', f'\ttransport:\t\t\tInfiniBand (0)', f'\tfw_ver:\t\t\t\t{"22.39.1002" if eth else "28.39.1002"}',
+                f'\tnode_guid:\t\t\ta088:c203:00{i:02x}:{c.rng.getrandbits(16):04x}',
+                f'\tsys_image_guid:\t\t\ta088:c203:00{i:02x}:{c.rng.getrandbits(16):04x}', '\tvendor_id:\t\t\t0x02c9',
+                f'\tvendor_part_id:\t\t\t{4125 if eth else 4129}', '\thw_ver:\t\t\t\t0x0', '\tboard_id:\t\t\tMT_0000000838',
+                f'\tphys_port_cnt:\t\t\t{2 if eth else 1}']
+        for port in ((1, 2) if eth else (1,)):
+            dn = eth and port == 2
+            out += [f'\t\tport:\t{port}', f'\t\t\tstate:\t\t\t{"PORT_DOWN (1)" if dn else "PORT_ACTIVE (4)"}',
+                    '\t\t\tmax_mtu:\t\t4096 (5)', f'\t\t\tactive_mtu:\t\t{"1024 (3)" if eth else "4096 (5)"}',
+                    f'\t\t\tsm_lid:\t\t\t{0 if eth else 1}', f'\t\t\tport_lid:\t\t{0 if eth else 100 + i}', '\t\t\tport_lmc:\t\t0x00',
+                    f'\t\t\tlink_layer:\t\t{"Ethernet" if eth else "InfiniBand"}', '']
+    return '\n'.join(out) + '\n'
+
+
+def case_tool_smiq_remap_failure():
+    """The only node evidence is an nvidia-smi -q dump per node (an epilog's capture): GPU 5 of one node has
+    uncorrectable DRAM errors and a row-remapping failure; the app's rank on it hit a CUDA ECC error."""
+    nodes = ['h100-a07', 'h100-a08']
+    c = Case('tool-smiq-remap-failure', job_id=88102, nodes=nodes, start='2026-08-11T02:00:00Z', end='2026-08-11T05:41:37Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', time_limit='08:00:00', gpus=8,
+             cluster='hx', user='lena', partition='h100', jobname='moe-pretrain', ipbase='10.60.2.')
+    bad = 'h100-a08'
+    c.node_files = {n: {'nvidia-smi-q.txt': smi_q(c, n, c.end + sec(6),
+                                                  {5: {'dram_vol': 2, 'dram_agg': 2, 'remap_unc': 0, 'remap_failure': 1}}
+                                                  if n == bad else None)} for n in nodes}
+    tf = T('2026-08-11T05:40:58Z')
+    lb = c.lbl
+    r = next(x for x in c.ranks if x.node == bad and x.local == 5)
+    app = script_banner(c) + c.nccl_init('2.21.5', label=True)
+    app += c.progress(c.start + sec(60), tf, dt.timedelta(minutes=4), stamp='iso', tflops=402, label=0)
+    app += [lb(r.rank) + x for x in ['[rank%d]: Traceback (most recent call last):' % r.rank,
+                                     '[rank%d]:   File "/opt/moe/train.py", line 233, in <module>' % r.rank,
+                                     '[rank%d]:     out = model(batch)' % r.rank,
+                                     '[rank%d]: RuntimeError: CUDA error: uncorrectable ECC error encountered' % r.rank,
+                                     '[rank%d]: Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.' % r.rank]]
+    for x in c.ranks[1::3]:
+        if x.rank != r.rank:
+            app += [lb(x.rank) + y for y in torch_nccl_error('2.4', x.rank, 51033, tf + sec(9), 'remote', '2.21.5')[:2]]
+    app += [f'srun: error: {bad}: task 1: Exited with exit code 1', f'srun: error: {nodes[0]}: task 0: Exited with exit code 1']
+    c.app['slurm-88102.out'] = app
+    c.write({'sub_domain': ['InfraHW'], 'culprit_nodes': [bad], 'drain_ok': [bad],
+             'why': f'Rank {r.rank} (GPU 5 of {bad}) died of an uncorrectable ECC error; {bad}\'s nvidia-smi -q shows GPU 5 '
+                    'with volatile uncorrectable DRAM errors and "Remapping Failure Occurred: Yes": the GPU memory is bad. '
+                    'No kernel log was collected; the other node\'s dump is all zeros.'})
+
+
+def case_tool_dcgmi_diag_fail():
+    """The epilog's dcgmi diag -r 2 (DCGM 4 layout) fails the diagnostic test on GPU 3 of one node; that node's rank
+    reported an unspecified launch failure, the others NCCL errors; no Xid in the syslog."""
+    nodes = ['dgx-b01', 'dgx-b02', 'dgx-b03']
+    c = Case('tool-dcgmi-diag-fail', job_id=230417, nodes=nodes, start='2026-09-02T19:10:00Z', end='2026-09-02T22:03:12Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', time_limit='1-00:00:00', gpus=8,
+             cluster='dgx', user='omar', partition='batch', jobname='vit-h14', ipbase='10.61.0.')
+    bad = 'dgx-b02'
+    for n in nodes:
+        c.standard_node(n, noise=50)
+        c.write_node(n, [('syslog', 'rfc3339', 'all')])
+        c.node_files[n]['dcgmi-diag-r2.txt'] = dcgmi_diag(
+            c, fail_gpu=3 if n == bad else None, fail_test='diagnostic',
+            warning='GPU 3 produced miscompares in the matrix multiply check (412 of 4194304 elements differ)')
+    tf = T('2026-09-02T22:02:31.500000Z')
+    r = next(x for x in c.ranks if x.node == bad and x.local == 3)
+    app = script_banner(c) + c.nccl_init('2.23.4')
+    app += c.progress(c.start + sec(75), tf, dt.timedelta(minutes=5), stamp='iso', tflops=388)
+    app += [f'[rank{r.rank}]: Traceback (most recent call last):',
+            f'[rank{r.rank}]:   File "/ws/vit/train.py", line 301, in <module>',
+            f'[rank{r.rank}]:     loss.backward()',
+            f'[rank{r.rank}]: RuntimeError: CUDA error: unspecified launch failure']
+    for x in c.ranks[::4]:
+        if x.node != bad:
+            app += torch_nccl_error('2.5', x.rank, 88210, tf + sec(6), 'remote', '2.23.4')[:3]
+    app += child_failed('train.py', tf, bad, r.rank, r.local, r.pid)
+    app += [f'srun: error: {bad}: task 1: Exited with exit code 1']
+    c.app['slurm-230417.out'] = app
+    c.write({'sub_domain': ['InfraHW'], 'culprit_nodes': [bad], 'drain_ok': [bad],
+             'why': f'GPU 3 of {bad} failed the dcgmi diagnostic test the epilog ran after the job, and rank {r.rank} on that '
+                    'GPU died of an unspecified launch failure; the other ranks only lost their NCCL peer.'})
+
+
+def case_tool_ibstat_port_down():
+    """ibstat on every node; on one node the single-port HCA mlx5_3 is Down/Polling and NCCL there reports a port error,
+    the peers' completions fail naming its address. Every node's unused second port of the Ethernet card is Down/Disabled."""
+    nodes = ['ib-gpu-21', 'ib-gpu-22', 'ib-gpu-23', 'ib-gpu-24']
+    ips = {n: f'10.62.0.{21 + i}' for i, n in enumerate(nodes)}
+    c = Case('tool-ibstat-port-down', job_id=640051, nodes=nodes, start='2026-10-20T06:00:00Z', end='2026-10-20T09:12:44Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', time_limit='12:00:00', gpus=8,
+             cluster='ib', user='yusuf', partition='gpu', jobname='llama-ft', node_ip=ips)
+    bad = 'ib-gpu-23'
+    for n in nodes:
+        c.standard_node(n, noise=40)
+        c.write_node(n, [('messages', 'rfc3164', 'all')])
+        c.node_files[n]['ibstat.txt'] = ibstat(c, n, down=3 if n == bad else None)
+    tf = T('2026-10-20T09:11:02Z')
+    app = script_banner(c) + c.nccl_init('2.21.5')
+    app += c.progress(c.start + sec(60), tf, dt.timedelta(minutes=3), stamp='iso', tflops=371)
+    for r in c.ranks:
+        if r.node == bad and r.local == 3:
+            app += nccl_warn(r, 'NET/IB : mlx5_3:1 Got async event : port error', 'transport/net_ib.cc:95')
+    for r in c.ranks:
+        if r.node != bad and r.local == 3:
+            app += nccl_warn(r, f'NET/IB : Got completion from peer {ips[bad]}<{47000 + r.rank}> with status=12 opcode=0 len=0 '
+                                f'vendor err 129 (Send) localGid ::ffff:{r.ip} remoteGids::ffff:{ips[bad]}', 'transport/net_ib.cc:1696')
+            app += torch_nccl_error('2.4', r.rank, 40112, tf + sec(3), 'remote', '2.21.5')[:2]
+    app += [f'srun: error: {n}: task {i}: Exited with exit code 1' for i, n in enumerate(nodes)]
+    c.app['slurm-640051.out'] = app
+    c.write({'sub_domain': ['InfraNet'], 'culprit_nodes': [bad], 'drain_ok': [bad],
+             'why': f'{bad}\'s ibstat shows mlx5_3 port 1 Down (Physical state: Polling) while NCCL on its rank 3 reported a '
+                    f'port error on mlx5_3:1 and the peers\' completions to {ips[bad]} failed; the Disabled second port of the '
+                    'Ethernet card on every node is unused.'})
+
+
+def case_tool_healthy_user_exception():
+    """Healthy nvidia-smi, nvidia-smi -q, ibstat, ibv_devinfo, dcgmi diag and dcgmi health dumps on every node (zero ECC
+    counters, ports Active, an unused port Down, all Pass / Healthy) in a job that died of the user's KeyError: the dumps
+    must not change the verdict."""
+    nodes = ['gh-n01', 'gh-n02']
+    c = Case('tool-healthy-user-exception', job_id=77310, nodes=nodes, start='2026-12-07T11:00:00Z', end='2026-12-07T11:24:05Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', time_limit='04:00:00', gpus=8,
+             cluster='gh', user='rui', partition='dev', jobname='sft-debug', ipbase='10.63.4.')
+    for n in nodes:
+        c.standard_node(n, noise=30)
+        c.write_node(n, [('syslog', 'rfc3339', 'all')])
+        c.node_files[n]['nvidia-smi.txt'] = smi_table(c, c.end + sec(5))
+        c.node_files[n]['nvidia-smi-q.txt'] = smi_q(c, n, c.end + sec(6))
+        c.node_files[n]['ibstat.txt'] = ibstat(c, n)
+        c.node_files[n]['ibv_devinfo.txt'] = ibv_devinfo(c)
+        c.node_files[n]['dcgmi-diag-r1.txt'] = dcgmi_diag(c)
+        c.node_files[n]['dcgmi-health.txt'] = dcgmi_health(c)
+    tf = T('2026-12-07T11:23:40Z')
+    app = script_banner(c) + c.nccl_init('2.21.5')
+    app += c.progress(c.start + sec(50), tf, dt.timedelta(minutes=2), stamp='iso', tflops=280)
+    app += ['[rank0]: Traceback (most recent call last):',
+            '[rank0]:   File "/home/rui/sft/train.py", line 88, in <module>',
+            '[rank0]:     prompt = sample["instruction"]',
+            "[rank0]: KeyError: 'instruction'"]
+    for x in c.ranks[1::5]:
+        app += torch_nccl_error('2.4', x.rank, 310, tf + sec(4), 'remote', '2.21.5')[:2]
+    app += child_failed('train.py', tf, nodes[0], 0, 0, c.ranks[0].pid)
+    app += [f'srun: error: {nodes[0]}: task 0: Exited with exit code 1', f'srun: error: {nodes[1]}: task 1: Exited with exit code 1']
+    c.app['slurm-77310.out'] = app
+    c.write({'sub_domain': ['UserCode'], 'culprit_nodes': [], 'drain_ok': [],
+             'evidence_contains': 'KeyError',
+             'why': 'Rank 0 raised KeyError: \'instruction\' in the user\'s data code; the saved nvidia-smi / -q dumps show '
+                    'all-zero ECC counters, no pending or failed remaps, ibstat / ibv_devinfo every compute port Active (only the '
+                    'Ethernet card\'s unused second port is Down), dcgmi diag all Pass and dcgmi health Healthy.'})
+
+
+
+def case_tool_nhc_ib_port():
+    """Slurm's HealthCheckProgram (LBNL NHC) fails check_hw_ib on one node during the job (syslog); no kernel link line
+    was kept and NCCL on the other nodes only sees retry-exceeded completions naming that node's address."""
+    nodes = ['cx-g01', 'cx-g02', 'cx-g03']
+    ips = {n: f'10.64.8.{11 + i}' for i, n in enumerate(nodes)}
+    c = Case('tool-nhc-ib-port', job_id=910233, nodes=nodes, start='2026-04-17T13:30:00Z', end='2026-04-17T16:02:51Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', time_limit='06:00:00', gpus=4, pci=PCI_4GPU,
+             cluster='cx', user='nadia', partition='gpu', jobname='gnn-large', node_ip=ips)
+    bad = 'cx-g02'
+    tf = T('2026-04-17T15:59:40.250000Z')
+    for n in nodes:
+        c.standard_node(n, noise=45)
+    c.log(bad, tf + sec(95.2), 'nhc[48213]', 'Health check failed:  check_hw_ib:  No IB port mlx5_1:1 is ACTIVE (LinkUp 400 Gb/sec).')
+    c.log(nodes[0], tf + sec(61.7), 'nhc[30117]', 'Node health check passed.')
+    for n in nodes:
+        c.write_node(n, [('syslog', 'rfc3339', 'all')])
+    app = script_banner(c) + c.nccl_init('2.21.5', hcas=2)
+    app += c.progress(c.start + sec(60), tf, dt.timedelta(minutes=4), stamp='iso', tflops=140)
+    for r in c.ranks:
+        if r.node != bad and r.local == 1:
+            app += nccl_warn(r, f'NET/IB : Got completion from peer {ips[bad]}<{52000 + r.rank}> with status=12 opcode=1 len=0 '
+                                f'vendor err 129 (Recv) localGid ::ffff:{r.ip} remoteGids::ffff:{ips[bad]}', 'transport/net_ib.cc:1696')
+            app += torch_nccl_error('2.4', r.rank, 66120, tf + sec(31), 'remote', '2.21.5')[:2]
+    app += [f'srun: error: {n}: task {i}: Exited with exit code 1' for i, n in enumerate(nodes)]
+    c.app['slurm-910233.out'] = app
+    c.write({'sub_domain': ['InfraNet'], 'culprit_nodes': [bad], 'drain_ok': [bad],
+             'why': f'NHC on {bad} failed check_hw_ib (no IB port mlx5_1:1 ACTIVE) while the job ran, and the other nodes\' '
+                    f'NCCL completions to {ips[bad]} failed with retry exceeded: {bad} lost its IB rail.'})
+
 CASES = [
     case_xid79_aer_fqdn, case_xid79_dmesg_crlf, case_xid48_64_journal, case_xid63_info_user, case_xid94_contained,
     case_xid95_uncontained, case_xid74_nvlink, case_xid149_si, case_xid119_gsp_berlin, case_xid13_app_pid,
@@ -2771,6 +3150,9 @@ CASES += [
     case_cancelled_after_silence, case_shared_node_other_gpu_xid79, case_stale_dbe_before_start, case_clock_skew_linkdown,
     case_xid31_lone, case_missing_node_peers_lost, case_independent_tasks_xid79,
 ]
+# node tool output
+CASES += [case_tool_smiq_remap_failure, case_tool_dcgmi_diag_fail, case_tool_ibstat_port_down,
+          case_tool_healthy_user_exception, case_tool_nhc_ib_port]
 
 if __name__ == '__main__':
     for f in CASES:

@@ -717,6 +717,28 @@ static void code_set_flags(const attrib_catalog *cat, struct code *c)
 			c->flags |= CODE_GPU;
 }
 
+/* Each refiner's selectors evaluated once per code. */
+static void refiners_index(attrib_catalog *cat, int ncodes)
+{
+	struct symptom probe = { 0 };
+
+	for (int k = 0; k < cat->nrefiners; k++) {
+		struct refiner *r = &cat->refiners[k];
+
+		r->target_code = xcalloc(ncodes + 1, sizeof(bool));
+		r->by_code = xcalloc(ncodes + 1, sizeof(bool));
+		for (int i = 0; i < cat->ncodes; i++)
+			for (int row = -1; row < cat->codes[i]->nrows; row++) {
+				probe.code = row < 0 ? cat->codes[i] : cat->codes[i]->rows[row].as;
+				r->target_code[probe.code->index] = selector_match(&r->target, &probe);
+				r->by_code[probe.code->index] = selector_match(&r->by, &probe);
+			}
+		probe.code = cat->unknown;
+		r->target_code[probe.code->index] = selector_match(&r->target, &probe);
+		r->by_code[probe.code->index] = selector_match(&r->by, &probe);
+	}
+}
+
 /* ---- files ---- */
 
 struct parsed {
@@ -880,11 +902,17 @@ attrib_catalog *attrib_catalog_load(const char *path, FILE *err)
 	cat->unknown->action = strdup_or_die("none");
 	cat->unknown->title = strdup_or_die("event with a code the catalog does not know");
 
+	int ncodes = 0;
 	for (int i = 0; i < cat->ncodes; i++) {
 		code_set_flags(cat, cat->codes[i]);
-		for (int k = 0; k < cat->codes[i]->nrows; k++)
+		cat->codes[i]->index = ++ncodes;
+		for (int k = 0; k < cat->codes[i]->nrows; k++) {
 			code_set_flags(cat, cat->codes[i]->rows[k].as);
+			cat->codes[i]->rows[k].as->index = ++ncodes;
+		}
 	}
+	cat->unknown->index = ++ncodes;
+	refiners_index(cat, ncodes);
 	cat->code_index = lh_kchar_table_new(cat->ncodes * 2 + 16, NULL);
 	for (int i = 0; i < cat->ncodes; i++)
 		lh_table_insert(cat->code_index, cat->codes[i]->code, cat->codes[i]);
@@ -1003,6 +1031,8 @@ void attrib_catalog_free(attrib_catalog *cat)
 		free(r->doc);
 		selector_free(&r->target);
 		selector_free(&r->by);
+		free(r->target_code);
+		free(r->by_code);
 		tests_free(r->tests, r->ntests);
 	}
 	free(cat->refiners);

@@ -94,6 +94,13 @@ static bool related(const struct refiner *r, const struct symptom *t,
 	return in_order(r, t->first, by->first, skew) || in_order(r, t->first, by->last, skew);
 }
 
+/* A selector's verdict on a symptom, from the table made at load when the
+ * code has an index. */
+static bool sel(const bool *by_code, const struct selector *s, const struct symptom *sym)
+{
+	return by_code && sym->code->index ? by_code[sym->code->index] : selector_match(s, sym);
+}
+
 void refiner_apply(const struct refiner *r, struct symptom **sym, int n, double skew)
 {
 	/* the symptoms that may explain, found once: n x n selector matches
@@ -101,12 +108,12 @@ void refiner_apply(const struct refiner *r, struct symptom **sym, int n, double 
 	int *by = xmalloc((n + 1) * sizeof(int)), nby = 0;
 
 	for (int j = 0; j < n; j++)
-		if (selector_match(&r->by, sym[j]))
+		if (sel(r->by_code, &r->by, sym[j]))
 			by[nby++] = j;
 	for (int i = 0; i < n && nby; i++) {
 		struct symptom *t = sym[i];
 
-		if (t->role != ROLE_NONE || !selector_match(&r->target, t))
+		if (t->role != ROLE_NONE || !sel(r->target_code, &r->target, t))
 			continue;
 		for (int k = 0; k < nby; k++) {
 			const struct symptom *b = sym[by[k]];

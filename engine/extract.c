@@ -4,6 +4,7 @@
  * scan of a real log does. */
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include "internal.h"
 
 static pcre2_match_context *mctx;
@@ -25,6 +26,46 @@ static pcre2_match_context *match_context(void)
 
 /* per thread, like the analysis that reads it */
 static _Thread_local long limit_hits;
+
+/* One match block per thread, reused for every line: a fresh one per
+ * regex call was a malloc and a free for each of hundreds of thousands
+ * of candidate lines.  Freed with its thread. */
+#define MATCH_PAIRS 128
+static pthread_key_t md_key;
+static pthread_once_t md_once = PTHREAD_ONCE_INIT;
+
+static void md_free(void *md)
+{
+	pcre2_match_data_free(md);
+}
+
+static void md_key_make(void)
+{
+	pthread_key_create(&md_key, md_free);
+}
+
+/* A match block for re: the thread's, or its own when re has more groups
+ * than the thread's holds (*own: the caller frees it). */
+static pcre2_match_data *thread_match_data(const pcre2_code *re, bool *own)
+{
+	uint32_t groups = 0;
+	pcre2_match_data *md;
+
+	pcre2_pattern_info(re, PCRE2_INFO_CAPTURECOUNT, &groups);
+	*own = groups + 1 > MATCH_PAIRS;
+	if (*own)
+		md = pcre2_match_data_create_from_pattern(re, NULL);
+	else {
+		pthread_once(&md_once, md_key_make);
+		if (!(md = pthread_getspecific(md_key))) {
+			md = pcre2_match_data_create(MATCH_PAIRS, NULL);
+			pthread_setspecific(md_key, md);
+		}
+	}
+	if (!md)
+		abort();	/* out of memory, as xmalloc */
+	return md;
+}
 
 long extractor_limit_hits_take(void)
 {
@@ -87,7 +128,6 @@ static void captures(pcre2_code *re, pcre2_match_data *md, const char *subj, str
 void line_context(const attrib_catalog *cat, const struct timectx *tc, const char *line,
 		  size_t len, struct line_ctx *lc)
 {
-	pcre2_match_data *md = pcre2_match_data_create(32, NULL);
 	size_t pos;
 	bool again = true;
 
@@ -99,23 +139,33 @@ void line_context(const attrib_catalog *cat, const struct timectx *tc, const cha
 			const struct prefix *p = &cat->prefixes[i];
 			PCRE2_SIZE *ov;
 
-			if (!p->re || pcre2_match(p->re, (PCRE2_SPTR)line + pos, len - pos, 0, 0, md,
-						  match_context()) < 0)
+			bool own;
+			pcre2_match_data *md;
+
+			if (!p->re)
 				continue;
+			md = thread_match_data(p->re, &own);
+			if (pcre2_match(p->re, (PCRE2_SPTR)line + pos, len - pos, 0, 0, md, match_context()) < 0) {
+				if (own)
+					pcre2_match_data_free(md);
+				continue;
+			}
 			ov = pcre2_get_ovector_pointer(md);
-			if (ov[1] == 0)
-				continue;	/* an empty prefix makes no progress */
-			captures(p->re, md, line + pos, &lc->ctx);
-			pos += ov[1];
-			again = true;
-			break;
+			if (ov[1] > 0) {	/* an empty prefix makes no progress */
+				captures(p->re, md, line + pos, &lc->ctx);
+				pos += ov[1];
+				again = true;
+			}
+			if (own)
+				pcre2_match_data_free(md);
+			if (again)
+				break;
 		}
 	}
 	lc->body = pos;
 	const char *t = event_field(&lc->ctx, "time");
 	if (!lc->has_time && t)
 		lc->has_time = time_parse_any(tc, t, strlen(t), &lc->time);
-	pcre2_match_data_free(md);
 }
 
 void line_context_free(struct line_ctx *lc)
@@ -186,7 +236,8 @@ bool extractor_apply(const attrib_catalog *cat, const struct extractor *x, const
 
 	if (!x->re)
 		return false;
-	md = pcre2_match_data_create_from_pattern(x->re, NULL);
+	bool own;
+	md = thread_match_data(x->re, &own);
 	rc = pcre2_match(x->re, (PCRE2_SPTR)subj, len, 0, 0, md, match_context());
 	ok = rc >= 0;
 	if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
@@ -214,7 +265,8 @@ bool extractor_apply(const attrib_catalog *cat, const struct extractor *x, const
 		if (ev->code)
 			ev->code = decode(ev->code, ev);
 	}
-	pcre2_match_data_free(md);
+	if (own)
+		pcre2_match_data_free(md);
 	return ok;
 }
 

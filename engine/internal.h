@@ -41,6 +41,7 @@ struct code {
 	char *also;
 	struct strlist tags;
 	unsigned flags;		/* CODE_* from the tags the engine reads, set at load */
+	int index;		/* 1.. over every code a symptom can have (0: none) */
 	/* decode: choose a row by (field >> shift) & mask */
 	char *decode_field;
 	int decode_shift;
@@ -123,6 +124,9 @@ struct refiner {
 	enum order { ORDER_AFTER = 0, ORDER_BEFORE, ORDER_ANY } order;
 	double within;		/* <= 0: no limit */
 	enum role verdict;
+	/* selector results per code index, computed at load: a refiner is
+	 * applied to every symptom of every job */
+	bool *target_code, *by_code;
 	struct test_case *tests;
 	int ntests;
 	const char *file;

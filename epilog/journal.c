@@ -78,7 +78,8 @@ enum jkind { J_KERNEL, J_ROOT, J_USER };
 
 static const char *const korigin[] = { ORIGIN_KERNEL, ORIGIN_JOURNAL, ORIGIN_JOURNAL_USER };
 
-/* One entry's fields (pointers into the journal's data, lengths apart). */
+/* One entry's fields, with their lengths (a journal value need not end
+ * in a NUL nor be free of them). */
 struct jentry {
 	uint64_t t;		/* realtime, microseconds */
 	const char *msg, *ident, *pid, *host, *uid, *comm, *transport, *facility;

@@ -36,8 +36,12 @@ static const struct key keys[] = {
 	{ "ServiceURL", T_URL, O(service_url), 0, "http://127.0.0.1:7411", NULL,
 	  "Where attrib-collect sends bundles." },
 	{ "LogSources", T_LIST, O(log_sources), O(nlog_sources),
-	  "/var/log/kern.log,/var/log/syslog,/var/log/messages", NULL,
-	  "Node log sources the collector cuts the job window from: files, or \"journal\"." },
+	  "journal,kmsg,/var/log/syslog,/var/log/messages", NULL,
+	  "Node log sources the collector cuts the job window from: \"journal\" (or \"journal:DIR\"), "
+	  "\"kmsg\" (the kernel's ring buffer, read only when no journal source holds kernel "
+	  "messages) or files. Rules for kernel messages (NVRM Xid, AER, OOM killer ...) read only "
+	  "what the kernel wrote (the journal's _TRANSPORT=kernel entries, kmsg), never a file: any "
+	  "user can write a line into syslog." },
 	{ "WindowMargin", T_SECONDS, O(window_margin), 0, "300", NULL,
 	  "Seconds before the job's start and after its end that the collector keeps." },
 	{ "CollectTimeout", T_SECONDS, O(collect_timeout), 0, "8", NULL,

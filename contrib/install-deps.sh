@@ -11,8 +11,10 @@ apt-get install -y -q --no-install-recommends \
 	libmicrohttpd-dev libsqlite3-dev sqlite3 libslurm-dev libsystemd-dev \
 	clang libclang-rt-14-dev \
 	slurmctld slurmd slurmdbd slurm-client mariadb-server-core mariadb-client-core \
-	dpkg-dev iproute2 util-linux passwd python3 \
+	dpkg-dev iproute2 util-linux passwd python3 systemd-journal-remote \
 	debhelper lintian rpm
+# (systemd-journal-remote: t/epilog-collect.sh writes journal files with the
+# fields journald would record, e.g. a user's entry named "kernel")
 # (debhelper, lintian: make deb / dpkg-buildpackage and its check; rpm: make rpm)
 # The Slurm source the jobcomp plugin is built against (internal headers).
 "$(dirname "$0")/slurm-source.sh" "$(dirname "$0")/../build/slurm-src" >/dev/null

@@ -451,6 +451,24 @@ static int parse_sources(struct loader *L, yaml_node_t *m)
 	return SRC_ANY;
 }
 
+/* origin: kernel: the rule reads lines only the kernel can write (NVRM
+ * Xid, AER, OOM killer ...), so it must not take a line of a node file
+ * anyone could have written (doc/live-pipeline.md, evidence.json). */
+static bool parse_origin(struct loader *L, yaml_node_t *m, int sources)
+{
+	const char *s = scalar(get(L, m, "origin"));
+
+	if (!s || !strcmp(s, "any"))
+		return false;
+	if (strcmp(s, "kernel")) {
+		problem(L, get(L, m, "origin"), "origin must be kernel or any");
+		return false;
+	}
+	if (sources != SRC_NODE)
+		problem(L, get(L, m, "origin"), "origin: kernel needs source: node (only node files have an origin)");
+	return true;
+}
+
 static void load_fields_map(struct loader *L, yaml_node_t *map, struct strlist *names,
 			    struct strlist *values)
 {
@@ -531,7 +549,7 @@ static struct test_case *load_tests(struct loader *L, yaml_node_t *seq, int *n, 
 static void load_extractors(struct loader *L, yaml_node_t *seq)
 {
 	static const char *const keys[] = {
-		"id", "source", "regex", "prefilter", "code", "lines", "priority", "identity",
+		"id", "source", "origin", "regex", "prefilter", "code", "lines", "priority", "identity",
 		"fields", "tests", "doc", NULL
 	};
 
@@ -549,6 +567,7 @@ static void load_extractors(struct loader *L, yaml_node_t *seq)
 			if (L->cat->extractors[k].id && !strcmp(L->cat->extractors[k].id, x.id))
 				problem(L, m, "extractor id \"%s\" used twice", x.id);
 		x.sources = parse_sources(L, m);
+		x.kernel_only = parse_origin(L, m, x.sources);
 		x.regex = get_str(L, m, "regex", true);
 		x.prefilter = get_str(L, m, "prefilter", false);
 		x.lines = (int)get_num(L, m, "lines", 1);

@@ -48,8 +48,9 @@ void attrib_catalog_markdown(const attrib_catalog *cat, FILE *out)
 		const struct extractor *x = &cat->extractors[i];
 		static const char *const src[] = { "", "node", "app", "", "scheduler", "", "", "", "job" };
 
-		fprintf(out, "| %s | `%s` | %s | %s:%d |\n", x->id, x->code_tpl ? x->code_tpl : "(identity)",
+		fprintf(out, "| %s | `%s` | %s%s | %s:%d |\n", x->id, x->code_tpl ? x->code_tpl : "(identity)",
 			x->sources == SRC_ANY ? "any" : x->sources <= SRC_JOB ? src[x->sources] : "several",
+			x->kernel_only ? " (kernel)" : "",
 			strrchr(x->file, '/') ? strrchr(x->file, '/') + 1 : x->file, x->line);
 	}
 	fputs("\n## Refiners\n\n", out);

@@ -269,6 +269,22 @@ void correlate(struct analysis *a, struct verdict *v)
 		if (is_candidate(s))
 			c[nc++] = s;
 	}
+	/* a cause seen only in files anyone on a node may write never beats
+	 * one that is vouched for: a user's forged line would otherwise move
+	 * the blame off the real culprit */
+	int trusted = 0;
+	for (int i = 0; i < nc; i++)
+		trusted += !c[i]->unauthenticated;
+	if (trusted && trusted < nc) {
+		int k = 0;
+
+		for (int i = 0; i < nc; i++)
+			if (!c[i]->unauthenticated)
+				c[k++] = c[i];
+			else
+				c[i]->role = ROLE_INTERESTING;
+		nc = k;
+	}
 	if (nc)
 		qsort(c, nc, sizeof(*c), by_time);
 

@@ -95,6 +95,7 @@ struct prefix {
 struct extractor {
 	char *id;
 	int sources;
+	bool kernel_only;	/* origin: kernel */
 	char *regex;
 	char *prefilter;	/* a cheaper superset for the prefilter, or NULL */
 	pcre2_code *re;
@@ -300,6 +301,7 @@ struct symptom {
 	struct evidence *ev;
 	int nev;
 	enum role role;
+	bool unauthenticated;	/* every event came from a file anyone may write */
 	const struct symptom *explained_by;
 	const char *refined_by;
 };
@@ -320,6 +322,8 @@ struct analysis {
 	struct coverage *cov;
 	int ncov, capcov;
 	struct lh_table *tab;	/* collapse index: raw key -> symptom */
+	struct json_object *origins;	/* evidence.json's "files", during the scan */
+	bool origins_bad;	/* evidence.json there but unusable: every node file is "file" */
 	long lines_scanned;
 	long events;
 	/* the application's own progress: times of timestamped progress lines */
@@ -353,6 +357,7 @@ struct event {
 	size_t match_start;	/* offset of the match in the subject */
 	int extractor;
 	enum aside aside;	/* set by the scan: another job's line, the node's history */
+	bool low_trust;		/* its file's origin is one anyone may write */
 };
 
 /* What a line says about itself before any extractor: its time (header,
@@ -375,6 +380,29 @@ void event_merge_context(struct event *ev, const struct line_ctx *lc);
 int line_extract(const attrib_catalog *cat, const struct timectx *tc, const char *line,
 		 size_t len, int source, const int *cand, int ncand, struct line_ctx *lc,
 		 struct event *out, struct event *identity, int *nidentity, int maxidentity);
+
+/* ---- where node files came from (origin.c, evidence.json) ---- */
+
+enum origin {
+	ORIGIN_UNLISTED = 0,	/* not in evidence.json (a hand-made case): trusted as before */
+	ORIGIN_KERNEL,		/* journal _TRANSPORT=kernel, /dev/kmsg */
+	ORIGIN_JOURNAL,		/* other journal entries of root (_UID 0) */
+	ORIGIN_JOURNAL_USER,	/* journal entries of any other uid */
+	ORIGIN_FILE,		/* a plain file: anyone may write to it through syslog */
+};
+
+#define EVIDENCE_MANIFEST "evidence.json"
+
+/* Reads dir/evidence.json (when there) for the scan; a manifest that is
+ * there but unusable is a coverage entry and makes every node file
+ * "file". */
+void origins_load(struct analysis *a);
+void origins_free(struct analysis *a);
+enum origin origin_of(struct analysis *a, const char *rel, int source);
+/* May extractor x take a line of a file of this origin? */
+bool origin_allows(enum origin o, const struct extractor *x);
+bool origin_low_trust(enum origin o);
+struct json_object *read_json(const char *path, char *err, size_t errlen);
 
 void scan_case(struct analysis *a);
 /* Scoping (scope.c): clock offsets between nodes, where each symptom

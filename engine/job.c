@@ -55,7 +55,7 @@ static int int_field(struct json_object *o, const char *k, int def)
 	return json_object_get_int(v);
 }
 
-static struct json_object *read_json(const char *path, char *err, size_t errlen)
+struct json_object *read_json(const char *path, char *err, size_t errlen)
 {
 	/* O_NONBLOCK: a FIFO named job.json must not block the open */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);

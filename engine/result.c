@@ -73,6 +73,18 @@ static struct json_object *device(const struct symptom *s)
 	return json_object_new_string(buf);
 }
 
+/* A symptom seen only in files anyone on the node may write (evidence.json
+ * origin "file" or "journal-user") is not proof: nothing that takes a node
+ * out of service (drain, reboot, reset_gpu) is recommended on it. */
+static const char *root_action(const struct symptom *r)
+{
+	const char *what = r->code->action;
+
+	if (r->unauthenticated && strcmp(what, "none") && strcmp(what, "inspect"))
+		return "inspect";
+	return what;
+}
+
 static struct json_object *symptom_json(const struct analysis *a, const struct symptom *s)
 {
 	struct json_object *o = json_object_new_object();
@@ -99,6 +111,8 @@ static struct json_object *symptom_json(const struct analysis *a, const struct s
 		json_object_object_add(o, "rule", str(s->refined_by));
 	if (s->explained_by)
 		json_object_object_add(o, "explained_by", str(s->explained_by->code->code));
+	if (s->unauthenticated)
+		json_object_object_add(o, "trust", str("unauthenticated"));
 	json_object_object_add(o, "evidence", evidence(a, s));
 	return o;
 }
@@ -345,6 +359,8 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 			json_object_object_add(rc, "meaning", str(v->root->code->doc));
 		if (v->root->code->resolution)
 			json_object_object_add(rc, "resolution", str(v->root->code->resolution));
+		if (v->root->unauthenticated)
+			json_object_object_add(rc, "trust", str("unauthenticated"));
 		json_object_object_add(rc, "evidence", evidence(a, v->root));
 		json_object_object_add(o, "root_cause", rc);
 	} else {
@@ -371,8 +387,8 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 
 		action_reason(a, v->root, reason, sizeof(reason));
 		for (int i = 0; i < a->job.nodes.n; i++)
-			if (culprit[i] && strcmp(v->root->code->action, "none"))
-				json_object_array_add(arr, action(a->job.nodes.v[i], v->root->code->action, reason));
+			if (culprit[i] && strcmp(root_action(v->root), "none"))
+				json_object_array_add(arr, action(a->job.nodes.v[i], root_action(v->root), reason));
 	} else if (!strcmp(sub, "ambiguous")) {
 		bool *done = xcalloc(a->job.nodes.n + 1, sizeof(bool));
 
@@ -429,6 +445,17 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 	}
 
 	char *ex = explanation(a, v, downstream, down_nodes);
+	if (v->root && !v->pass && v->root->unauthenticated) {
+		bool down = strcmp(root_action(v->root), v->root->code->action);
+		char *more;
+
+		if (asprintf(&more, "%s Its only evidence is in node files anyone on the node can write "
+			     "(syslog files, other users' journal entries): not proof of a fault%s%s.", ex,
+			     down ? ", so the action is inspect, not " : "", down ? v->root->code->action : "") < 0)
+			abort();
+		free(ex);
+		ex = more;
+	}
 	json_object_object_add(o, "explanation", str(ex));
 	free(ex);
 

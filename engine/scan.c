@@ -28,6 +28,7 @@ struct file_scan {
 	int file;
 	int source;
 	const char *node;	/* node dir name for node files */
+	enum origin origin;	/* evidence.json's word on this file */
 	/* hits of the line being collected */
 	size_t line_start;
 	int *cand;
@@ -255,6 +256,7 @@ static void deliver_one(struct file_scan *f, struct event *ev, size_t start, siz
 	ev->file = f->file;
 	ev->source = f->source;
 	ev->file_node = f->node;
+	ev->low_trust = origin_low_trust(f->origin);
 	ev->line = line_number(f, start);
 	ev->text = f->buf + start;
 	ev->text_len = end - start;
@@ -388,7 +390,7 @@ static void flush_line(struct file_scan *f)
 	for (int k = 0; k < cat->nextractors && ns < 64; k++) {
 		int r = cat->by_priority[k];
 
-		if (!f->seen[r])
+		if (!f->seen[r] || !origin_allows(f->origin, &cat->extractors[r]))
 			continue;
 		if (cat->extractors[r].lines > 1)
 			multi_line(f, &cat->extractors[r], start);
@@ -431,6 +433,7 @@ static void scan_buffer(struct analysis *a, int file, int source, const char *no
 			       .source = source, .node = node, .mapped = mapped };
 	int n = a->cat->nextractors;
 
+	f.origin = origin_of(a, a->files.v[file], source);
 	f.cand = xcalloc(n, sizeof(int));
 	f.seen = xcalloc(n, sizeof(bool));
 	extractor_limit_hits_take();	/* this file's own from here */
@@ -824,6 +827,7 @@ void scan_case(struct analysis *a)
 	DIR *d;
 	struct dirent *e;
 
+	origins_load(a);
 	/* application output first: its NCCL init lines teach node identity */
 	list_dir(a, "app", &files, 0);
 	for (int i = 0; i < files.n; i++)
@@ -872,5 +876,6 @@ void scan_case(struct analysis *a)
 			analysis_add_coverage(a, src, "missing", "no evidence collected from this node");
 		}
 	scan_job_facts(a, have);
+	origins_free(a);
 	free(have);
 }

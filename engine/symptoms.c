@@ -106,6 +106,8 @@ void symptom_add_event(struct analysis *a, const struct event *ev)
 	if (pid && *pid && strspn(pid, "0123456789") == strlen(pid))
 		add_pid(s, atol(pid));
 	add_evidence(s, a->cat->set.max_evidence, ev->file, ev->line, ev->time, ev->text, ev->text_len);
+	/* one line from a file only root or the kernel writes vouches for it */
+	s->unauthenticated = (s->count ? s->unauthenticated : true) && ev->low_trust;
 	observe(s, ev->time, ev->approx, 1);
 }
 
@@ -192,6 +194,7 @@ void symptoms_resolve(struct analysis *a)
 		free(key);
 		t = v;
 		observe(t, s->first, s->first_approx, s->count);
+		t->unauthenticated = t->unauthenticated && s->unauthenticated;
 		if (s->last > t->last)
 			t->last = s->last;
 		for (int k = 0; k < s->npids; k++)

@@ -381,8 +381,8 @@ static char *unique_name(struct names *used, const char *base)
 	return used->v[used->n - 1];
 }
 
-void add_file(json_object *files, const char *name, const char *source, const char *text,
-		     size_t len)
+void add_file(json_object *files, const char *name, const char *source, const char *origin,
+	      const char *text, size_t len)
 {
 	size_t flen;
 	char *fixed = utf8_fix(text, len, &flen);
@@ -390,6 +390,7 @@ void add_file(json_object *files, const char *name, const char *source, const ch
 
 	json_object_object_add(f, "name", json_object_new_string(name));
 	json_object_object_add(f, "source", json_object_new_string(source));
+	json_object_object_add(f, "origin", json_object_new_string(origin));
 	json_object_object_add(f, "text", json_object_new_string_len(fixed ? fixed : "", fixed ? (int)flen : 0));
 	json_object_array_add(files, f);
 	free(fixed);
@@ -430,7 +431,7 @@ static void collect_file(const struct collect_ctx *cx, const char *path, size_t 
 				char n1[512];
 
 				snprintf(n1, sizeof(n1), "%s.1", slash ? slash + 1 : path);
-				add_file(files, unique_name(used, n1), p1, c1.text, c1.len);
+				add_file(files, unique_name(used, n1), p1, ORIGIN_FILE, c1.text, c1.len);
 			}
 			if (c1.truncated)
 				cover(cov, p1, "partial", "more than %zu bytes in the window: kept the last %zu",
@@ -441,7 +442,7 @@ static void collect_file(const struct collect_ctx *cx, const char *path, size_t 
 		}
 	}
 	name = unique_name(used, slash ? slash + 1 : path);
-	add_file(files, name, path, c.text, c.len);
+	add_file(files, name, path, ORIGIN_FILE, c.text, c.len);
 	if (c.truncated)
 		cover(cov, path, "partial",
 		      c.has_first || c.has_last ? "more than %zu bytes in the window: kept the last %zu"
@@ -478,6 +479,8 @@ json_object *bundle_build(const struct collect_ctx *cx, struct job_info *j, json
 	long maxb = cx->conf->max_bundle_bytes;
 	size_t reserve = (size_t)(maxb / 8 < (1 << 20) ? maxb / 8 : (1 << 20));
 	size_t cap = n ? ((size_t)maxb - reserve) / (size_t)n : 0;
+	long kernel_entries = 0;
+	bool kmsg = false;
 
 	json_object_object_add(b, "schema", json_object_new_string("attrib.bundle/v1"));
 	json_object_object_add(b, "job_id", json_object_new_string(j->job_id));
@@ -492,13 +495,25 @@ json_object *bundle_build(const struct collect_ctx *cx, struct job_info *j, json
 	for (int i = 0; i < n; i++) {
 		const char *src = cx->conf->log_sources[i];
 
-		if (!strcmp(src, "journal") || !strncmp(src, "journal:", 8))
-			collect_journal(cx, src, cap, files, cov, unique_name(&used, "journal.log"));
+		if (!strcmp(src, "journal") || !strncmp(src, "journal:", 8)) {
+			const char *const names[3] = { unique_name(&used, "kernel.log"),
+						       unique_name(&used, "journal.log"),
+						       unique_name(&used, "journal-user.log") };
+
+			kernel_entries += collect_journal(cx, src, cap, files, cov, names);
+		} else if (!strcmp(src, "kmsg"))
+			kmsg = true;
 		else if (*src == '/')
 			collect_file(cx, src, cap, files, cov, &used);
 		else
-			cover(cov, src, "error", "not an absolute path nor \"journal\"");
+			cover(cov, src, "error", "not an absolute path, \"journal\" nor \"kmsg\"");
 	}
+	/* journald copies the kernel's ring into the journal: the same lines
+	 * twice would count every kernel event twice */
+	if (kmsg && kernel_entries)
+		cover(cov, "kmsg", "info", "not read: the journal holds the kernel's messages of the window");
+	else if (kmsg)
+		collect_kmsg(cx, cap, files, cov, unique_name(&used, "kmsg.log"));
 	json_object_object_add(b, "files", files);
 	json_object_object_add(b, "ranks", json_object_get(j->ranks));
 	json_object_object_add(b, "coverage", json_object_get(cov));

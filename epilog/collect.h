@@ -27,13 +27,29 @@ int open_log_file(const char *path, struct stat *st, char *why, size_t whylen);
 /* A coverage entry {source, status, detail}; logged unless status is "info". */
 void cover(json_object *cov, const char *source, const char *status, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* A bundle file {name, source, text}; the text made valid UTF-8. */
-void add_file(json_object *files, const char *name, const char *source, const char *text, size_t len);
+/* Where a bundle file's lines came from (doc/live-pipeline.md §3): who
+ * could have written them, which is what the engine trusts them for. */
+#define ORIGIN_KERNEL "kernel"		/* journal _TRANSPORT=kernel, /dev/kmsg */
+#define ORIGIN_JOURNAL "journal"	/* other journal entries of uid 0 */
+#define ORIGIN_JOURNAL_USER "journal-user"	/* journal entries of any other uid */
+#define ORIGIN_FILE "file"		/* a log file: anyone may write to it via syslog */
+
+/* A bundle file {name, source, origin, text}; the text made valid UTF-8. */
+void add_file(json_object *files, const char *name, const char *source, const char *origin,
+	      const char *text, size_t len);
 void sha256_hex(const void *data, size_t len, char out[65]);
 
-/* Adds the journal's lines in the window as file name (source "journal",
- * or "journal:DIR" for a directory of journal files). */
-void collect_journal(const struct collect_ctx *cx, const char *src, size_t cap,
-		     json_object *files, json_object *cov, const char *name);
+/* Adds the journal's lines in the window (source "journal", or
+ * "journal:DIR" for a directory of journal files) as three files by who
+ * wrote them: names[0] the kernel's (_TRANSPORT=kernel), names[1] root's,
+ * names[2] other users'.  Returns how many kernel entries it kept. */
+long collect_journal(const struct collect_ctx *cx, const char *src, size_t cap,
+		     json_object *files, json_object *cov, const char *const names[3]);
+
+/* Adds the kernel's ring buffer (/dev/kmsg; env ATTRIB_COLLECT_KMSG names
+ * a regular file of /dev/kmsg records instead, for tests) in the window as
+ * file name. */
+void collect_kmsg(const struct collect_ctx *cx, size_t cap, json_object *files, json_object *cov,
+		  const char *name);
 
 #endif

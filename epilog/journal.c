@@ -2,9 +2,19 @@
  *
  * With libsystemd (sd-journal) the window is read in-process, from the
  * job's end backwards, so the cap keeps the entries nearest the end.
- * Without it, journalctl runs with a deadline (killed when it passes),
- * and the coverage says so.  Lines look like journalctl -o
- * short-iso-precise --utc: "2026-11-29T08:12:01.331270+00:00 host ident[pid]: msg". */
+ * Without it, journalctl -o json runs with a deadline (killed when it
+ * passes), and the coverage says so.
+ *
+ * Any user can put an entry in the journal and name it what they like
+ * (logger -t kernel, systemd-cat -t kernel: SYSLOG_IDENTIFIER is the
+ * client's word).  Only journald's own fields, which begin with "_", are
+ * trustworthy: _TRANSPORT=kernel entries came from the kernel's ring
+ * (which only the kernel and root write), _UID is the writer's uid.  So
+ * the entries go to three files, by origin: the kernel's, root's, and
+ * every other uid's.  Lines look like journalctl -o short-iso-precise
+ * --utc: "2026-11-29T08:12:01.331270+00:00 host ident[pid]: msg"; those
+ * not from the kernel carry the writer as journald saw it after the host:
+ * "... host [_UID=1000 _COMM=logger] kernel[4242]: msg". */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -64,6 +74,97 @@ static bool have_journal(const char *dir)
 	return dir_has_journal("/var/log/journal", 1) || dir_has_journal("/run/log/journal", 1);
 }
 
+enum jkind { J_KERNEL, J_ROOT, J_USER };
+
+static const char *const korigin[] = { ORIGIN_KERNEL, ORIGIN_JOURNAL, ORIGIN_JOURNAL_USER };
+
+/* One entry's fields, with their lengths (a journal value need not end
+ * in a NUL nor be free of them). */
+struct jentry {
+	uint64_t t;		/* realtime, microseconds */
+	const char *msg, *ident, *pid, *host, *uid, *comm, *transport, *facility;
+	size_t ml, il, pl, hl, ul, cl, tl, fl;
+};
+
+struct piece {
+	char *s;
+	size_t n;
+	enum jkind kind;
+};
+
+static bool is(const char *v, size_t l, const char *want)
+{
+	return v && l == strlen(want) && !memcmp(v, want, l);
+}
+
+/* Who wrote it, by journald's trusted fields only.  A record root wrote to
+ * /dev/kmsg also has _TRANSPORT=kernel; the kernel refuses it the kernel
+ * facility (0), so it is root's, not the kernel's. */
+static enum jkind kind_of(const struct jentry *e)
+{
+	if (is(e->transport, e->tl, "kernel"))
+		return !e->facility || is(e->facility, e->fl, "0") ? J_KERNEL : J_ROOT;
+	return is(e->uid, e->ul, "0") ? J_ROOT : J_USER;
+}
+
+/* The entry as a line; NULL when out of memory. */
+static char *format_entry(const struct jentry *e, enum jkind k, size_t *len)
+{
+	char ts[64], who[300] = "", *line;
+	time_t sec = (time_t)(e->t / 1000000);
+	struct tm tm;
+	int n;
+
+	gmtime_r(&sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (k != J_KERNEL)
+		snprintf(who, sizeof(who), "[_UID=%.*s _COMM=%.*s] ", (int)(e->uid ? e->ul : 1),
+			 e->uid ? e->uid : "-", (int)(e->comm ? (e->cl < 64 ? e->cl : 64) : 1),
+			 e->comm ? e->comm : "-");
+	n = asprintf(&line, "%s.%06u+00:00 %.*s %s%.*s%s%.*s%s: %.*s\n", ts, (unsigned)(e->t % 1000000),
+		     (int)e->hl, e->host ? e->host : "localhost", who, (int)e->il,
+		     e->ident ? e->ident : "unknown", e->pid ? "[" : "", (int)e->pl, e->pid ? e->pid : "",
+		     e->pid ? "]" : "", (int)e->ml, e->msg);
+	if (n < 0)
+		return NULL;
+	/* a message's own newlines must not start lines of their own */
+	for (int i = 0; i < n - 1; i++)
+		if (line[i] == '\n' || line[i] == '\r')
+			line[i] = ' ';
+	*len = (size_t)n;
+	return line;
+}
+
+/* v[0..nv) oldest first: the three files; frees the pieces.  Returns how
+ * many kernel entries there were. */
+static long emit(struct piece *v, size_t nv, json_object *files, const char *source,
+		 const char *const names[3])
+{
+	long nk = 0;
+
+	for (int k = J_KERNEL; k <= J_USER; k++) {
+		size_t total = 0;
+		char *text, *w;
+
+		for (size_t i = 0; i < nv; i++)
+			if (v[i].kind == (enum jkind)k)
+				total += v[i].n;
+		text = w = xmalloc(total + 1);
+		for (size_t i = 0; i < nv; i++)
+			if (v[i].kind == (enum jkind)k) {
+				memcpy(w, v[i].s, v[i].n);
+				w += v[i].n;
+				nk += k == J_KERNEL;
+			}
+		add_file(files, names[k], source, korigin[k], text, total);
+		free(text);
+	}
+	for (size_t i = 0; i < nv; i++)
+		free(v[i].s);
+	free(v);
+	return nk;
+}
+
 #ifdef HAVE_SYSTEMD
 static const char *field(sd_journal *j, const char *name, size_t *len)
 {
@@ -76,13 +177,8 @@ static const char *field(sd_journal *j, const char *name, size_t *len)
 	return (const char *)d + nl + 1;
 }
 
-struct piece {
-	char *s;
-	size_t n;
-};
-
-static void journal_sd(const struct collect_ctx *cx, const char *dir, size_t cap, json_object *files,
-		       json_object *cov, const char *name, const char *label)
+static long journal_sd(const struct collect_ctx *cx, const char *dir, size_t cap, json_object *files,
+		       json_object *cov, const char *const names[3], const char *label)
 {
 	sd_journal *j = NULL;
 	uint64_t from = (uint64_t)(cx->start * 1e6), to = (uint64_t)(cx->end * 1e6), usage = 0;
@@ -95,83 +191,162 @@ static void journal_sd(const struct collect_ctx *cx, const char *dir, size_t cap
 	r = dir ? sd_journal_open_directory(&j, dir, 0) : sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
 	if (r < 0) {
 		cover(cov, label, "error", "sd_journal_open: %s", strerror(-r));
-		return;
+		return 0;
 	}
 	if (!have_journal(dir) && (sd_journal_get_usage(j, &usage) < 0 || !usage)) {
 		cover(cov, label, "missing", "no journal files");
 		sd_journal_close(j);
-		return;
+		return 0;
 	}
 	if ((r = sd_journal_seek_realtime_usec(j, to + 1)) < 0) {
 		cover(cov, label, "error", "sd_journal_seek_realtime_usec: %s", strerror(-r));
 		sd_journal_close(j);
-		return;
+		return 0;
 	}
 	for (long k = 0; (r = sd_journal_previous(j)) > 0; k++) {
-		uint64_t t;
-		size_t ml = 0, il = 0, pl = 0, hl = 0;
-		const char *msg, *ident, *pid, *host;
-		char ts[64], *line;
-		time_t sec;
-		struct tm tm;
-		int n;
+		struct jentry e = { 0 };
+		enum jkind kind;
+		char *line;
+		size_t n;
 
 		if ((k & 255) == 255 && now_mono() > until) {
 			late = true;
 			break;
 		}
-		if (sd_journal_get_realtime_usec(j, &t) < 0)
+		if (sd_journal_get_realtime_usec(j, &e.t) < 0)
 			continue;
-		if (t < from)
+		if (e.t < from)
 			break;
-		if (t > to || !(msg = field(j, "MESSAGE", &ml)))
+		if (e.t > to || !(e.msg = field(j, "MESSAGE", &e.ml)))
 			continue;
-		if (!(ident = field(j, "SYSLOG_IDENTIFIER", &il)))
-			ident = field(j, "_COMM", &il);
-		pid = field(j, "_PID", &pl);
-		host = field(j, "_HOSTNAME", &hl);
-		sec = (time_t)(t / 1000000);
-		gmtime_r(&sec, &tm);
-		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
-		n = asprintf(&line, "%s.%06u+00:00 %.*s %.*s%s%.*s%s: %.*s\n", ts, (unsigned)(t % 1000000),
-			     (int)hl, host ? host : "localhost", (int)il, ident ? ident : "unknown",
-			     pid ? "[" : "", (int)pl, pid ? pid : "", pid ? "]" : "", (int)ml, msg);
-		if (n < 0)
+		/* (each field is copied out before the next is asked for: the
+		 * data sd_journal_get_data returns is valid until the next call
+		 * only, so the line is built from copies) */
+		char *ident = NULL, *pid = NULL, *host = NULL, *uid = NULL, *comm = NULL, *tr = NULL,
+		     *fac = NULL, *msg = strndup_or_die(e.msg, e.ml);
+#define TAKE(var, name, len) do { const char *d_ = field(j, name, &e.len); var = d_ ? strndup_or_die(d_, e.len) : NULL; } while (0)
+		TAKE(ident, "SYSLOG_IDENTIFIER", il);
+		if (!ident)
+			TAKE(ident, "_COMM", il);
+		TAKE(pid, "_PID", pl);
+		TAKE(host, "_HOSTNAME", hl);
+		TAKE(uid, "_UID", ul);
+		TAKE(comm, "_COMM", cl);
+		TAKE(tr, "_TRANSPORT", tl);
+		TAKE(fac, "SYSLOG_FACILITY", fl);
+#undef TAKE
+		e.msg = msg, e.ident = ident, e.pid = pid, e.host = host, e.uid = uid, e.comm = comm;
+		e.transport = tr, e.facility = fac;
+		kind = kind_of(&e);
+		line = format_entry(&e, kind, &n);
+		free(msg), free(ident), free(pid), free(host), free(uid), free(comm), free(tr), free(fac);
+		if (!line)
 			break;
-		if (total + (size_t)n > cap) {
+		if (total + n > cap) {
 			free(line);
 			truncated = true;
 			break;
 		}
 		v = xrealloc(v, (nv + 1) * sizeof(*v));
-		v[nv].s = line;
-		v[nv++].n = (size_t)n;
-		total += (size_t)n;
+		v[nv++] = (struct piece){ line, n, kind };
+		total += n;
 	}
 	if (r < 0)
 		cover(cov, label, "error", "sd_journal_previous: %s", strerror(-r));
 	sd_journal_close(j);
 
-	char *text = xmalloc(total + 1), *w = text;
+	for (size_t i = 0; i < nv / 2; i++) {	/* oldest first */
+		struct piece p = v[i];
 
-	for (size_t i = nv; i-- > 0;) {	/* oldest first */
-		memcpy(w, v[i].s, v[i].n);
-		w += v[i].n;
-		free(v[i].s);
+		v[i] = v[nv - 1 - i];
+		v[nv - 1 - i] = p;
 	}
-	free(v);
-	add_file(files, name, dir ? dir : "journal", text, total);
-	free(text);
 	if (truncated)
 		cover(cov, label, "partial", "more than %zu bytes in the window: kept the last %zu", cap, total);
 	if (late)
 		cover(cov, label, "partial", "out of time: kept the last %zu entries", nv);
+	return emit(v, nv, files, dir ? dir : "journal", names);
 }
 #endif
 
+/* A field of a journalctl -o json entry, copied: a string, or an array of
+ * bytes (a value that is not UTF-8), or an array of either (a field the
+ * entry has more than once: the first). */
+static char *json_field(json_object *o, const char *name, size_t *len)
+{
+	json_object *v;
+
+	*len = 0;
+	if (!json_object_object_get_ex(o, name, &v))
+		return NULL;
+	if (json_object_is_type(v, json_type_array) && json_object_array_length(v) &&
+	    !json_object_is_type(json_object_array_get_idx(v, 0), json_type_int))
+		v = json_object_array_get_idx(v, 0);
+	if (json_object_is_type(v, json_type_string)) {
+		*len = (size_t)json_object_get_string_len(v);
+		return strndup_or_die(json_object_get_string(v), *len);
+	}
+	if (json_object_is_type(v, json_type_array)) {
+		size_t n = json_object_array_length(v);
+		char *b = xmalloc(n + 1);
+
+		for (size_t i = 0; i < n; i++)
+			b[i] = (char)json_object_get_int(json_object_array_get_idx(v, i));
+		b[n] = 0;
+		*len = n;
+		return b;
+	}
+	return NULL;
+}
+
+/* journalctl -o json's lines (oldest first) in [from, to] as pieces. */
+static struct piece *parse_json_lines(char *buf, size_t len, uint64_t from, uint64_t to, size_t *nv)
+{
+	struct piece *v = NULL;
+
+	*nv = 0;
+	for (char *p = buf, *end = buf + len; p < end;) {
+		char *nl = memchr(p, '\n', end - p), *ts;
+		json_object *o;
+		struct jentry e = { 0 };
+		size_t tsl, n;
+		char *line;
+
+		if (nl)
+			*nl = 0;
+		o = json_tokener_parse(p);
+		p = nl ? nl + 1 : end;
+		if (!o)
+			continue;
+		ts = json_field(o, "__REALTIME_TIMESTAMP", &tsl);
+		e.t = ts ? strtoull(ts, NULL, 10) : 0;
+		free(ts);
+		e.msg = json_field(o, "MESSAGE", &e.ml);
+		if (e.t >= from && e.t <= to && e.msg) {
+			if (!(e.ident = json_field(o, "SYSLOG_IDENTIFIER", &e.il)))
+				e.ident = json_field(o, "_COMM", &e.il);
+			e.pid = json_field(o, "_PID", &e.pl);
+			e.host = json_field(o, "_HOSTNAME", &e.hl);
+			e.uid = json_field(o, "_UID", &e.ul);
+			e.comm = json_field(o, "_COMM", &e.cl);
+			e.transport = json_field(o, "_TRANSPORT", &e.tl);
+			e.facility = json_field(o, "SYSLOG_FACILITY", &e.fl);
+			enum jkind k = kind_of(&e);
+			if ((line = format_entry(&e, k, &n))) {
+				v = xrealloc(v, (*nv + 1) * sizeof(*v));
+				v[(*nv)++] = (struct piece){ line, n, k };
+			}
+		}
+		free((char *)e.msg), free((char *)e.ident), free((char *)e.pid), free((char *)e.host);
+		free((char *)e.uid), free((char *)e.comm), free((char *)e.transport), free((char *)e.facility);
+		json_object_put(o);
+	}
+	return v;
+}
+
 /* journalctl with a deadline: SIGKILL when it passes. */
-static void journal_exec(const struct collect_ctx *cx, const char *dir, size_t cap, json_object *files,
-			 json_object *cov, const char *name, const char *label)
+static long journal_exec(const struct collect_ctx *cx, const char *dir, size_t cap, json_object *files,
+			 json_object *cov, const char *const names[3], const char *label)
 {
 	const char *jc = access("/usr/bin/journalctl", X_OK) == 0 ? "/usr/bin/journalctl" : "/bin/journalctl";
 	char since[64], until_s[64];
@@ -179,14 +354,17 @@ static void journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 	char *const envp[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", "SYSTEMD_PAGER=", "SYSTEMD_COLORS=0", NULL };
 	int out[2], errp[2], argc = 0, status = 0;
 	double until = journal_deadline(cx), budget = until - now_mono();
-	size_t bufcap = cap + (1 << 20), len = 0, elen = 0;
+	/* the JSON of an entry is several times the line made of it */
+	size_t keep = cap < ((size_t)1 << 40) ? cap * 4 : cap, bufcap = keep + (1 << 20), len = 0, elen = 0;
 	char *buf, ebuf[512];
 	bool truncated = false, late = false;
 	pid_t pid;
+	struct piece *v;
+	size_t nv, total = 0, first;
 
 	if (!have_journal(dir)) {
 		cover(cov, label, "missing", "no journal files");
-		return;
+		return 0;
 	}
 	snprintf(since, sizeof(since), "@%lld", (long long)floor(cx->start));
 	snprintf(until_s, sizeof(until_s), "@%lld", (long long)ceil(cx->end));
@@ -194,8 +372,11 @@ static void journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 	argv[argc++] = "--no-pager";
 	argv[argc++] = "-q";
 	argv[argc++] = "--utc";
+	argv[argc++] = "--all";	/* long and binary values too (else null) */
 	argv[argc++] = "-o";
-	argv[argc++] = "short-iso-precise";
+	argv[argc++] = "json";
+	argv[argc++] = "--output-fields=MESSAGE,SYSLOG_IDENTIFIER,_PID,_HOSTNAME,_UID,_COMM,_TRANSPORT,"
+		       "SYSLOG_FACILITY";
 	if (dir) {
 		argv[argc++] = "-D";
 		argv[argc++] = dir;
@@ -207,12 +388,12 @@ static void journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 	argv[argc] = NULL;
 	if (pipe2(out, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
 		cover(cov, label, "error", "pipe: %s", strerror(errno));
-		return;
+		return 0;
 	}
 	if ((pid = fork()) < 0) {
 		cover(cov, label, "error", "fork: %s", strerror(errno));
 		close(out[0]), close(out[1]), close(errp[0]), close(errp[1]);
-		return;
+		return 0;
 	}
 	if (pid == 0) {
 		int nul = open("/dev/null", O_RDONLY);
@@ -244,9 +425,9 @@ static void journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 		if (p[0].revents) {
 			ssize_t n;
 
-			if (len == bufcap) {	/* keep the newest cap bytes */
-				memmove(buf, buf + len - cap, cap);
-				len = cap;
+			if (len == bufcap) {	/* keep the newest keep bytes */
+				memmove(buf, buf + len - keep, keep);
+				len = keep;
 				truncated = true;
 			}
 			n = read(out[0], buf + len, bufcap - len);
@@ -277,14 +458,11 @@ static void journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 	close(errp[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (len > cap) {
-		char *from = buf + len - cap, *nl = memchr(from, '\n', cap);
+	if (truncated && len) {	/* the first line is a piece of an entry */
+		char *nl = memchr(buf, '\n', len);
 
-		if (nl)
-			from = nl + 1;
-		len -= (size_t)(from - buf);
-		memmove(buf, from, len);
-		truncated = true;
+		len = nl ? len - (size_t)(nl + 1 - buf) : 0;
+		memmove(buf, nl ? nl + 1 : buf, len);
 	}
 	if (!late && (!WIFEXITED(status) || WEXITSTATUS(status))) {
 		if (WIFEXITED(status))
@@ -293,28 +471,37 @@ static void journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 		else
 			cover(cov, label, "error", "journalctl died of signal %d", WTERMSIG(status));
 		free(buf);
-		return;
+		return 0;
 	}
-	add_file(files, name, dir ? dir : "journal", buf, len);
+	v = parse_json_lines(buf, len, (uint64_t)(cx->start * 1e6), (uint64_t)(cx->end * 1e6), &nv);
 	free(buf);
+	first = nv;	/* the newest entries within cap */
+	while (first > 0 && total + v[first - 1].n <= cap)
+		total += v[--first].n;
+	if (first > 0)
+		truncated = true;
+	for (size_t i = 0; i < first; i++)
+		free(v[i].s);
+	if (first)
+		memmove(v, v + first, (nv - first) * sizeof(*v));
+	nv -= first;
 	cover(cov, label, "info", "read with journalctl (attrib-collect built without sd-journal)");
 	if (late)
 		cover(cov, label, "partial", "journalctl took longer than %.1f s: killed; kept what it wrote",
 		      budget);
 	if (truncated)
-		cover(cov, label, "partial", "more than %zu bytes in the window: kept the last %zu", cap, len);
+		cover(cov, label, "partial", "more than %zu bytes in the window: kept the last %zu", cap, total);
+	return emit(v, nv, files, dir ? dir : "journal", names);
 }
 
-void collect_journal(const struct collect_ctx *cx, const char *src, size_t cap, json_object *files,
-		     json_object *cov, const char *name)
+long collect_journal(const struct collect_ctx *cx, const char *src, size_t cap, json_object *files,
+		     json_object *cov, const char *const names[3])
 {
 	const char *dir = !strncmp(src, "journal:", 8) && src[8] ? src + 8 : NULL;
 
 #ifdef HAVE_SYSTEMD
-	if (!getenv("ATTRIB_COLLECT_JOURNALCTL")) {
-		journal_sd(cx, dir, cap, files, cov, name, src);
-		return;
-	}
+	if (!getenv("ATTRIB_COLLECT_JOURNALCTL"))
+		return journal_sd(cx, dir, cap, files, cov, names, src);
 #endif
-	journal_exec(cx, dir, cap, files, cov, name, src);
+	return journal_exec(cx, dir, cap, files, cov, names, src);
 }

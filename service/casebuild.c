@@ -2,6 +2,8 @@
  *
  *   job.json        the job record, with the ranks of every node's bundle
  *   nodes/NODE/F    each file F of NODE's bundle
+ *   evidence.json   {"files": {"nodes/NODE/F": {"origin": O}}}: who could
+ *                   have written each node file, as its collector says
  *   app/F           the job's std_out and std_err, read as the job's user
  *   scheduler/slurmctld.log   the lines of SlurmctldLog naming the job
  *
@@ -298,10 +300,26 @@ static int by_rank(const void *a, const void *b)
 	return json_object_get_int(rx) - json_object_get_int(ry);
 }
 
-/* nodes/NODE/<files> from NODE's bundle; its ranks and coverage. */
+/* A bundle file's origin for evidence.json.  The bundle is the root
+ * collector's (MUNGE, uid 0), so its word is taken; a file without a known
+ * origin (a collector older than origins) is "file", the least trusted:
+ * nobody vouches that the kernel wrote it. */
+static const char *origin_of(struct json_object *f)
+{
+	static const char *const known[] = { "kernel", "journal", "journal-user", "file" };
+	const char *o = svc_json_str(f, "origin");
+
+	for (size_t i = 0; o && i < sizeof(known) / sizeof(*known); i++)
+		if (!strcmp(o, known[i]))
+			return known[i];
+	return "file";
+}
+
+/* nodes/NODE/<files> from NODE's bundle (each with its origin in
+ * manifest); its ranks and coverage. */
 static void node_evidence(const struct attrib_config *conf, const char *case_dir,
 			  const char *job_id, const char *node, struct json_object *ranks,
-			  struct json_object *cov)
+			  struct json_object *cov, struct json_object *manifest)
 {
 	char *bpath = spool_bundle_path(conf->state_dir, job_id, node), dir[PATH_MAX], err[256];
 	struct json_object *b, *files, *bc;
@@ -351,10 +369,17 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 			if (access(p, F_OK) == 0)	/* two files of one name: the second gets .N */
 				snprintf(name + strlen(name), sizeof(name) - strlen(name), ".%zu", i);
 			if (write_in(dir, name, json_object_get_string(t),
-				     json_object_get_string_len(t)) < 0)
+				     json_object_get_string_len(t)) < 0) {
 				svc_log(SVC_ERROR, "cannot write %s/%s: %s", dir, name, strerror(errno));
-			else
+			} else {
+				struct json_object *m = json_object_new_object();
+				char rel[PATH_MAX];
+
+				json_object_object_add(m, "origin", json_object_new_string(origin_of(f)));
+				snprintf(rel, sizeof(rel), "nodes/%s/%s", node, name);
+				json_object_object_add(manifest, rel, m);
 				written++;
+			}
 		}
 	}
 	add_ranks(ranks, b, node);
@@ -492,6 +517,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 		long attempt, struct json_object *cov, char *err, size_t errlen)
 {
 	struct json_object *job = NULL, *nodes, *ranks = json_object_new_array(), *v;
+	struct json_object *evidence = json_object_new_object(), *manifest = json_object_new_object();
 	char *dir = NULL, sub[PATH_MAX], outname[NAME_MAX_LEN + 16] = "", errname[NAME_MAX_LEN + 16];
 	const char *so, *se;
 
@@ -530,7 +556,20 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 					node ? node : "");
 				continue;
 			}
-			node_evidence(conf, dir, job_id, node, ranks, cov);
+			node_evidence(conf, dir, job_id, node, ranks, cov, manifest);
+		}
+	}
+	/* without it the engine would trust every node file as a hand-made
+	 * case's: no case then */
+	json_object_object_add(evidence, "files", json_object_get(manifest));
+	snprintf(sub, sizeof(sub), "%s/evidence.json", dir);
+	{
+		const char *text = json_object_to_json_string_ext(evidence, JSON_C_TO_STRING_PRETTY |
+										JSON_C_TO_STRING_NOSLASHESCAPE);
+
+		if (svc_write_file(sub, text, strlen(text)) < 0) {
+			snprintf(err, errlen, "cannot write %s: %s", sub, strerror(errno));
+			goto fail;
 		}
 	}
 	if (json_object_array_length(ranks)) {
@@ -564,10 +603,14 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 	}
 	json_object_put(job);
 	json_object_put(ranks);
+	json_object_put(evidence);
+	json_object_put(manifest);
 	return dir;
 fail:
 	json_object_put(job);
 	json_object_put(ranks);
+	json_object_put(evidence);
+	json_object_put(manifest);
 	free(dir);
 	return NULL;
 }

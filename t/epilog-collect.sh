@@ -137,6 +137,8 @@ if (ws, we) != (js - 300, je + 300): fail("window %s..%s want %d..%d" % (ws, we,
 files = {f["name"]: f for f in b["files"]}
 k = files.get("kern.log")
 if not k or k["source"] != w + "/kern.log": fail("kern.log missing: %s" % list(files))
+# a log file is anyone's to write (logger): never the kernel's word
+if k.get("origin") != "file": fail("kern.log origin %s, want file" % k.get("origin"))
 lines = k["text"].splitlines()
 want = sum(1 for i in range(-3 * 3600, 0, 30) if js - 300 <= now + i <= je + 300) + 1   # + the Xid line
 if len(lines) != want: fail("kern.log %d lines, want %d" % (len(lines), want))
@@ -273,21 +275,107 @@ EOF
 		[ "$how" = journalctl ] && extra=ATTRIB_COLLECT_JOURNALCTL=1
 		env -i PATH=/usr/bin:/bin ATTRIB_CONF="$W/attrib.conf" TZ=UTC SLURM_JOB_START_TIME=$JSTART \
 			SLURM_JOB_END_TIME=$JEND $extra "$COLLECT" --job 4260 --node node-02 --print >"$W/j.json" 2>/dev/null
-		check "journal:DIR through $how: exactly the entries in the window" python3 - "$W/j.json" "$NOW" "$JSTART" "$JEND" <<'EOF'
+		check "journal:DIR through $how: exactly the kernel's entries in the window, in kernel.log" python3 - "$W/j.json" "$NOW" "$JSTART" "$JEND" <<'EOF'
 import json, sys
 b = json.load(open(sys.argv[1]))
 now, js, je = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 want = ["jtick %d" % i for i in range(-3600, 0, 10) if js - 300 <= now + i <= je + 300]
-f = [f for f in b["files"] if f["name"] == "journal.log"]
+f = [f for f in b["files"] if f["name"] == "kernel.log" and f["origin"] == "kernel"]
 got = [l.split(": ", 1)[1] for l in f[0]["text"].splitlines()] if f else []
 if got != want:
     print("# got %d entries (%s..%s), want %d; coverage %s" % (len(got), got[:1], got[-1:], len(want), b["coverage"]))
     sys.exit(1)
 EOF
 	done
+
+	# ---- 10. who wrote an entry: journald's own fields, not the writer's ----
+	# (as journald records logger -t kernel, logger -t alice, systemd-cat -t
+	# kernel and logger --journald run by uid 1000, a root daemon, and a
+	# record root wrote to /dev/kmsg, which the kernel gives the user facility)
+	rm -rf "$W/journal" && mkdir -p "$W/journal"
+	python3 - "$NOW" >"$W/export.txt" <<'PY'
+import sys
+now = int(sys.argv[1])
+X = "NVRM: Xid (PCI:0000:61:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+entries = [
+    (-600, "_TRANSPORT=kernel\nSYSLOG_IDENTIFIER=kernel\nSYSLOG_FACILITY=0\nMESSAGE=NVRM: Xid (PCI:0000:3b:00): 79, real"),
+    (-590, "_TRANSPORT=syslog\nSYSLOG_IDENTIFIER=kernel\n_UID=1000\n_COMM=logger\n_PID=4242\nMESSAGE=" + X),
+    (-580, "_TRANSPORT=syslog\nSYSLOG_IDENTIFIER=alice\n_UID=1000\n_COMM=logger\nMESSAGE=kernel: " + X),
+    (-570, "_TRANSPORT=stdout\nSYSLOG_IDENTIFIER=kernel\n_UID=1000\n_COMM=cat\nMESSAGE=" + X),
+    (-560, "_TRANSPORT=journal\nSYSLOG_IDENTIFIER=kernel\nSYSLOG_FACILITY=0\n_UID=1000\n_COMM=logger\nMESSAGE=" + X),
+    (-550, "_TRANSPORT=journal\nSYSLOG_IDENTIFIER=slurmd\n_UID=0\n_COMM=slurmd\n_PID=77\nMESSAGE=launch task"),
+    (-540, "_TRANSPORT=kernel\nSYSLOG_IDENTIFIER=evil\nSYSLOG_FACILITY=1\nMESSAGE=kernel: " + X),
+]
+for dt, fields in entries:
+    us = (now + dt) * 1000000
+    print("__REALTIME_TIMESTAMP=%d\n__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=0123456789abcdef0123456789abcdef" % (us, us // 1000))
+    print("_HOSTNAME=node-02\n" + fields + "\n")
+PY
+	"$JR" -o "$W/journal/test.journal" "$W/export.txt" >/dev/null 2>&1
+	conf "http://127.0.0.1:1" "LogSources = journal:$W/journal, kmsg"
+	for how in sd-journal journalctl; do
+		extra=
+		[ "$how" = journalctl ] && extra=ATTRIB_COLLECT_JOURNALCTL=1
+		env -i PATH=/usr/bin:/bin ATTRIB_CONF="$W/attrib.conf" TZ=UTC SLURM_JOB_START_TIME=$JSTART \
+			SLURM_JOB_END_TIME=$JEND ATTRIB_COLLECT_KMSG="$W/kmsg-never-read" $extra "$COLLECT" \
+			--job 4270 --node node-02 --print >"$W/j.json" 2>/dev/null
+		check "journal through $how: forged kernel entries are users', not the kernel's" python3 - "$W/j.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+f = {f["name"]: f for f in b["files"]}
+def fail(m): print("# " + m + ": " + json.dumps(b["files"])[:2000]); sys.exit(1)
+k, r, u = f.get("kernel.log"), f.get("journal.log"), f.get("journal-user.log")
+if not (k and r and u): fail("files")
+if (k["origin"], r["origin"], u["origin"]) != ("kernel", "journal", "journal-user"): fail("origins")
+kl, rl, ul = k["text"].splitlines(), r["text"].splitlines(), u["text"].splitlines()
+if len(kl) != 1 or not kl[0].endswith(" node-02 kernel: NVRM: Xid (PCI:0000:3b:00): 79, real"): fail("kernel.log")
+if len(ul) != 4 or any("0000:61:00" not in l or "[_UID=1000 _COMM=" not in l for l in ul): fail("journal-user.log")
+if " node-02 [_UID=1000 _COMM=logger] kernel[4242]: NVRM: Xid" not in ul[0]: fail("the trusted writer first")
+if len(rl) != 2 or "[_UID=0 _COMM=slurmd] slurmd[77]: launch task" not in rl[0] or "evil: kernel: NVRM" not in rl[1]: fail("journal.log")
+cov = [c for c in b["coverage"] if c["source"] == "kmsg"]
+if not cov or cov[0]["status"] != "info" or "journal holds" not in cov[0]["detail"]: fail("kmsg not skipped: %s" % cov)
+if "kmsg.log" in f: fail("kmsg.log")
+PY
+	done
 else
 	echo "# no $JR (Debian: systemd-journal-remote): journal:DIR not checked"
 fi
+
+# ---- 11. the kernel's ring (/dev/kmsg records; a test file stands in) ----
+python3 - "$W/kmsg" "$NOW" <<'PY'
+import sys, time
+path, now = sys.argv[1], int(sys.argv[2])
+boot = time.time() - time.monotonic()
+def us(t): return int((t - boot) * 1e6)
+with open(path, "w") as f:
+    f.write("6,1,%d,-;out of the window\n" % us(now + 1000))   # (after it: a fresh machine has no time before it)
+    f.write("3,2,%d,-;NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n SUBSYSTEM=pci\n DEVICE=+pci:0000:3b:00.0\n" % us(now - 600))
+    f.write("12,3,%d,-;kernel: NVRM: Xid (PCI:0000:61:00): 79, written by root to /dev/kmsg\n" % us(now - 590))
+    f.write("4,4,%d,c;mlx5_core 0000:1c:00.0 ens1f0np0: Link down\n" % us(now - 580))
+    f.write("garbage without a header\n6,x,1,-;bad seq\n")
+PY
+conf "http://127.0.0.1:1" "LogSources = kmsg"
+env -i PATH=/usr/bin:/bin ATTRIB_CONF="$W/attrib.conf" TZ=UTC SLURM_JOB_START_TIME=$JSTART SLURM_JOB_END_TIME=$JEND \
+	ATTRIB_COLLECT_KMSG="$W/kmsg" "$COLLECT" --job 4271 --node node-02 --print >"$W/k.json" 2>/dev/null
+check "kmsg: the kernel facility's records in the window, origin kernel, times from the boot" python3 - "$W/k.json" "$NOW" <<'PY'
+import json, sys, calendar, time
+b, now = json.load(open(sys.argv[1])), int(sys.argv[2])
+f = [f for f in b["files"] if f["name"] == "kmsg.log"]
+def fail(m): print("# " + m + ": " + json.dumps(b)[:1500]); sys.exit(1)
+if len(f) != 1 or f[0]["origin"] != "kernel": fail("kmsg.log")
+lines = f[0]["text"].splitlines()
+if len(lines) != 2: fail("%d lines" % len(lines))
+if not lines[0].endswith(" kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."): fail(lines[0])
+if not lines[1].endswith(" kernel: mlx5_core 0000:1c:00.0 ens1f0np0: Link down"): fail(lines[1])
+t = calendar.timegm(time.strptime(lines[0][:19], "%Y-%m-%dT%H:%M:%S"))
+if abs(t - (now - 600)) > 2: fail("time %s, want %d" % (lines[0][:32], now - 600))
+PY
+mkfifo "$W/kmsg-fifo"
+env -i PATH=/usr/bin:/bin ATTRIB_CONF="$W/attrib.conf" TZ=UTC ATTRIB_COLLECT_KMSG="$W/kmsg-fifo" "$COLLECT" \
+	--job 4272 --node node-02 --print >"$W/k.json" 2>/dev/null
+check "kmsg: a FIFO in its place is refused (exit 0, coverage error)" python3 -c "
+import json, sys; b = json.load(open('$W/k.json'))
+sys.exit(0 if any(c['source'] == 'kmsg' and c['status'] == 'error' and 'refused' in c['detail'] for c in b['coverage']) else 1)"
 
 echo "# log:"
 sed 's/^/#   /' "$W/collect.log" | tail -n 30

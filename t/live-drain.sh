@@ -63,7 +63,7 @@ EOF
 
 # ---- the test directory and the cluster (t/cluster/pipeline.sh) -------------------------
 pipeline_dirs
-for n in $NODES; do boot_log "$n" >"$W/nodes/$n/kern.log"; done
+for n in $NODES; do boot_log "$n" >"$W/nodes/$n/kmsg"; done
 write_epilog
 start_cluster
 ok "the test cluster starts with jobcomp/attrib, spank attrib and the Epilog"

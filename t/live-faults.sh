@@ -117,16 +117,14 @@ dbd_start_if_stopped() { [ -n "$dbd_stopped" ] && [ -n "$started_cluster" ] && d
 # ---- the test directory (t/cluster/pipeline.sh) --------------------------------------
 pipeline_dirs
 chmod 0777 "$W/out"
-boot=$(date -d '-2 hours' +%Y-%m-%dT%H:%M:%S.%6N%:z)
-for n in $NODES; do
-	echo "$boot $n kernel: Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1" \
-		>"$W/nodes/$n/kern.log"
-done
+for n in $NODES; do boot_log "$n" >"$W/nodes/$n/kmsg"; done
 cat >"$W/epilog.sh" <<EOF
 #!/bin/sh
 # slurmd's Epilog: the collector with this node's attrib.conf; its exit
 # status is what slurmd sees (non-zero would drain the node)
 n=\${SLURMD_NODENAME:-\$(hostname)}
+ATTRIB_COLLECT_KMSG=$W/nodes/\$n/kmsg
+export ATTRIB_COLLECT_KMSG
 "$COLLECT" -c "$W/nodes/\$n/attrib.conf" >>"$W/nodes/\$n/epilog.out" 2>&1
 rc=\$?
 echo "\$SLURM_JOB_ID \$rc" >>"$W/nodes/\$n/epilog.rc"

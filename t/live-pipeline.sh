@@ -8,8 +8,8 @@
 #   1. starts the cluster with JobCompType=jobcomp/attrib (JobCompLoc = the
 #      service's SpoolDir), spank_attrib.so in plugstack.conf and Epilog = a
 #      wrapper that runs epilog/attrib-collect with the node's own
-#      attrib.conf (LogSources = that node's fake kernel log
-#      W/nodes/NODE/kern.log, NodeSpoolDir = that node's spool); the spank
+#      attrib.conf (LogSources = kmsg, that node's fake kernel ring
+#      W/nodes/NODE/kmsg, NodeSpoolDir = that node's spool); the spank
 #      spool path is bind-mounted per node inside each slurmd's mount
 #      namespace, so every node has a spool of its own as on a real
 #      cluster; then `attrib serve --foreground` on the cluster's bridge;
@@ -84,17 +84,18 @@ jis() { # FILE EXPR EXPECTED
 # ---- the test directory (t/cluster/pipeline.sh) --------------------------------------
 OUT=$W/out
 pipeline_dirs
-recent=$(date -d '-20 seconds' +%Y-%m-%dT%H:%M:%S.%6N%:z)
 for n in $NODES; do
 	{
 		boot_log "$n"
-		echo "$recent $n kernel: usb 1-1: new high-speed USB device number 2 using xhci_hcd"
-	} >"$W/nodes/$n/kern.log"
+		kmsg_record "usb 1-1: new high-speed USB device number 2 using xhci_hcd" 20
+	} >"$W/nodes/$n/kmsg"
 done
 cat >"$W/epilog.sh" <<EOF
 #!/bin/sh
 # slurmd's Epilog: the collector with this node's attrib.conf
 n=\${SLURMD_NODENAME:-\$(hostname)}
+ATTRIB_COLLECT_KMSG=$W/nodes/\$n/kmsg
+export ATTRIB_COLLECT_KMSG
 # the test holds a job's epilogs while W/hold-epilog-JOBID exists (<= 60 s)
 i=0
 while [ -e "$W/hold-epilog-\$SLURM_JOB_ID" ] && [ \$i -lt 300 ]; do sleep 0.2; i=\$((i + 1)); done
@@ -177,7 +178,7 @@ jg=$(submit gpufault -N3 -n6 -O --gres=gpu:2 --wrap "srun --label $RANK gpu-faul
 watch "$jg"
 note "job $jg (GPU fault)"
 check "GPU fault: job $jg ends FAILED" test "$(sacct_final "$jg")" = FAILED
-check "GPU fault: node-02's kernel log has the Xid line" grep -q 'NVRM: Xid (PCI:0000:3b:00): 79' "$W/nodes/node-02/kern.log"
+check "GPU fault: node-02's kernel ring has the Xid record" grep -q 'NVRM: Xid (PCI:0000:3b:00): 79' "$W/nodes/node-02/kmsg"
 
 # ---- requeued job --------------------------------------------------------------
 # Attempt 0 sleeps and is requeued (REQUEUED: not attributed); attempt 1, on
@@ -251,8 +252,8 @@ if show_json "$jg" 30; then
 	check "GPU fault: attrib show: InfraHW, culprit node-02" \
 		sh -c "[ '$(sub "$jg")' = InfraHW ] && [ '$(culprits "$jg")' = '[\"node-02\"]' ]"
 	check "GPU fault: root cause xid.79" jis "$W/show-$jg.json" 'r["root_cause"]["code"]' xid.79
-	check "GPU fault: the case has each node's kern.log" \
-		test "$(ls "$W"/state/cases/"$jg".0/nodes/*/kern.log 2>/dev/null | wc -l)" = 3
+	check "GPU fault: the case has each node's kmsg.log" \
+		test "$(ls "$W"/state/cases/"$jg".0/nodes/*/kmsg.log 2>/dev/null | wc -l)" = 3
 	check "GPU fault: each node sent its own ranks (6 ranks, 2 per node)" \
 		jis "$W/state/cases/$jg.0/job.json" \
 		'sorted((x["rank"], x["node"]) for x in r["ranks"] if x.get("step") == "0")' \
@@ -288,7 +289,7 @@ if [ -n "$jq" ]; then
 		check "requeue: attempt 1: InfraHW, culprit node-02 (from attempt 1's bundles)" \
 			sh -c "[ '$(sub "$jq")' = InfraHW ] && [ '$(culprits "$jq")' = '[\"node-02\"]' ]"
 		check "requeue: attempt 1's case has its own Xid line (PCI:0000:5d:00) from node-02" \
-			grep -q 'Xid (PCI:0000:5d:00)' "$W/state/cases/$jq.1/nodes/node-02/kern.log"
+			grep -q 'Xid (PCI:0000:5d:00)' "$W/state/cases/$jq.1/nodes/node-02/kmsg.log"
 		check "requeue: no bundle of job $jq left behind" test ! -e "$W/state/incoming/$jq"
 	else
 		bad "requeue: attempt 1 of job $jq has a stored diagnosis"

@@ -231,7 +231,7 @@ static char *bundle(const char *job, const char *node, const char *text)
 	ck_assert_int_ge(asprintf(&b,
 				  "{\"schema\":\"attrib.bundle/v1\",\"job_id\":\"%s\",\"node\":\"%s\","
 				  "\"collected_at\":\"2026-11-29T08:20:00Z\",\"files\":[{\"name\":"
-				  "\"kern.log\",\"source\":\"/var/log/kern.log\",\"text\":\"%s\"}],"
+				  "\"kern.log\",\"source\":\"/var/log/kern.log\",\"origin\":\"kernel\",\"text\":\"%s\"}],"
 				  "\"ranks\":[],\"coverage\":[]}",
 				  job, node, text),
 			 0);

@@ -144,7 +144,7 @@ for n in $nodes; do
 	else
 		log="$xid_at $n kernel: usb 1-1: new high-speed USB device\\n"
 	fi
-	printf '{"schema":"attrib.bundle/v1","job_id":"%s","node":"%s","collected_at":"%s","files":[{"name":"kern.log","source":"/var/log/kern.log","text":"%s"}],"ranks":[{"rank":%d,"node":"%s","local_rank":0,"step":"0","gpu":"0","exit_code":1}],"coverage":[]}' \
+	printf '{"schema":"attrib.bundle/v1","job_id":"%s","node":"%s","collected_at":"%s","files":[{"name":"kern.log","source":"/var/log/kern.log","origin":"kernel","text":"%s"}],"ranks":[{"rank":%d,"node":"%s","local_rank":0,"step":"0","gpu":"0","exit_code":1}],"coverage":[]}' \
 		"$ja" "$n" "$end" "$log" "$rank" "$n" >"$W/b-$n.json"
 	cred=$(munge -S "$ATTRIB_MUNGE_SOCKET" -s "attrib-bundle:v1:$ja:$n:$(sha256sum <"$W/b-$n.json" | cut -d' ' -f1)")
 	code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Attrib-Credential: $cred" \

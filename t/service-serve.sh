@@ -77,10 +77,10 @@ post_bundle() {
 	curl -s -o "$T/resp" -w '%{http_code}' -H 'Content-Type: application/json' \
 		-H "X-Attrib-Credential: $cred" --data-binary @"$body" "$URL/v1/bundle"
 }
-make_bundle() { # JOB NODE > file
+make_bundle() { # JOB NODE > file (the example's node logs, as read from the kernel)
 	local job=$1 node=$2 f files=
 	for f in "$EX/nodes/$node"/*; do
-		files="${files:+$files,}{\"name\":\"$(basename "$f")\",\"source\":\"/var/log/$(basename "$f")\",\"text\":$(json_text "$f")}"
+		files="${files:+$files,}{\"name\":\"$(basename "$f")\",\"source\":\"/var/log/$(basename "$f")\",\"origin\":\"kernel\",\"text\":$(json_text "$f")}"
 	done
 	printf '{"schema":"attrib.bundle/v1","job_id":"%s","node":"%s","collected_at":"2026-11-29T08:15:00Z","files":[%s],"ranks":[{"rank":0,"node":"%s","local_rank":0,"gpu":"0","step":"0"}],"coverage":[]}' \
 		"$job" "$node" "$files" "$node"

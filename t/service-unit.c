@@ -561,7 +561,7 @@ static void put_bundle(struct svc *v, const char *node, const char *text)
 	snprintf(rel, sizeof(rel), "state/incoming/77/%s.json", node);
 	snprintf(buf, sizeof(buf),
 		 "{\"schema\":\"attrib.bundle/v1\",\"job_id\":\"77\",\"node\":\"%s\","
-		 "\"files\":[{\"name\":\"kern.log\",\"source\":\"/var/log/kern.log\",\"text\":\"%s\"},"
+		 "\"files\":[{\"name\":\"kern.log\",\"source\":\"/var/log/kern.log\",\"origin\":\"kernel\",\"text\":\"%s\"},"
 		 "{\"name\":\"../../../escape\",\"source\":\"x\",\"text\":\"nothing\\n\"}],"
 		 "\"ranks\":[{\"rank\":0,\"node\":\"%s\",\"step\":\"0\",\"gpu\":\"0\"},"
 		 "{\"rank\":5,\"node\":\"elsewhere\"}],"
@@ -638,6 +638,19 @@ START_TEST(record_attributed_once)
 	ck_assert(json_object_object_get_ex(job, "ranks", &x));
 	ck_assert_int_eq(json_object_array_length(x), 1);
 	json_object_put(job);
+	/* evidence.json: each node file's origin, as its bundle gave it; a
+	 * file without one is "file" (nobody vouches the kernel wrote it) */
+	jp = path_join(v.dir, "state/cases/77.0/evidence.json");
+	struct json_object *ev = svc_read_json(jp, 1 << 20, 32, err, sizeof(err)), *files, *f;
+	free(jp);
+	ck_assert_ptr_nonnull(ev);
+	ck_assert(json_object_object_get_ex(ev, "files", &files));
+	ck_assert(json_object_object_get_ex(files, "nodes/a/kern.log", &f));
+	ck_assert_str_eq(svc_json_str(f, "origin"), "kernel");
+	ck_assert(json_object_object_get_ex(files, "nodes/a/escape", &f));
+	ck_assert_str_eq(svc_json_str(f, "origin"), "file");
+	ck_assert_int_eq(json_object_object_length(files), 2);
+	json_object_put(ev);
 
 	ck_assert_int_eq(store_due(v.s, time(NULL), 10, &items), 1);
 	ck_assert_str_eq(items[0].text, "attrib: InfraHW a t.fault GPU exploded");

@@ -7,7 +7,7 @@
 # (t/live/rank.sh), all multi-node and all failing:
 #
 #   userexc   -N3 -n6, rank 3 raises KeyError          -> attrib: UserCode
-#   gpufault  -N3 -n6, node-02 logs Xid 79 in its fake kernel log, its rank
+#   gpufault  -N3 -n6, node-02 logs Xid 79 in its fake kernel ring, its rank
 #             dies with a CUDA error, the others lose their NCCL peer
 #                                                       -> attrib: InfraHW node-02 xid.79
 #   timeout   -N3 -n3 --time=1, sleeps                  -> attrib: SchedTimeLimit
@@ -89,7 +89,7 @@ pipeline_dirs
 mkdir -p "$W/ended"
 chmod 0777 "$W/ended"
 : >"$W/jobs"
-for n in $NODES; do boot_log "$n" >"$W/nodes/$n/kern.log"; done
+for n in $NODES; do boot_log "$n" >"$W/nodes/$n/kmsg"; done
 write_epilog
 start_cluster 3
 ok "the test cluster starts with jobcomp/attrib, spank attrib and the Epilog ($(since "$cluster_t0") s)"
@@ -147,8 +147,8 @@ if [ -n "$tpid" ]; then
 fi
 for _ in $(seq 1 $((nother - nuser))); do
 	one_job gpu-fault
-	grep -v 'NVRM: Xid' "$W/nodes/node-02/kern.log" >"$W/kern.tmp"
-	cat "$W/kern.tmp" >"$W/nodes/node-02/kern.log"
+	grep -v 'NVRM: Xid' "$W/nodes/node-02/kmsg" >"$W/kern.tmp"
+	cat "$W/kern.tmp" >"$W/nodes/node-02/kmsg"
 done
 
 # ---- the figures ----

@@ -13,7 +13,8 @@
 #   W/out                the jobs' output files
 #   W/spool              JobCompLoc = SpoolDir (jobs/ made by jobcomp/attrib)
 #   W/state              StateDir of attrib serve
-#   W/nodes/NODE/        kern.log (the node's fake kernel log), attrib.conf,
+#   W/nodes/NODE/        kmsg (the node's fake kernel ring: /dev/kmsg records,
+#                        which its collector reads as ATTRIB_COLLECT_KMSG), attrib.conf,
 #                        collect.log (the collector's LogFile), epilog.out
 #   W/nodespool/NODE     that node's spank spool and collector outbox
 #   W/nodespool/here     the spank spool path, bound per node to the above
@@ -118,18 +119,24 @@ pipeline_dirs() { # the directories of W (see above) and empty W/watch, W/seen
 		chmod 0700 "$W/nodespool/$n"
 	done
 }
-boot_log() { # node: the kernel log lines of its boot (2 hours ago) with the NVIDIA driver
-	local boot
-	boot=$(date -d '-2 hours' +%Y-%m-%dT%H:%M:%S.%6N%:z)
+boot_log() { # node: the kernel ring's records of its boot with the NVIDIA driver
+	# (kernel lines count only from where the kernel alone writes: the
+	# collector's kmsg source, a test file of /dev/kmsg records here)
 	cat <<LOG
-$boot $1 kernel: Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1
-$boot $1 kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.161.08  Tue Mar  5 22:42:15 UTC 2024
+6,0,1000000,-;Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1
+6,1,1500000,-;NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.161.08  Tue Mar  5 22:42:15 UTC 2024
 LOG
+}
+kmsg_record() { # message [seconds-ago]: a /dev/kmsg record (kernel facility) of now
+	# (/proc/uptime is the boot clock: the monotonic one, on a machine that never slept)
+	awk -v m="$1" -v ago="${2:-0}" '{ t = $1 - ago; if (t < 0) t = 0; printf "6,2,%d,-;%s\n", t * 1000000, m }' /proc/uptime
 }
 write_epilog() { # W/epilog.sh, slurmd's Epilog: the collector with this node's attrib.conf
 	cat >"$W/epilog.sh" <<SH
 #!/bin/sh
 n=\${SLURMD_NODENAME:-\$(hostname)}
+ATTRIB_COLLECT_KMSG=$W/nodes/\$n/kmsg
+export ATTRIB_COLLECT_KMSG
 exec "$COLLECT" -c "$W/nodes/\$n/attrib.conf" >>"$W/nodes/\$n/epilog.out" 2>&1
 SH
 	chmod 0755 "$W/epilog.sh"
@@ -197,7 +204,7 @@ CONF
 }
 node_conf() { # node service-url: the node's collector's attrib.conf
 	cat >"$W/nodes/$1/attrib.conf" <<CONF
-LogSources = $W/nodes/$1/kern.log
+LogSources = kmsg
 ServiceURL = $2
 NodeSpoolDir = $W/nodespool/$1
 CollectTimeout = 3

@@ -5,8 +5,9 @@
 #   rank.sh STORY DIR [GOFILE]
 #
 # STORY: gpu-fault  the first rank on node-02 (or $ATTRIB_FAULT_NODE) appends a
-#                   real-format Xid 79 line to that node's fake kernel log
-#                   (DIR/nodes/NODE/kern.log), prints a CUDA error and exits 1;
+#                   real-format Xid 79 record to that node's fake kernel ring
+#                   (DIR/nodes/NODE/kmsg, /dev/kmsg records), prints a CUDA
+#                   error and exits 1;
 #                   the others lose their NCCL peer a moment later and exit 1
 #        user-exception  rank 3 raises KeyError: 'labels'; the others lose
 #                   their NCCL peer and exit 1
@@ -55,8 +56,8 @@ gpu-fault)
 	echo "[$(date -u '+%Y-%m-%d %H:%M:%S')] step 120 | loss 2.8964 | lr 3.000e-04"
 	sleep 1
 	if [ "$node" = "$faulty" ] && [ "$local" = 0 ]; then
-		echo "$(date +%Y-%m-%dT%H:%M:%S.%6N%:z) $node kernel: NVRM: Xid (PCI:$pci): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus." \
-			>>"$dir/nodes/$node/kern.log"
+		awk -v m="NVRM: Xid (PCI:$pci): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus." \
+			'{ printf "3,9,%d,-;%s\n", $1 * 1000000, m }' /proc/uptime >>"$dir/nodes/$node/kmsg"
 		sleep 0.5
 		cat <<EOF
 Traceback (most recent call last):

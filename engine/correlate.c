@@ -150,26 +150,35 @@ static bool pid_in(long pid, const struct symptom *s)
 	return false;
 }
 
-/* Whether the evidence points the same way as s (an Xid 31 with the
- * program's own exception or CUDA error beside it). */
-static bool corroborated(const struct analysis *a, const struct symptom *s)
+/* Which faults the evidence corroborates (an Xid 31 with the program's
+ * own exception or CUDA error beside it), for every symptom at once: a
+ * search per root was quadratic when thousands of causes tie. */
+static bool *corroboration(const struct analysis *a)
 {
+	bool *ok = xcalloc(a->nsym + 1, sizeof(bool));
+	struct strlist subs = { 0 };	/* sub_domains of the faults that need no support */
+
 	for (int i = 0; i < a->nsym; i++) {
 		const struct symptom *o = a->sym[i];
 
-		if (o == s || o->aside)
-			continue;
-		/* the program's own exception or error beside it */
-		if (o->code->kind == KIND_FAULT && !o->code->also && o->code->sub_domain &&
-		    !strcmp(o->code->sub_domain, s->code->sub_domain))
-			return true;
-		/* the program saw the fault as its kernel failing (a refiner
-		 * made its CUDA error the Xid's echo); an Xid the process
-		 * never reported, while it hung, is what stays open */
-		if (o->explained_by == s && (o->source & SRC_APP) && o->code->kind == KIND_FAULT)
-			return true;
+		if (!o->aside && o->code->kind == KIND_FAULT && !o->code->also && o->code->sub_domain &&
+		    !strlist_has(&subs, o->code->sub_domain))
+			strlist_add(&subs, o->code->sub_domain);
 	}
-	return false;
+	for (int i = 0; i < a->nsym; i++) {
+		const struct symptom *o = a->sym[i];
+
+		/* the program's own exception or error beside it */
+		if (o->code->also && strlist_has(&subs, o->code->sub_domain))
+			ok[i] = true;
+		/* the program saw the fault as its kernel failing (a refiner
+		 * made its CUDA error the Xid's echo); an Xid the process never
+		 * reported, while it hung, is what stays open */
+		if (!o->aside && o->explained_by && (o->source & SRC_APP) && o->code->kind == KIND_FAULT)
+			ok[o->explained_by->idx] = true;
+	}
+	strlist_free(&subs);
+	return ok;
 }
 
 /* A fault that fits two causes (an Xid 31: the program or the GPU) and
@@ -177,18 +186,29 @@ static bool corroborated(const struct analysis *a, const struct symptom *s)
  * the GPU, not the code.  Returns the job's symptom, or NULL. */
 static struct symptom *recurring_on_gpu(struct analysis *a)
 {
-	for (int i = 0; i < a->nsym; i++) {
+	/* the history first: none (the common case) ends it at once, and a
+	 * job with thousands of such faults is not searched n x n */
+	const struct symptom **hist = xcalloc(a->nsym + 1, sizeof(*hist));
+	int nhist = 0;
+	struct symptom *found = NULL;
+
+	for (int k = 0; k < a->nsym; k++) {
+		const struct symptom *h = a->sym[k];
+
+		if ((h->aside == ASIDE_BEFORE || h->aside == ASIDE_OTHER_JOB) && h->code->also && h->device)
+			hist[nhist++] = h;
+	}
+	for (int i = 0; i < a->nsym && nhist && !found; i++) {
 		struct symptom *s = a->sym[i];
 		long other[2 * MAX_PIDS];
 		int nother = 0;
 
 		if (s->aside || !s->code->also || s->node < 0 || !s->device || !s->npids)
 			continue;
-		for (int k = 0; k < a->nsym; k++) {
-			const struct symptom *h = a->sym[k];
+		for (int k = 0; k < nhist; k++) {
+			const struct symptom *h = hist[k];
 
-			if ((h->aside != ASIDE_BEFORE && h->aside != ASIDE_OTHER_JOB) || !h->code->also ||
-			    h->node != s->node || !h->device || strcmp(h->device, s->device))
+			if (h->node != s->node || strcmp(h->device, s->device))
 				continue;
 			for (int p = 0; p < h->npids && nother < 2 * MAX_PIDS; p++) {
 				bool dup = pid_in(h->pids[p], s);
@@ -200,9 +220,10 @@ static struct symptom *recurring_on_gpu(struct analysis *a)
 			}
 		}
 		if (nother >= 2)
-			return s;
+			found = s;
 	}
-	return NULL;
+	free(hist);
+	return found;
 }
 
 static int by_time(const void *x, const void *y)
@@ -330,8 +351,14 @@ void correlate(struct analysis *a, struct verdict *v)
 
 	/* a cause that alone fits two sub_domains leaves the verdict open */
 	bool doubtful = rec != NULL;
-	for (int i = 0; i < ns; i++)
-		doubtful |= c[i]->code->also && !corroborated(a, c[i]);
+	bool *corroborated = NULL;
+	for (int i = 0; i < ns && !doubtful; i++)
+		if (c[i]->code->also) {
+			if (!corroborated)
+				corroborated = corroboration(a);
+			doubtful = !corroborated[c[i]->idx];
+		}
+	free(corroborated);
 
 	int node = -1;
 	if (ns && !doubtful && group_count(c, ns, &node) == 1) {

@@ -287,6 +287,7 @@ struct symptom {
 	enum aside aside;
 	enum located located;
 	int source;		/* SRC_* of its first line */
+	int idx;		/* its place in analysis.sym once resolved */
 	bool batch;		/* the line is about the batch step (its script) */
 	int node;		/* job node index or -1 */
 	char *node_raw;		/* the name the log used, when it is not a job node */

@@ -188,6 +188,7 @@ void symptoms_resolve(struct analysis *a)
 			abort();
 		if (!lh_table_lookup_ex(merged, key, &v)) {
 			lh_table_insert(merged, key, s);
+			s->idx = n;
 			out[n++] = s;
 			continue;
 		}

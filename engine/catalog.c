@@ -447,7 +447,9 @@ static int parse_sources(struct loader *L, yaml_node_t *m)
 		return SRC_SCHED;
 	if (!strcmp(s, "job"))
 		return SRC_JOB;
-	problem(L, get(L, m, "source"), "source must be node, app, scheduler, job or any");
+	if (!strcmp(s, "report"))
+		return SRC_REPORT;
+	problem(L, get(L, m, "source"), "source must be node, report, app, scheduler, job or any");
 	return SRC_ANY;
 }
 

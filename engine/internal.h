@@ -14,7 +14,9 @@
 
 enum kind { KIND_NONE = 0, KIND_FAULT, KIND_CONSEQUENCE, KIND_SCHEDULER, KIND_INFO };
 enum scope { SCOPE_JOB = 0, SCOPE_NODE };
-enum source { SRC_NODE = 1, SRC_APP = 2, SRC_SCHED = 4, SRC_JOB = 8, SRC_ANY = 15 };
+/* SRC_REPORT: a node file that is a tool's report (nvidia-smi -q, dcgmi,
+ * ibstat: lines without timestamps), read as node evidence too. */
+enum source { SRC_NODE = 1, SRC_APP = 2, SRC_SCHED = 4, SRC_JOB = 8, SRC_REPORT = 16, SRC_ANY = 31 };
 enum role { ROLE_NONE = 0, ROLE_ROOT, ROLE_DOWNSTREAM, ROLE_INTERESTING };
 
 const char *kind_name(enum kind k);

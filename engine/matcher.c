@@ -18,7 +18,17 @@
 #include <string.h>
 #include "internal.h"
 
-#define NSOURCES 4	/* SRC_NODE, SRC_APP, SRC_SCHED, SRC_JOB */
+/* SRC_NODE, SRC_APP, SRC_SCHED, SRC_JOB, and a node file that is a tool's
+ * report: node rules and report rules (a log of timestamped lines is never
+ * scanned for the tables and sections only a report has) */
+#define NSOURCES 5
+#define REPORT_DB 4
+
+/* The extractors a database holds. */
+static int db_sources(int db)
+{
+	return db == REPORT_DB ? SRC_NODE | SRC_REPORT : 1 << db;
+}
 
 struct matcher {
 	hs_database_t *db[NSOURCES];
@@ -59,7 +69,7 @@ static char *cache_path(const attrib_catalog *cat, const unsigned *flags, int sr
 		const char *e = cat->extractors[i].prefilter ? cat->extractors[i].prefilter
 							     : cat->extractors[i].regex;
 
-		if (!(cat->extractors[i].sources & (1 << src)))
+		if (!(cat->extractors[i].sources & db_sources(src)))
 			continue;
 		h = fnv(h, &i, sizeof(i));
 		h = fnv(h, e, strlen(e) + 1);
@@ -137,7 +147,7 @@ static bool build_one(struct matcher *m, const attrib_catalog *cat, int src, FIL
 
 	for (int i = 0; i < n; i++) {
 		all[i] = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
-		if (!(cat->extractors[i].sources & (1 << src)))
+		if (!(cat->extractors[i].sources & db_sources(src)))
 			continue;
 		exprs[k] = cat->extractors[i].prefilter ? cat->extractors[i].prefilter
 						       : cat->extractors[i].regex;
@@ -235,7 +245,7 @@ int matcher_scan(const struct matcher *m, int source, const char *buf, size_t le
 		 matcher_hit hit, void *ctx)
 {
 	struct scan_state s = { m, buf, len, 0, NULL, hit, ctx };
-	int rc = 0, src = __builtin_ctz((unsigned)source);
+	int rc = 0, src = source & SRC_REPORT ? REPORT_DB : __builtin_ctz((unsigned)source);
 	hs_database_t *db = src < NSOURCES ? m->db[src] : NULL;
 
 	if (!db || !len)

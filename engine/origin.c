@@ -73,7 +73,7 @@ enum origin origin_of(struct analysis *a, const char *rel, int source)
 	struct json_object *f, *o;
 	const char *s;
 
-	if (source != SRC_NODE)
+	if (!(source & SRC_NODE))
 		return ORIGIN_UNLISTED;	/* app/ and scheduler/ have no origin (yet) */
 	if (a->origins_bad)
 		return ORIGIN_FILE;

@@ -118,7 +118,7 @@ static bool own_time(struct file_scan *f, size_t start, size_t end, double *t)
 		len = MAX_LINE;
 	if (time_parse_header(&f->a->tc, f->buf + start, len, t, &hdr))
 		return true;
-	if (f->source == SRC_NODE)
+	if (f->source & SRC_NODE)
 		return false;
 	line_context(f->a->cat, &f->a->tc, f->buf + start, len, &lc);
 	bool ok = lc.has_time;
@@ -292,7 +292,7 @@ static void deliver_one(struct file_scan *f, struct event *ev, size_t start, siz
 		if (ev->time < a->job.start - set->window_before) {
 			/* a node's faults of the hours before are its history: context
 			 * that can show a fault following a GPU rather than a program */
-			if (!fault || f->source != SRC_NODE || ev->time < a->job.start - set->history) {
+			if (!fault || !(f->source & SRC_NODE) || ev->time < a->job.start - set->history) {
 				f->out_of_window++;
 				return;
 			}
@@ -313,7 +313,7 @@ static void learn_identity(struct file_scan *f, struct event *ev)
 	int node = host ? identity_node(id, host) : -1;
 	const char *v;
 
-	if (node < 0 && f->source == SRC_NODE)
+	if (node < 0 && (f->source & SRC_NODE))
 		node = identity_node(id, f->node);
 	if (node < 0)
 		return;
@@ -586,6 +586,30 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 	raise(sig);
 }
 
+/* Whether a node file is a tool's report (nvidia-smi -q, dcgmi, ibstat:
+ * a saved dump whose lines carry no time) rather than a log: fewer than
+ * half of its first non-empty lines start with a timestamp.  Reports are
+ * also read by the rules of their tables and sections (source: report),
+ * which a log is spared. */
+static bool is_report(const struct analysis *a, const char *buf, size_t len)
+{
+	int lines = 0, stamped = 0;
+	size_t off = 0;
+
+	while (off < len && lines < 16 && off < (64u << 10)) {
+		const char *nl = memchr(buf + off, '\n', len - off);
+		size_t end = nl ? (size_t)(nl - buf) : len, hdr;
+		double t;
+
+		if (end > off + 1) {	/* not an empty line (nor a lone CR) */
+			lines++;
+			stamped += time_parse_header(&a->tc, buf + off, end - off > 256 ? 256 : end - off, &t, &hdr);
+		}
+		off = end + 1;
+	}
+	return stamped * 2 < lines;
+}
+
 /* Opens a case file without following links or blocking on FIFOs. */
 static void scan_file(struct analysis *a, const char *rel, int source, const char *node)
 {
@@ -628,7 +652,9 @@ static void scan_file(struct analysis *a, const char *rel, int source, const cha
 	guard.base = m;
 	sigaction(SIGBUS, &sa, &old);
 	size_t lo = 0, hi = st.st_size;
-	if (source == SRC_NODE && (size_t)st.st_size > WINDOW_SEEK_MIN)
+	if ((source & SRC_NODE) && is_report(a, m, st.st_size))
+		source |= SRC_REPORT;
+	if ((source & SRC_NODE) && (size_t)st.st_size > WINDOW_SEEK_MIN)
 		window_bounds(a, m, st.st_size, &lo, &hi);
 	madvise((char *)m + lo, hi - lo, MADV_SEQUENTIAL);
 	scan_buffer(a, file, source, node, (char *)m + lo, hi - lo, true, 1 + count_lines(m, lo));

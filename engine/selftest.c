@@ -10,6 +10,8 @@ static int lowest_source(int sources)
 	for (int b = 1; b <= SRC_JOB; b <<= 1)
 		if (sources & b)
 			return b;
+	if (sources & SRC_REPORT)	/* a report is a node file too */
+		return SRC_NODE | SRC_REPORT;
 	return SRC_APP;
 }
 
@@ -110,9 +112,9 @@ static bool extractor_case(const attrib_catalog *cat, int xi, const struct test_
 		ok = fields_ok(t, &ev, out, x) && ok;
 		/* the prefilter must let the line through, or a scan never sees it */
 		struct hitlist h = { xcalloc(cat->nextractors, sizeof(bool)) };
-		for (int kind = SRC_NODE; kind <= SRC_JOB && !h.hit[xi]; kind <<= 1)
+		for (int kind = SRC_NODE; kind <= SRC_REPORT && !h.hit[xi]; kind <<= 1)
 			if (x->sources & kind)
-				matcher_scan(cat->matcher, kind, t->line, len, false, on_hit, &h);
+				matcher_scan(cat->matcher, kind == SRC_REPORT ? SRC_NODE | SRC_REPORT : kind, t->line, len, false, on_hit, &h);
 		if (!h.hit[xi]) {
 			fprintf(out, "%s:%d: extractor \"%s\": the prefilter does not pass this line\n",
 				x->file, t->src_line, x->id);

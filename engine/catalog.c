@@ -943,6 +943,9 @@ attrib_catalog *attrib_catalog_load(const char *path, FILE *err)
 	sort_cat = cat;
 	if (cat->nextractors)
 		qsort(cat->by_priority, cat->nextractors, sizeof(int), by_priority);
+	cat->priority_rank = xcalloc(cat->nextractors + 1, sizeof(int));
+	for (int i = 0; i < cat->nextractors; i++)
+		cat->priority_rank[cat->by_priority[i]] = i;
 
 	if (!L.errors) {
 		cat->matcher = matcher_build(cat, err);
@@ -1020,6 +1023,7 @@ void attrib_catalog_free(attrib_catalog *cat)
 	if (cat->code_index)
 		lh_table_free(cat->code_index);
 	free(cat->by_priority);
+	free(cat->priority_rank);
 	for (int i = 0; i < cat->ncodes; i++)
 		code_free(cat->codes[i]);
 	free(cat->codes);

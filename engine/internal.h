@@ -161,6 +161,7 @@ struct attrib_catalog {
 	struct code *unknown;	/* for templated codes that are not in the catalog */
 	struct lh_table *code_index;	/* code string -> struct code */
 	int *by_priority;	/* extractor indexes, highest priority first */
+	int *priority_rank;	/* extractor index -> its place in by_priority */
 };
 
 const struct code *catalog_code(const attrib_catalog *cat, const char *code);

@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "service.h"
+#include "text.h"
 
 static volatile sig_atomic_t stopping, reopen_log;
 static int wake_pipe[2] = { -1, -1 };
@@ -184,17 +185,24 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	json_object_object_add(res, "attempt", json_object_new_int64(rn->attempt));
 	if (svc_json_str(rec, "end_time"))	/* when its nodes were last seen (attrib nodes) */
 		json_object_object_add(res, "end_time", json_object_new_string(svc_json_str(rec, "end_time")));
+	/* the engine's strings are clean; the service's own (coverage from
+	 * bundles and app paths, the record's fields) are made so here, once,
+	 * for the store, attrib show, the webhook and the comment alike */
+	svc_json_clean(res);
 
 	culprits = join_culprits(res);
 	comment = comment_summary(res);
 	rc = NULL;
 	json_object_object_get_ex(res, "root_cause", &rc);
 	text = json_object_to_json_string_ext(res, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	/* the record's user and cluster are columns attrib list prints */
+	char *user = text_clean_str(svc_json_str(rec, "user"), NAME_MAX_LEN);
+	char *cluster = text_clean_str(svc_json_str(rec, "cluster"), NAME_MAX_LEN);
 	struct store_row row = {
 		.job_id = rn->job_id,
 		.attempt = rn->attempt,
-		.cluster = svc_json_str(rec, "cluster"),
-		.user = svc_json_str(rec, "user"),
+		.cluster = cluster,
+		.user = user,
 		.state = svc_json_str(res, "terminal_state"),
 		.sub_domain = svc_json_str(res, "sub_domain"),
 		.culprits = culprits,
@@ -220,6 +228,8 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	}
 	free(culprits);
 	free(comment);
+	free(user);
+	free(cluster);
 	free(case_dir);
 	json_object_put(res);
 	return put < 0 ? -1 : 1;

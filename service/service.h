@@ -58,6 +58,11 @@ int svc_mkdir_p(const char *path, mode_t mode);
 int svc_rmtree(const char *path);	/* never follows symlinks; ENOENT is fine */
 int svc_fsync_dir(const char *dir);
 
+/* Every string value in o (recursively) cleaned by text_clean (common/
+ * text.h): strict UTF-8, no control or bidi characters, at most
+ * SVC_TEXT_MAX bytes.  Returns how many strings it changed. */
+#define SVC_TEXT_MAX (1 << 20)
+int svc_json_clean(struct json_object *o);
 /* The string field k of o, or NULL when absent or not a string/number. */
 const char *svc_json_str(struct json_object *o, const char *k);
 /* "2026-11-29T08:12:01Z" */

@@ -11,6 +11,7 @@
 #include <syslog.h>
 #include <unistd.h>
 #include "service.h"
+#include "text.h"
 
 static int log_fd = 2;
 static bool log_syslog;
@@ -58,6 +59,13 @@ void svc_log(enum svc_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* one message, one line: a job's output path, a bundle's text or a
+	 * user name with a newline, ESC or bidi control must not forge a
+	 * line of its own, nor rewrite the terminal that reads the log */
+	char *clean = text_clean(msg, strlen(msg), sizeof(msg) - 8);
+
+	snprintf(msg, sizeof(msg), "%s", clean);
+	free(clean);
 	if (log_tee && level <= SVC_WARNING && (log_syslog || log_fd != 2))
 		fprintf(stderr, "attrib: %s: %s\n", names[level], msg);
 	if (log_syslog) {
@@ -340,4 +348,39 @@ void svc_rfc3339(time_t t, char *buf, size_t len)
 
 	gmtime_r(&t, &tm);
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int svc_json_clean(struct json_object *o)
+{
+	int changed = 0;
+
+	switch (json_object_get_type(o)) {
+	case json_type_string: {
+		const char *v = json_object_get_string(o);
+		int len = json_object_get_string_len(o);
+
+		if (!text_is_clean(v, len)) {
+			char *c = text_clean(v, len, SVC_TEXT_MAX);
+
+			json_object_set_string(o, c);
+			free(c);
+			changed++;
+		}
+		break;
+	}
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			changed += svc_json_clean(json_object_array_get_idx(o, i));
+		break;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v) {
+			(void)k;	/* keys are the contract's own, never from input */
+			changed += svc_json_clean(v);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	return changed;
 }

@@ -267,7 +267,10 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 	}
 	if (lstat(path, &st) < 0)
 		return -1;
-	rec = svc_read_json(path, RECORD_MAX_BYTES, JSON_MAX_DEPTH, err, sizeof(err));
+	/* a record names the uid whose files the service reads as root: only
+	 * one written by slurmctld (SlurmUser), root or the service counts */
+	rec = svc_read_json_owned(path, RECORD_MAX_BYTES, JSON_MAX_DEPTH, spool_writer_ok, &st, err,
+				  sizeof(err));
 	if (!rec) {
 		quarantine(dir, file, err);
 		return 1;
@@ -564,6 +567,11 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 		goto out;
 	}
 	accounting_init();
+	spool_set_slurm_user(accounting_slurm_user());
+	if (spool_check_dir(conf->spool_dir, err, sizeof(err)) < 0) {
+		svc_log(SVC_ERROR, "SpoolDir: %s", err);
+		goto out;
+	}
 	drop_capabilities(listen_port(conf->listen));
 	if (!(http = http_start(conf->listen, conf->state_dir, conf->max_bundle_bytes, wake_pipe[1],
 				err, sizeof(err)))) {
@@ -590,6 +598,7 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 	snprintf(jobs, sizeof(jobs), "%s/jobs", conf->spool_dir);
 	snprintf(rec, sizeof(rec), "%s/reconcile", conf->state_dir);
 	long long next_gc = 0;
+	char spool_refused[sizeof(err)] = "";
 	while (!stopping) {
 		struct loop l = { .conf = conf, .cat = cat, .s = s, .now = time(NULL) };
 		struct pollfd pfd = { .fd = wake_pipe[0], .events = POLLIN };
@@ -599,8 +608,17 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 			reopen_log = 0;
 			svc_log_open(conf->log_file, !foreground);
 		}
-		if (spool_each_record(jobs, record_cb, &l) < 0)
-			svc_log(SVC_ERROR, "cannot read %s: %s", jobs, strerror(errno));
+		/* again each round: the spool may be changed while we run */
+		if (spool_check_dir(conf->spool_dir, err, sizeof(err)) < 0) {
+			if (strcmp(err, spool_refused)) {
+				svc_log(SVC_ERROR, "SpoolDir: %s; its records are not read", err);
+				snprintf(spool_refused, sizeof(spool_refused), "%s", err);
+			}
+		} else {
+			spool_refused[0] = 0;
+			if (spool_each_record(jobs, record_cb, &l) < 0)
+				svc_log(SVC_ERROR, "cannot read %s: %s", jobs, strerror(errno));
+		}
 		spool_each_record(rec, record_cb, &l);
 		atomic_store(&svc_metrics.pending_jobs, l.pending);
 		if (l.now >= next_gc) {

@@ -139,10 +139,11 @@ struct json_object *svc_parse_json(const char *buf, size_t len, int depth, char 
 	return o;
 }
 
-struct json_object *svc_read_json(const char *path, size_t max, int depth, char *err,
-				  size_t errlen)
+struct json_object *svc_read_json_owned(const char *path, size_t max, int depth,
+					bool (*owner_ok)(uid_t), struct stat *stp, char *err,
+					size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	struct json_object *o;
 	struct stat st;
 	size_t got = 0;
@@ -150,11 +151,23 @@ struct json_object *svc_read_json(const char *path, size_t max, int depth, char 
 	char *buf;
 
 	if (fd < 0) {
-		snprintf(err, errlen, "%s", strerror(errno));
+		snprintf(err, errlen, "%s", errno == ELOOP ? "a symbolic link" : strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "not a regular file");
+		close(fd);
+		return NULL;
+	}
+	/* the opened file itself, so nothing swapped in after a look counts */
+	if (owner_ok && !owner_ok(st.st_uid)) {
+		snprintf(err, errlen, "owned by uid %u, which may not write here", (unsigned)st.st_uid);
+		close(fd);
+		return NULL;
+	}
+	if (owner_ok && st.st_nlink != 1) {
+		/* a hard link is another name of someone else's file */
+		snprintf(err, errlen, "has %lu hard links", (unsigned long)st.st_nlink);
 		close(fd);
 		return NULL;
 	}
@@ -163,6 +176,8 @@ struct json_object *svc_read_json(const char *path, size_t max, int depth, char 
 		close(fd);
 		return NULL;
 	}
+	if (stp)
+		*stp = st;
 	buf = malloc(st.st_size + 1);
 	if (!buf) {
 		snprintf(err, errlen, "out of memory");
@@ -175,6 +190,12 @@ struct json_object *svc_read_json(const char *path, size_t max, int depth, char 
 	o = svc_parse_json(buf, got, depth, err, errlen);
 	free(buf);
 	return o;
+}
+
+struct json_object *svc_read_json(const char *path, size_t max, int depth, char *err,
+				  size_t errlen)
+{
+	return svc_read_json_owned(path, max, depth, NULL, NULL, err, errlen);
 }
 
 int svc_fsync_dir(const char *dir)

@@ -577,6 +577,8 @@ static int cmd_show(int argc, char **argv)
 	struct json_object *drains = json_object_new_array();
 	if (store_each_drain(s, argv[optind], drain_to_json, drains) < 0)
 		fprintf(stderr, "attrib: cannot read the drain decisions of job %s\n", argv[optind]);
+	/* (who drained comes from $SUDO_USER or $USER of attrib drain) */
+	svc_json_clean(drains);
 	store_close(s);
 	if (drains_only && !text && !json_object_array_length(drains)) {
 		fprintf(stderr, "attrib: no stored result for job %s\n", argv[optind]);

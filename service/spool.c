@@ -280,8 +280,9 @@ static int check_own_dir(const char *p, char *err, size_t errlen)
 		return -1;
 	}
 	if (!spool_writer_ok(st.st_uid)) {
-		snprintf(err, errlen, "%s is owned by uid %u, not root, SlurmUser or the service's user",
-			 p, (unsigned)st.st_uid);
+		snprintf(err, errlen, "%s is owned by uid %u, not root, SlurmUser or the service's user%s",
+			 p, (unsigned)st.st_uid,
+			 slurm_user == (uid_t)-1 ? " (SlurmUser unknown: no slurm.conf)" : "");
 		return -1;
 	}
 	if (st.st_mode & 022) {

@@ -19,6 +19,7 @@
 #ifdef HAVE_SERVICE
 #include "conf.h"
 #include "service.h"
+#include "text.h"
 #include "nodes.h"
 #endif
 
@@ -576,6 +577,8 @@ static int cmd_show(int argc, char **argv)
 	struct json_object *drains = json_object_new_array();
 	if (store_each_drain(s, argv[optind], drain_to_json, drains) < 0)
 		fprintf(stderr, "attrib: cannot read the drain decisions of job %s\n", argv[optind]);
+	/* (who drained comes from $SUDO_USER or $USER of attrib drain) */
+	svc_json_clean(drains);
 	store_close(s);
 	if (drains_only && !text && !json_object_array_length(drains)) {
 		fprintf(stderr, "attrib: no stored result for job %s\n", argv[optind]);
@@ -605,6 +608,9 @@ static int cmd_show(int argc, char **argv)
 		json_object_put(drains);
 		return EXIT_STORE;
 	}
+	/* results stored by an older service, or a store written by anything
+	 * else, may hold strings that would break the terminal or the JSON */
+	svc_json_clean(r);
 	if (json) {
 		printf("%s\n", json_object_to_json_string_ext(r, JSON_C_TO_STRING_PRETTY |
 								    JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -668,7 +674,46 @@ struct list_out {
 	struct json_object *arr;
 };
 
+/* s cleaned (common/text.h) and cut to at most max bytes at a character
+ * boundary, for a column; NULL for NULL.  The caller frees. */
+static char *column(const char *s, size_t max)
+{
+	char *c = text_clean_str(s, SIZE_MAX / 4);
+	size_t n = c ? strlen(c) : 0;
+
+	if (n > max) {
+		while (max > 0 && ((unsigned char)c[max] & 0xc0) == 0x80)
+			max--;
+		c[max] = 0;
+	}
+	return c;
+}
+
+static int list_row_clean(const struct store_row *r, void *arg);
+
+/* A row as the store holds it: its text columns come from job records and
+ * results, so they are cleaned before anything prints them. */
 static int list_row(const struct store_row *r, void *arg)
+{
+	struct list_out *lo = arg;
+	struct store_row c = *r;
+	char *f[6];
+	int rc;
+
+	/* (text: USER is 8 bytes wide, cut at a character's start) */
+	c.cluster = f[0] = column(r->cluster, NAME_MAX_LEN);
+	c.user = f[1] = column(r->user, lo->json ? NAME_MAX_LEN : 8);
+	c.state = f[2] = column(r->state, NAME_MAX_LEN);
+	c.sub_domain = f[3] = column(r->sub_domain, NAME_MAX_LEN);
+	c.culprits = f[4] = column(r->culprits, SVC_TEXT_MAX);
+	c.root_code = f[5] = column(r->root_code, NAME_MAX_LEN);
+	rc = list_row_clean(&c, arg);
+	for (int i = 0; i < 6; i++)
+		free(f[i]);
+	return rc;
+}
+
+static int list_row_clean(const struct store_row *r, void *arg)
 {
 	struct list_out *lo = arg;
 	char when[40];
@@ -714,10 +759,13 @@ static int list_row(const struct store_row *r, void *arg)
 			 more);
 	else
 		snprintf(culprits, sizeof(culprits), "%s", r->culprits);
+	/* (a long node name cut inside a character: U+FFFD, never a cut byte) */
+	char *cul = column(culprits, sizeof(culprits) - 1);
 	/* "YYYY-MM-DDTHH:MM:SSZ" -> "MM-DD HH:MM" */
 	snprintf(day, sizeof(day), "%.5s %.5s", when + 5, when + 11);
-	printf("%-11s  %-9s %-8.8s %-14s %-14s %s\n", day, job, r->user ? r->user : "-",
-	       r->sub_domain ? r->sub_domain : "-", culprits, r->root_code ? r->root_code : "-");
+	printf("%-11s  %-9s %-8s %-14s %-14s %s\n", day, job, r->user ? r->user : "-",
+	       r->sub_domain ? r->sub_domain : "-", cul, r->root_code ? r->root_code : "-");
+	free(cul);
 	return 0;
 }
 

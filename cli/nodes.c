@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nodes.h"
+#include "text.h"
 
 #define WIDTH 79	/* an 80-column terminal, the last column left free */
 
@@ -229,6 +230,19 @@ int nodes_report(store *s, long long since, int limit, bool json, FILE *out)
 		fprintf(stderr, "attrib: cannot read the store\n");
 		rc = -1;
 		goto out;
+	}
+	/* node names and causes come from stored results (an older service's
+	 * may hold raw bytes): cleaned once grouped, before anything prints */
+	for (size_t i = 0; i < f.n; i++) {
+		char *c = text_clean_str(f.v[i].node, SVC_TEXT_MAX);
+
+		free(f.v[i].node);
+		f.v[i].node = c;
+		for (int k = 0; k < f.v[i].ncauses; k++) {
+			c = text_clean_str(f.v[i].causes[k].name, SVC_TEXT_MAX);
+			free(f.v[i].causes[k].name);
+			f.v[i].causes[k].name = c;
+		}
 	}
 	if (f.n)
 		qsort(f.v, f.n, sizeof(*f.v), by_rank);

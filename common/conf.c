@@ -3,11 +3,15 @@
  * typo never silently becomes a default. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "conf.h"
 
 enum type { T_STR, T_PATH, T_SECONDS, T_SIZE, T_LIST, T_ENUM, T_FLOAT, T_HOSTPORT, T_URL, T_INT };
@@ -108,6 +112,9 @@ static int parse_number(const char *v, long *out, int kind)
 	char *end;
 	long n, unit = 1;
 
+	/* digits first: strtol would also take blanks, a sign ("-0", "+5") */
+	if (!isdigit((unsigned char)*v))
+		return -1;
 	errno = 0;
 	n = strtol(v, &end, 10);
 	if (end == v || errno || n < 0)
@@ -197,9 +204,15 @@ static const char *set(struct attrib_config *c, const struct key *k, const char 
 		return NULL;
 	case T_FLOAT: {
 		char *end;
-		double d = strtod(v, &end);
+		double d;
 
-		if (end == v || *end || d < 0 || d > 1)
+		/* a plain decimal only: strtod would also take "nan" (which
+		 * passes every comparison), "inf", hex floats and exponents */
+		if (strspn(v, "0123456789.") != strlen(v) || !strpbrk(v, "0123456789") ||
+		    strchr(v, '.') != strrchr(v, '.'))
+			return "must be a number from 0 to 1";
+		d = strtod(v, &end);
+		if (end == v || *end || !isfinite(d) || d < 0 || d > 1)
 			return "must be a number from 0 to 1";
 		*(double *)((char *)c + k->off) = d;
 		return NULL;
@@ -244,6 +257,60 @@ static char *trim(char *s)
 	return s;
 }
 
+/* Opens attrib.conf as MUNGE opens its key: whoever can write this file
+ * decides where the service (root) reads and writes, so it must be a
+ * regular file reached without a symbolic link as its last component,
+ * owned by root or by the user running the program, and writable by no
+ * one else: not by every user, and by a group only when that group is
+ * root's (gid 0), as /etc's files.  A directory, a FIFO or a device is
+ * refused (a directory used to read as an empty file: all defaults).
+ * NULL with errno (ENOENT: no file, said by the caller) and the reason
+ * printed. */
+static FILE *open_checked(const char *path, FILE *err)
+{
+	struct stat st;
+	const char *why = NULL;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e;
+	FILE *f;
+
+	if (fd < 0) {
+		e = errno;
+		if (e == ENOENT && !strcmp(path, ATTRIB_CONF_DEFAULT))
+			return NULL;	/* no file: the defaults */
+		fprintf(err, "%s: %s\n", path,
+			e == ELOOP ? "is a symbolic link; refused (name the file itself)" : strerror(e));
+		errno = e == ENOENT ? EINVAL : e;
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0)
+		why = strerror(errno);
+	else if (S_ISDIR(st.st_mode))
+		why = "is a directory, not a configuration file";
+	else if (!S_ISREG(st.st_mode))
+		why = "is not a regular file";
+	else if (st.st_uid != 0 && st.st_uid != geteuid())
+		why = "is owned by another user (it must belong to root or to the user running attrib)";
+	else if (st.st_mode & S_IWOTH)
+		why = "is writable by every user";
+	else if ((st.st_mode & S_IWGRP) && st.st_gid != 0)
+		why = "is writable by a group other than root's";
+	if (why) {
+		fprintf(err, "%s: %s; refused\n", path, why);
+		close(fd);
+		errno = EPERM;
+		return NULL;
+	}
+	/* (O_NONBLOCK only kept a FIFO from blocking the open) */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	if (!(f = fdopen(fd, "r"))) {
+		e = errno;
+		fprintf(err, "%s: %s\n", path, strerror(e));
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
 int config_load(const char *path, struct attrib_config *c, FILE *err)
 {
 	FILE *f;
@@ -256,13 +323,8 @@ int config_load(const char *path, struct attrib_config *c, FILE *err)
 		set(c, &keys[i], keys[i].def);
 	if (!path)
 		return 0;
-	f = fopen(path, "r");
-	if (!f) {
-		if (errno == ENOENT && !strcmp(path, ATTRIB_CONF_DEFAULT))
-			return 0;	/* no file: the defaults */
-		fprintf(err, "%s: %s\n", path, strerror(errno));
-		return -1;
-	}
+	if (!(f = open_checked(path, err)))
+		return errno == ENOENT && !strcmp(path, ATTRIB_CONF_DEFAULT) ? 0 : -1;
 	while (fgets(line, sizeof(line), f)) {
 		char *s, *eq, *key, *val;
 		const char *msg;
@@ -342,6 +404,11 @@ void config_man(FILE *out)
 	      "and line number. A missing file at the default path means every default below.\n"
 	      ".PP\nDurations are seconds, or a number followed by \\fBm\\fR or \\fBh\\fR; sizes are bytes, or a "
 	      "number followed by \\fBK\\fR, \\fBM\\fR or \\fBG\\fR; lists are separated by commas.\n"
+	      ".PP\nThe file is refused, as MUNGE refuses its key, when it is a symbolic link (name the "
+	      "file itself), not a regular file (a directory, for one), owned by a user other than root or "
+	      "the one running the program, writable by every user, or writable by a group other than "
+	      "root's (gid 0). Numbers are plain decimals: no sign, no blanks, no \\fBnan\\fR or "
+	      "\\fBinf\\fR, nothing after the number but its unit.\n"
 	      ".SH KEYS\n", out);
 	for (size_t i = 0; i < NKEYS; i++) {
 		fputs(".TP\n\\fB", out);

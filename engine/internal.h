@@ -465,8 +465,9 @@ char *strndup_or_die(const char *s, size_t n);
 void strlist_add(struct strlist *l, const char *s);
 void strlist_free(struct strlist *l);
 bool strlist_has(const struct strlist *l, const char *s);
-/* Copy of a log line fit for a result: invalid UTF-8 and control
- * characters replaced, at most max bytes (then an ellipsis). */
+/* Copy of a log line fit for a result: its first line, cleaned by
+ * text_clean (common/text.h): invalid UTF-8, control and bidi characters
+ * replaced, at most max bytes (then an ellipsis). */
 char *text_sanitise(const char *s, size_t len, size_t max);
 bool glob_match(const char *pat, const char *s);
 

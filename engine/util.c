@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "text.h"
 
 void *xmalloc(size_t n)
 {
@@ -69,63 +70,17 @@ bool glob_match(const char *pat, const char *s)
 	return fnmatch(pat, s, 0) == 0;
 }
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t len)
-{
-	size_t n;
-	unsigned c = s[0];
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (n > len)
-		return 0;
-	/* no overlong forms, no UTF-16 surrogates, nothing past U+10FFFF */
-	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) ||
-	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
+/* A log line: its first line only (a trailing CR of CRLF dropped), cleaned
+ * by the project's one routine (common/text.c), so evidence obeys the same
+ * rules as every string the service and the command add. */
 char *text_sanitise(const char *in, size_t len, size_t max)
 {
-	const unsigned char *s = (const unsigned char *)in;
-	char *out = xmalloc((len < max ? len : max) * 3 + 8);
-	size_t o = 0, i = 0;
+	const char *nl = memchr(in, '\n', len);
+	size_t n = nl ? (size_t)(nl - in) : len;
 
-	while (i < len && s[i] != '\n' && !(s[i] == '\r' && i + 1 == len)) {
-		size_t n = utf8_seq(s + i, len - i);
-
-		if (o >= max) {
-			memcpy(out + o, "\xe2\x80\xa6", 3);	/* … */
-			o += 3;
-			break;
-		}
-		if (n == 0) {	/* invalid byte: U+FFFD */
-			memcpy(out + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		} else if (n == 1 && (s[i] < 0x20 || s[i] == 0x7f)) {
-			out[o++] = s[i] == '\t' ? ' ' : '?';
-			i++;
-		} else {
-			memcpy(out + o, s + i, n);
-			o += n;
-			i += n;
-		}
-	}
-	out[o] = 0;
-	return out;
+	if (!nl && n && in[n - 1] == '\r')
+		n--;
+	return text_clean(in, n, max);
 }
 
 /* ---- vocabulary ---- */

@@ -248,6 +248,16 @@ static void read_records(int spool, struct job_info *j, json_object *cov, double
 			cover(cov, "task-records", "error", "%s: %s", j->job_id, strerror(errno));
 		return;
 	}
+	/* the SPANK plugin (slurmstepd, root) makes it ours and 0700: anything
+	 * else could hold records a user planted */
+	struct stat dst;
+
+	if (fstat(dfd, &dst) < 0 || dst.st_uid != geteuid() || (dst.st_mode & 022)) {
+		cover(cov, "task-records", "error", "%s: not owned by uid %ld or writable by others; "
+		      "not read", j->job_id, (long)geteuid());
+		close(dfd);
+		return;
+	}
 	if (!(d = fdopendir(dfd))) {
 		close(dfd);
 		return;
@@ -270,7 +280,9 @@ static void read_records(int spool, struct job_info *j, json_object *cov, double
 		ssize_t got = -1;
 		double t;
 
-		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < MAX_RECORD_BYTES) {
+		/* (a record of another owner, or a hard link, is not the plugin's) */
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < MAX_RECORD_BYTES &&
+		    st.st_uid == geteuid() && st.st_nlink == 1) {
 			buf = xmalloc((size_t)st.st_size + 1);
 			got = pread(fd, buf, (size_t)st.st_size, 0);
 		}

@@ -134,6 +134,11 @@ bool accounting_enabled(void)
 	return enabled;
 }
 
+uid_t accounting_slurm_user(void)
+{
+	return enabled ? (uid_t)slurm_conf.slurm_user_id : (uid_t)-1;
+}
+
 const char *accounting_cluster(void)
 {
 	return enabled ? slurm_conf.cluster_name : NULL;

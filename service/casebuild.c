@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "service.h"
+#include "text.h"
 
 #define SCHED_SCAN_MAX (256L << 20)	/* of SlurmctldLog's end */
 #define SCHED_KEEP_MAX (4L << 20)	/* lines kept for one job */
@@ -187,13 +188,16 @@ static void cov_add(struct json_object *cov, const char *source, const char *sta
 	va_start(ap, fmt);
 	vsnprintf(detail, sizeof(detail), fmt, ap);
 	va_end(ap);
-	for (char *p = detail; *p; p++)
-		if ((unsigned char)*p < 0x20)
-			*p = ' ';
-	json_object_object_add(e, "source", json_object_new_string(source));
+	/* source and detail carry a bundle's words and the job's output
+	 * paths: cleaned like every string of a result (common/text.h) */
+	char *src = text_clean_str(source, sizeof(detail)), *det = text_clean_str(detail, sizeof(detail));
+
+	json_object_object_add(e, "source", json_object_new_string(src));
 	json_object_object_add(e, "status", json_object_new_string(status));
-	json_object_object_add(e, "detail", json_object_new_string(detail));
+	json_object_object_add(e, "detail", json_object_new_string(det));
 	json_object_array_add(cov, e);
+	free(src);
+	free(det);
 }
 
 /* A file name for the case: name if valid, else its valid characters. */

@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "service.h"
+#include "text.h"
 
 static volatile sig_atomic_t stopping, reopen_log;
 static int wake_pipe[2] = { -1, -1 };
@@ -184,17 +185,24 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	json_object_object_add(res, "attempt", json_object_new_int64(rn->attempt));
 	if (svc_json_str(rec, "end_time"))	/* when its nodes were last seen (attrib nodes) */
 		json_object_object_add(res, "end_time", json_object_new_string(svc_json_str(rec, "end_time")));
+	/* the engine's strings are clean; the service's own (coverage from
+	 * bundles and app paths, the record's fields) are made so here, once,
+	 * for the store, attrib show, the webhook and the comment alike */
+	svc_json_clean(res);
 
 	culprits = join_culprits(res);
 	comment = comment_summary(res);
 	rc = NULL;
 	json_object_object_get_ex(res, "root_cause", &rc);
 	text = json_object_to_json_string_ext(res, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	/* the record's user and cluster are columns attrib list prints */
+	char *user = text_clean_str(svc_json_str(rec, "user"), NAME_MAX_LEN);
+	char *cluster = text_clean_str(svc_json_str(rec, "cluster"), NAME_MAX_LEN);
 	struct store_row row = {
 		.job_id = rn->job_id,
 		.attempt = rn->attempt,
-		.cluster = svc_json_str(rec, "cluster"),
-		.user = svc_json_str(rec, "user"),
+		.cluster = cluster,
+		.user = user,
 		.state = svc_json_str(res, "terminal_state"),
 		.sub_domain = svc_json_str(res, "sub_domain"),
 		.culprits = culprits,
@@ -220,6 +228,8 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	}
 	free(culprits);
 	free(comment);
+	free(user);
+	free(cluster);
 	free(case_dir);
 	json_object_put(res);
 	return put < 0 ? -1 : 1;
@@ -257,7 +267,10 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 	}
 	if (lstat(path, &st) < 0)
 		return -1;
-	rec = svc_read_json(path, RECORD_MAX_BYTES, JSON_MAX_DEPTH, err, sizeof(err));
+	/* a record names the uid whose files the service reads as root: only
+	 * one written by slurmctld (SlurmUser), root or the service counts */
+	rec = svc_read_json_owned(path, RECORD_MAX_BYTES, JSON_MAX_DEPTH, spool_writer_ok, &st, err,
+				  sizeof(err));
 	if (!rec) {
 		quarantine(dir, file, err);
 		return 1;
@@ -554,6 +567,11 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 		goto out;
 	}
 	accounting_init();
+	spool_set_slurm_user(accounting_slurm_user());
+	if (spool_check_dir(conf->spool_dir, err, sizeof(err)) < 0) {
+		svc_log(SVC_ERROR, "SpoolDir: %s", err);
+		goto out;
+	}
 	drop_capabilities(listen_port(conf->listen));
 	if (!(http = http_start(conf->listen, conf->state_dir, conf->max_bundle_bytes, wake_pipe[1],
 				err, sizeof(err)))) {
@@ -580,6 +598,7 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 	snprintf(jobs, sizeof(jobs), "%s/jobs", conf->spool_dir);
 	snprintf(rec, sizeof(rec), "%s/reconcile", conf->state_dir);
 	long long next_gc = 0;
+	char spool_refused[sizeof(err)] = "";
 	while (!stopping) {
 		struct loop l = { .conf = conf, .cat = cat, .s = s, .now = time(NULL) };
 		struct pollfd pfd = { .fd = wake_pipe[0], .events = POLLIN };
@@ -589,8 +608,17 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 			reopen_log = 0;
 			svc_log_open(conf->log_file, !foreground);
 		}
-		if (spool_each_record(jobs, record_cb, &l) < 0)
-			svc_log(SVC_ERROR, "cannot read %s: %s", jobs, strerror(errno));
+		/* again each round: the spool may be changed while we run */
+		if (spool_check_dir(conf->spool_dir, err, sizeof(err)) < 0) {
+			if (strcmp(err, spool_refused)) {
+				svc_log(SVC_ERROR, "SpoolDir: %s; its records are not read", err);
+				snprintf(spool_refused, sizeof(spool_refused), "%s", err);
+			}
+		} else {
+			spool_refused[0] = 0;
+			if (spool_each_record(jobs, record_cb, &l) < 0)
+				svc_log(SVC_ERROR, "cannot read %s: %s", jobs, strerror(errno));
+		}
 		spool_each_record(rec, record_cb, &l);
 		atomic_store(&svc_metrics.pending_jobs, l.pending);
 		if (l.now >= next_gc) {

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 #include <json-c/json.h>
@@ -44,6 +45,12 @@ bool svc_valid_name(const char *s);
 /* Reads a whole regular file of at most max bytes (no symlink followed)
  * and parses one JSON value with at most depth levels.  NULL with a reason. */
 struct json_object *svc_read_json(const char *path, size_t max, int depth, char *err, size_t errlen);
+/* svc_read_json, and the opened file must also be owned by a uid
+ * owner_ok() accepts and have one link (no hard link to another file);
+ * its stat in *st. */
+struct json_object *svc_read_json_owned(const char *path, size_t max, int depth,
+					bool (*owner_ok)(uid_t), struct stat *st, char *err,
+					size_t errlen);
 /* False when the bundle's window ended before the attempt started (a
  * requeued job's earlier attempt). */
 bool spool_bundle_fresh(const char *bundle_path, const char *start, size_t max);
@@ -58,6 +65,11 @@ int svc_mkdir_p(const char *path, mode_t mode);
 int svc_rmtree(const char *path);	/* never follows symlinks; ENOENT is fine */
 int svc_fsync_dir(const char *dir);
 
+/* Every string value in o (recursively) cleaned by text_clean (common/
+ * text.h): strict UTF-8, no control or bidi characters, at most
+ * SVC_TEXT_MAX bytes.  Returns how many strings it changed. */
+#define SVC_TEXT_MAX (1 << 20)
+int svc_json_clean(struct json_object *o);
 /* The string field k of o, or NULL when absent or not a string/number. */
 const char *svc_json_str(struct json_object *o, const char *k);
 /* "2026-11-29T08:12:01Z" */
@@ -167,6 +179,18 @@ struct record_name {
 	char job_id[NAME_MAX_LEN + 1];
 	long attempt;
 };
+
+/* Who may write job records: root, the service's own user and SlurmUser
+ * (jobcomp/attrib writes them inside slurmctld); (uid_t)-1: not known
+ * (no slurm.conf), then root and the service's user only. */
+void spool_set_slurm_user(uid_t slurm_user);
+bool spool_writer_ok(uid_t uid);
+/* SpoolDir and SpoolDir/jobs, checked as MUNGE checks its directories:
+ * each a directory, not a symbolic link, owned by a writer spool_writer_ok
+ * accepts and writable by no one else (no group or other write); their
+ * parents not writable by others unless sticky (/tmp).  0 when fine (or
+ * not there yet: jobcomp/attrib creates them), -1 with a reason. */
+int spool_check_dir(const char *spool_dir, char *err, size_t errlen);
 
 /* "JOBID.ATTEMPT.json" -> parts; -1 for dot-files and anything else. */
 int spool_parse_name(const char *file, struct record_name *rn);
@@ -416,6 +440,8 @@ long comment_backoff(int tries);
  * comments stay queued. */
 bool accounting_init(void);
 bool accounting_enabled(void);
+/* SlurmUser from slurm.conf, (uid_t)-1 when accounting is off. */
+uid_t accounting_slurm_user(void);
 /* The local cluster's name from slurm.conf (NULL when accounting is off). */
 const char *accounting_cluster(void);
 /* Appends text to the job's comment_field (AdminComment, Comment or

@@ -248,3 +248,80 @@ bool spool_bundle_fresh(const char *bundle_path, const char *start, size_t max)
 	 * attempt can start seconds after the last one's tasks did) */
 	return latest == 0 || latest >= t_start - 1;
 }
+
+/* ---- who may write the spool (doc/hardening.md, "Spool") ---- */
+
+static uid_t slurm_user = (uid_t)-1;
+
+void spool_set_slurm_user(uid_t u)
+{
+	slurm_user = u;
+}
+
+bool spool_writer_ok(uid_t uid)
+{
+	return uid == 0 || uid == geteuid() || (slurm_user != (uid_t)-1 && uid == slurm_user);
+}
+
+/* One directory of the spool itself: lstat, so a symbolic link is refused
+ * (the service, as root, would otherwise read wherever it points). */
+static int check_own_dir(const char *p, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (lstat(p, &st) < 0)
+		return errno == ENOENT ? 1 : (snprintf(err, errlen, "%s: %s", p, strerror(errno)), -1);
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(err, errlen, "%s is a symbolic link; refused (name the directory itself)", p);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s is not a directory", p);
+		return -1;
+	}
+	if (!spool_writer_ok(st.st_uid)) {
+		snprintf(err, errlen, "%s is owned by uid %u, not root, SlurmUser or the service's user%s",
+			 p, (unsigned)st.st_uid,
+			 slurm_user == (uid_t)-1 ? " (SlurmUser unknown: no slurm.conf)" : "");
+		return -1;
+	}
+	if (st.st_mode & 022) {
+		snprintf(err, errlen, "%s is writable by group or others (mode %04o); a user could "
+			 "plant job records", p, (unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+int spool_check_dir(const char *spool_dir, char *err, size_t errlen)
+{
+	char p[PATH_MAX];
+	int rc;
+
+	if (snprintf(p, sizeof(p), "%s", spool_dir) >= (int)sizeof(p)) {
+		snprintf(err, errlen, "SpoolDir too long");
+		return -1;
+	}
+	/* the parents: whoever may rename an entry in one may swap the spool */
+	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+		struct stat st;
+
+		*s = 0;
+		if (stat(p, &st) == 0 && (st.st_mode & 022) && !(st.st_mode & S_ISVTX)) {
+			snprintf(err, errlen, "%s (a parent of SpoolDir) is writable by group or others "
+				 "without the sticky bit", p);
+			return -1;
+		}
+		if (stat(p, &st) == 0 && !spool_writer_ok(st.st_uid)) {
+			snprintf(err, errlen, "%s (a parent of SpoolDir) is owned by uid %u", p,
+				 (unsigned)st.st_uid);
+			return -1;
+		}
+		*s = '/';
+	}
+	if ((rc = check_own_dir(p, err, errlen)))
+		return rc > 0 ? 0 : -1;
+	snprintf(p, sizeof(p), "%s/jobs", spool_dir);
+	rc = check_own_dir(p, err, errlen);
+	return rc > 0 ? 0 : rc;
+}

@@ -11,6 +11,7 @@
 #include <syslog.h>
 #include <unistd.h>
 #include "service.h"
+#include "text.h"
 
 static int log_fd = 2;
 static bool log_syslog;
@@ -58,6 +59,13 @@ void svc_log(enum svc_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* one message, one line: a job's output path, a bundle's text or a
+	 * user name with a newline, ESC or bidi control must not forge a
+	 * line of its own, nor rewrite the terminal that reads the log */
+	char *clean = text_clean(msg, strlen(msg), sizeof(msg) - 8);
+
+	snprintf(msg, sizeof(msg), "%s", clean);
+	free(clean);
 	if (log_tee && level <= SVC_WARNING && (log_syslog || log_fd != 2))
 		fprintf(stderr, "attrib: %s: %s\n", names[level], msg);
 	if (log_syslog) {
@@ -131,10 +139,11 @@ struct json_object *svc_parse_json(const char *buf, size_t len, int depth, char 
 	return o;
 }
 
-struct json_object *svc_read_json(const char *path, size_t max, int depth, char *err,
-				  size_t errlen)
+struct json_object *svc_read_json_owned(const char *path, size_t max, int depth,
+					bool (*owner_ok)(uid_t), struct stat *stp, char *err,
+					size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	struct json_object *o;
 	struct stat st;
 	size_t got = 0;
@@ -142,11 +151,23 @@ struct json_object *svc_read_json(const char *path, size_t max, int depth, char 
 	char *buf;
 
 	if (fd < 0) {
-		snprintf(err, errlen, "%s", strerror(errno));
+		snprintf(err, errlen, "%s", errno == ELOOP ? "a symbolic link" : strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "not a regular file");
+		close(fd);
+		return NULL;
+	}
+	/* the opened file itself, so nothing swapped in after a look counts */
+	if (owner_ok && !owner_ok(st.st_uid)) {
+		snprintf(err, errlen, "owned by uid %u, which may not write here", (unsigned)st.st_uid);
+		close(fd);
+		return NULL;
+	}
+	if (owner_ok && st.st_nlink != 1) {
+		/* a hard link is another name of someone else's file */
+		snprintf(err, errlen, "has %lu hard links", (unsigned long)st.st_nlink);
 		close(fd);
 		return NULL;
 	}
@@ -155,6 +176,8 @@ struct json_object *svc_read_json(const char *path, size_t max, int depth, char 
 		close(fd);
 		return NULL;
 	}
+	if (stp)
+		*stp = st;
 	buf = malloc(st.st_size + 1);
 	if (!buf) {
 		snprintf(err, errlen, "out of memory");
@@ -167,6 +190,12 @@ struct json_object *svc_read_json(const char *path, size_t max, int depth, char 
 	o = svc_parse_json(buf, got, depth, err, errlen);
 	free(buf);
 	return o;
+}
+
+struct json_object *svc_read_json(const char *path, size_t max, int depth, char *err,
+				  size_t errlen)
+{
+	return svc_read_json_owned(path, max, depth, NULL, NULL, err, errlen);
 }
 
 int svc_fsync_dir(const char *dir)
@@ -340,4 +369,39 @@ void svc_rfc3339(time_t t, char *buf, size_t len)
 
 	gmtime_r(&t, &tm);
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int svc_json_clean(struct json_object *o)
+{
+	int changed = 0;
+
+	switch (json_object_get_type(o)) {
+	case json_type_string: {
+		const char *v = json_object_get_string(o);
+		int len = json_object_get_string_len(o);
+
+		if (!text_is_clean(v, len)) {
+			char *c = text_clean(v, len, SVC_TEXT_MAX);
+
+			json_object_set_string(o, c);
+			free(c);
+			changed++;
+		}
+		break;
+	}
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			changed += svc_json_clean(json_object_array_get_idx(o, i));
+		break;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v) {
+			(void)k;	/* keys are the contract's own, never from input */
+			changed += svc_json_clean(v);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	return changed;
 }

@@ -99,6 +99,26 @@ static int post(CURL *c, const struct comment_item *it, char *err, size_t errlen
 	return 0;
 }
 
+/* The body to POST: the stored text, unless a string in it is not clean
+ * (a result stored before the service cleaned every string, or a store
+ * written by something else): then the result with its strings cleaned,
+ * so the receiver always gets strict UTF-8 without control characters.
+ * NULL when the stored text is not JSON. */
+static char *clean_body(const char *text)
+{
+	char err[128];
+	struct json_object *r = svc_parse_json(text, strlen(text), JSON_MAX_DEPTH, err, sizeof(err));
+	char *body = NULL;
+
+	if (!r)
+		return NULL;
+	body = strdup(svc_json_clean(r) ? json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN |
+									       JSON_C_TO_STRING_NOSLASHESCAPE)
+					: text);
+	json_object_put(r);
+	return body;
+}
+
 /* Delivers what is due (everything pending when all); how many were due. */
 static int deliver_due(store *s, CURL *c, bool all)
 {
@@ -110,9 +130,16 @@ static int deliver_due(store *s, CURL *c, bool all)
 	for (int i = 0; i < n && !atomic_load(&W.abort); i++) {
 		struct comment_item *it = &items[i];
 
-		if (!it->text)
-			snprintf(err, sizeof(err), "out of memory");
-		if (it->text && post(c, it, err, sizeof(err)) == 0) {
+		char *body = it->text ? clean_body(it->text) : NULL;
+
+		if (body) {
+			free(it->text);
+			it->text = body;
+		} else {
+			/* (not JSON: never sent, retried with backoff like a failure) */
+			snprintf(err, sizeof(err), "%s", it->text ? "the stored result is not JSON" : "out of memory");
+		}
+		if (body && post(c, it, err, sizeof(err)) == 0) {
 			store_webhook_done(s, it->job_id, it->attempt, (long long)time(NULL));
 			atomic_fetch_add(&svc_metrics.webhook_delivered, 1);
 			svc_log(SVC_INFO, "job %s attempt %ld: delivered to the webhook", it->job_id,

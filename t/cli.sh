@@ -53,6 +53,37 @@ check "the failure names file and line" "grep -q '99-broken.yaml:6: extractor \"
 "$A" --rules "$tmp/rules" analyze "$SRC/examples/xid149-nvlink" >/dev/null 2>"$tmp/err"; rc=$?
 check "analyze refuses to run with a broken catalog (exit 3)" "[ $rc -eq 3 ] && grep -q 'refusing to run' \"$tmp/err\""
 
+# attrib.conf refused as MUNGE refuses its key; numbers that are not plain
+# decimals (the commands reading attrib.conf need the service built)
+if "$A" list --help >/dev/null 2>&1; then
+	conf_refused() { # DESCRIPTION PATH TEXT: exit 1 (usage), the reason on stderr
+		"$A" list --config "$2" >"$tmp/out" 2>"$tmp/err"; rc=$?
+		check "$1" "[ $rc -eq 1 ] && grep -q -- \"$3\" \"$tmp/err\""
+	}
+	printf 'StateDir = %s/state\n' "$tmp" >"$tmp/good.conf"
+	chmod 0644 "$tmp/good.conf"
+	"$A" list --config "$tmp/good.conf" >/dev/null 2>"$tmp/err"
+	check "a safe attrib.conf is not refused" "! grep -q refused \"$tmp/err\""
+	cp "$tmp/good.conf" "$tmp/world.conf" && chmod 0666 "$tmp/world.conf"
+	conf_refused "attrib.conf writable by every user: refused" "$tmp/world.conf" "writable by every user; refused"
+	ln -s "$tmp/good.conf" "$tmp/link.conf"
+	conf_refused "attrib.conf through a symbolic link: refused" "$tmp/link.conf" "symbolic link; refused"
+	mkdir -p "$tmp/confdir"
+	conf_refused "a directory as --config: a clear error, not every default" "$tmp/confdir" "is a directory"
+	if [ "$(id -u)" = 0 ]; then
+		cp "$tmp/good.conf" "$tmp/nobody.conf" && chown 65534 "$tmp/nobody.conf"
+		conf_refused "attrib.conf owned by another user: refused" "$tmp/nobody.conf" "owned by another user"
+		cp "$tmp/good.conf" "$tmp/group.conf" && chown 0:65534 "$tmp/group.conf" && chmod 0664 "$tmp/group.conf"
+		conf_refused "attrib.conf writable by a group not root's: refused" "$tmp/group.conf" "group other than root's"
+	fi
+	printf 'DrainMaxFraction = nan\n' >"$tmp/nan.conf"
+	conf_refused "DrainMaxFraction = nan: refused with its line" "$tmp/nan.conf" "nan.conf:1: DrainMaxFraction must be a number from 0 to 1"
+	printf 'WindowMargin = -5\n' >"$tmp/neg.conf"
+	conf_refused "WindowMargin = -5: refused" "$tmp/neg.conf" "neg.conf:1: WindowMargin"
+	printf 'AppMaxBytes = 64Mjunk\n' >"$tmp/junk.conf"
+	conf_refused "AppMaxBytes with trailing junk: refused" "$tmp/junk.conf" "junk.conf:1: AppMaxBytes"
+fi
+
 # help
 "$A" --help | grep -q 'analyze CASE' && ok "attrib --help" || bad "attrib --help"
 "$A" analyze --help | grep -q -- '--json' && ok "attrib analyze --help" || bad "attrib analyze --help"

@@ -175,6 +175,20 @@ check "window from task records: a request" [ "$(count_reqs "$R")" = 2 ]
 check "window end from the task records' exit_time" python3 -c "
 import json, sys; b = json.load(open('$R/req-2.body'))
 sys.exit(0 if b['window']['end'] == '$(date -u -d "@$((JEND + 300))" +%Y-%m-%dT%H:%M:%SZ)' else 1)"
+
+# ---- 2b. task records the SPANK plugin did not make (root's, 0700) ----
+ranks_of() { python3 -c "import json, sys; print(len(json.load(open(sys.argv[1]))['ranks']))" "$1"; }
+records 4251
+chown 65534 "$W/spool/4251/task-0-1.json"
+run 4251 SLURM_JOB_START_TIME=$JSTART SLURM_JOB_END_TIME=$JEND
+check "a task record owned by another user: not read" [ "$(ranks_of "$R/req-3.body")" = 1 ]
+check "and said in coverage" grep -q '4251/task-0-1.json: not a task record' "$R/req-3.body"
+records 4252
+chmod 0777 "$W/spool/4252"
+run 4252 SLURM_JOB_START_TIME=$JSTART SLURM_JOB_END_TIME=$JEND
+check "a job directory writable by others: no task record read" [ "$(ranks_of "$R/req-4.body")" = 0 ]
+check "and said in coverage" grep -q '4252: not owned by uid 0 or writable by others; not read' "$R/req-4.body"
+rm -rf "$W/spool/4251" "$W/spool/4252"
 stop_receiver
 
 # ---- 3. the service is down: retries, then the outbox (which now carries

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "testutil.h"
 #include "service.h"
+#include "text.h"
 
 static char *dir;
 static char conf_path[600], db_path[600];
@@ -532,6 +533,53 @@ START_TEST(drains_counted)
 }
 END_TEST
 
+/* A store whose results hold raw ESC, bidi controls and invalid UTF-8 in a
+ * node name and a cause (an older service's): the fleet view prints them
+ * cleaned, as text and as JSON Python reads.  Its own store (this child
+ * process only: dir and conf_path are this test's). */
+START_TEST(dirty_store_printed_clean)
+{
+	char err[256], *out;
+	store *s;
+
+	dir = tmpdir();
+	snprintf(db_path, sizeof(db_path), "%s/attrib.db", dir);
+	snprintf(conf_path, sizeof(conf_path), "%s/attrib.conf", dir);
+	FILE *f = fopen(conf_path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "StateDir = %s\n", dir);
+	fclose(f);
+	s = store_open(db_path, false, err, sizeof(err));
+	ck_assert_msg(s != NULL, "%s", err);
+	const char *json = "{\"schema\":\"attrib.result/v1\",\"job_id\":\"9\",\"sub_domain\":\"InfraHW\","
+			   "\"root_cause\":{\"code\":\"xid.\\u001b[2J\xe2\x80\xae\"},"
+			   "\"culprit_nodes\":[\"gpu\\u001b[31m\xff\"],\"affected_nodes\":[]}";
+	struct store_row row = {
+		.job_id = "9", .attempt = 0, .cluster = "lab", .user = "u", .state = "FAILED",
+		.sub_domain = "InfraHW", .culprits = "gpu", .root_code = "xid.\x1b[2J",
+		.created = (long long)time(NULL), .result_json = json,
+	};
+	ck_assert_int_eq(store_put(s, &row, NULL, (long long)time(NULL)), 1);
+	store_close(s);
+	ck_assert_int_eq(run("nodes", no_slurm(), &out, NULL), 0);
+	for (char *line = out, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		ck_assert_ptr_nonnull(nl);
+		ck_assert_msg(text_is_clean(line, nl - line), "%.*s", (int)(nl - line), line);
+	}
+	ck_assert_msg(strstr(out, "gpu?[31m") != NULL && strstr(out, "xid.?[2J") != NULL, "%s", out);
+	free(out);
+	ck_assert_int_eq(run("nodes --json", no_slurm(), &out, NULL), 0);
+	for (char *line = out, *nl; (nl = strchr(line, '\n')); line = nl + 1)
+		ck_assert_msg(text_is_clean(line, nl - line), "%.*s", (int)(nl - line), line);
+	ck_assert_msg(valid_for_python(out), "%s", out);
+	ck_assert_msg(strstr(out, "\\u001b") == NULL && strstr(out, "\xe2\x80\xae") == NULL, "%s", out);
+	ck_assert_msg(strstr(out, "gpu?[31m\xef\xbf\xbd") != NULL, "%s", out);
+	free(out);
+	rmtree(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fleet");
@@ -548,6 +596,7 @@ int main(void)
 	tcase_add_test(t, webhook_queue);
 	tcase_add_test(t, store_upgrade_from_v2);
 	tcase_add_test(t, drains_counted);
+	tcase_add_test(t, dirty_store_printed_clean);
 	suite_add_tcase(s, t);
 	svc_log_set_level(SVC_ERROR);
 	return run_suite(s);

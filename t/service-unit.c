@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "testutil.h"
 #include "service.h"
+#include "text.h"
 
 static char *hex(const char *s, size_t len, size_t chunk)
 {
@@ -845,6 +846,184 @@ START_TEST(drain_reason_is_short_and_safe)
 }
 END_TEST
 
+/* ---- hostile strings and a hostile spool (doc/hardening.md, Security) ---- */
+
+START_TEST(log_message_is_one_line)
+{
+	char *dir = tmpdir(), *p = path_join(dir, "attrib.log"), buf[4096];
+	ssize_t n;
+	int fd;
+
+	ck_assert_int_eq(svc_log_open(p, false), 0);
+	svc_log(SVC_ERROR, "std_out %s not read",
+		"/home/u/x\n2026-12-01T00:00:00Z attrib[1]: error: FORGED\r\x1b[2J\xe2\x80\xae\xff.out");
+	fd = open(p, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ck_assert_int_gt(n, 1);
+	buf[n] = 0;
+	ck_assert_ptr_eq(strchr(buf, '\n'), buf + n - 1);	/* one line, the service's */
+	ck_assert_msg(text_is_clean(buf, n - 1), "%s", buf);
+	ck_assert_ptr_nonnull(strstr(buf, "x?2026-12-01T00:00:00Z attrib[1]: error: FORGED??[2J?\xef\xbf\xbd.out"));
+	free(p);
+	rmtree(dir);
+}
+END_TEST
+
+START_TEST(json_strings_cleaned)
+{
+	const char *in = "{\"a\":[\"x\\u001by\",{\"b\":\"\xe2\x80\xae\"}],\"c\":\"ok \xc3\xa9\","
+			 "\"d\":\"\xff\",\"n\":5,\"e\":null}";
+	char err[128];
+	struct json_object *o = svc_parse_json(in, strlen(in), 32, err, sizeof(err)), *v;
+	const char *out;
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(svc_json_clean(o), 3);
+	out = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	ck_assert_msg(text_is_clean(out, strlen(out)), "%s", out);
+	ck_assert(json_object_object_get_ex(o, "c", &v));
+	ck_assert_str_eq(json_object_get_string(v), "ok \xc3\xa9");	/* untouched */
+	ck_assert(json_object_object_get_ex(o, "a", &v));
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(v, 0)), "x?y");
+	ck_assert_int_eq(svc_json_clean(o), 0);	/* clean stays clean */
+	json_object_put(o);
+}
+END_TEST
+
+START_TEST(spool_dir_checked)
+{
+	char *dir = tmpdir(), err[512], p[600], jobs[600];
+
+	snprintf(p, sizeof(p), "%s/spool", dir);
+	snprintf(jobs, sizeof(jobs), "%s/spool/jobs", dir);
+	ck_assert_int_eq(spool_check_dir(p, err, sizeof(err)), 0);	/* not there yet */
+	mkdir_p(dir, "spool/jobs");
+	chmod(p, 0755);
+	chmod(jobs, 0700);
+	ck_assert_msg(spool_check_dir(p, err, sizeof(err)) == 0, "%s", err);
+	chmod(jobs, 0777);
+	ck_assert_int_eq(spool_check_dir(p, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "writable by group or others"));
+	chmod(jobs, 0770);
+	ck_assert_int_eq(spool_check_dir(p, err, sizeof(err)), -1);
+	chmod(jobs, 0700);
+	chmod(dir, 0777);	/* a parent anyone may rename entries in */
+	ck_assert_int_eq(spool_check_dir(p, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "a parent of SpoolDir"));
+	chmod(dir, 01777);	/* sticky, as /tmp: fine */
+	ck_assert_msg(spool_check_dir(p, err, sizeof(err)) == 0, "%s", err);
+	chmod(dir, 0700);
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chown(jobs, 65534, 65534), 0);
+		ck_assert_int_eq(spool_check_dir(p, err, sizeof(err)), -1);
+		ck_assert_ptr_nonnull(strstr(err, "owned by uid 65534"));
+		spool_set_slurm_user(65534);	/* SlurmUser's own spool: fine */
+		ck_assert_msg(spool_check_dir(p, err, sizeof(err)) == 0, "%s", err);
+		spool_set_slurm_user((uid_t)-1);
+		ck_assert_int_eq(chown(jobs, 0, 0), 0);
+	}
+	char moved[700];
+	snprintf(moved, sizeof(moved), "%s/elsewhere", dir);
+	ck_assert_int_eq(rename(jobs, moved), 0);
+	ck_assert_int_eq(symlink(moved, jobs), 0);
+	ck_assert_int_eq(spool_check_dir(p, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "symbolic link"));
+	rmtree(dir);
+}
+END_TEST
+
+/* A record names the uid the service reads files as: one written by an
+ * ordinary user (a user-writable spool) must not make it read a root-only
+ * file into a case (the /etc/shadow copy of the review). */
+START_TEST(record_of_ordinary_user_refused)
+{
+	struct svc v;
+	char rec[1024], p[700], q[700];
+
+	if (geteuid() != 0)
+		return;	/* (needs chown) */
+	svc_setup(&v, 0);
+	write_file(v.dir, "secret", "TOPSECRET\n");
+	snprintf(p, sizeof(p), "%s/secret", v.dir);
+	chmod(p, 0600);
+	snprintf(rec, sizeof(rec),
+		 "{\"schema\":\"attrib.job/v1\",\"job_id\":\"77\",\"nodes\":[],\"reconciled\":true,"
+		 "\"start_time\":\"2025-11-29T08:00:00Z\",\"end_time\":\"2025-11-29T08:20:00Z\","
+		 "\"state\":\"FAILED\",\"uid\":0,\"gid\":0,\"attempt\":0,\"std_out\":\"%s\"}", p);
+	write_file(v.dir, "spool/jobs/77.0.json", rec);
+	snprintf(q, sizeof(q), "%s/spool/jobs/77.0.json", v.dir);
+	ck_assert_int_eq(chown(q, 65534, 65534), 0);
+	ck_assert_int_eq(process(&v, "77.0.json"), 1);
+	ck_assert(!exists(&v, "spool/jobs/77.0.json"));
+	ck_assert(exists(&v, "spool/jobs/.invalid.77.0.json"));	/* moved aside */
+	ck_assert_int_eq(store_has_result(v.s, "77", 0), 0);
+	ck_assert(!exists(&v, "state/cases/77.0"));
+	/* a hard link (a second name of a file someone else made) is refused too */
+	write_file(v.dir, "spool/jobs/78.0.json", rec);
+	snprintf(p, sizeof(p), "%s/spool/jobs/78.0.json", v.dir);
+	snprintf(q, sizeof(q), "%s/other-name", v.dir);
+	ck_assert_int_eq(link(p, q), 0);
+	ck_assert_int_eq(process(&v, "78.0.json"), 1);
+	ck_assert(exists(&v, "spool/jobs/.invalid.78.0.json"));
+	ck_assert_int_eq(store_has_result(v.s, "78", 0), 0);
+	/* the same record, root's: attributed, and the file read as root */
+	ck_assert_int_eq(unlink(q), 0);
+	write_file(v.dir, "spool/jobs/77.0.json", rec);
+	ck_assert_int_eq(process(&v, "77.0.json"), 1);
+	ck_assert_int_eq(store_has_result(v.s, "77", 0), 1);
+	svc_teardown(&v);
+}
+END_TEST
+
+static int check_row_clean(const struct store_row *r, void *arg)
+{
+	(void)arg;
+	ck_assert_msg(text_is_clean(r->user, strlen(r->user)), "user %s", r->user);
+	ck_assert_msg(text_is_clean(r->cluster, strlen(r->cluster)), "cluster %s", r->cluster);
+	return 0;
+}
+
+/* Every string the service adds to a result is clean: the record's output
+ * paths, the bundle's coverage, the user and cluster columns. */
+START_TEST(service_strings_cleaned)
+{
+	struct svc v;
+	char buf[2048];
+	long att;
+
+	svc_setup(&v, 120);
+	snprintf(buf, sizeof(buf),
+		 "{\"schema\":\"attrib.job/v1\",\"job_id\":\"77\",\"cluster\":\"l\\u001bab\","
+		 "\"user\":\"ev\\u001b[7mil\xe2\x80\xae\xff\",\"nodes\":[\"a\"],"
+		 "\"start_time\":\"2025-11-29T08:00:00Z\",\"end_time\":\"2025-11-29T08:20:00Z\","
+		 "\"state\":\"FAILED\",\"uid\":%u,\"gid\":%u,\"attempt\":0,"
+		 "\"std_out\":\"%s/out/x\\nFORGED\\u001b[2J\xc2\x9b\xfe.out\"}",
+		 (unsigned)getuid(), (unsigned)getgid(), v.dir);
+	write_file(v.dir, "spool/jobs/77.0.json", buf);
+	mkdir_p(v.dir, "state/incoming/77");
+	write_file(v.dir, "state/incoming/77/a.json",
+		   "{\"schema\":\"attrib.bundle/v1\",\"job_id\":\"77\",\"node\":\"a\",\"files\":[],"
+		   "\"coverage\":[{\"source\":\"jour\\nnal\\u001b]0;t\\u0007\xe2\x81\xa6\","
+		   "\"status\":\"error\",\"detail\":\"d\\r\\n\xff\xe2\x80\x8f\\u0085\"}]}");
+	ck_assert_int_eq(process(&v, "77.0.json"), 1);
+	char *text = store_get(v.s, "77", 0, &att);
+	ck_assert_ptr_nonnull(text);
+	struct json_object *r = json_tokener_parse(text);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(svc_json_clean(r), 0);	/* every string clean already */
+	ck_assert_msg(text_is_clean(text, strlen(text)), "%s", text);
+	ck_assert_ptr_nonnull(strstr(text, "nodes/a:jour?nal?]0;t??"));
+	ck_assert_ptr_nonnull(strstr(text, "x?FORGED?[2J?\xef\xbf\xbd.out"));
+	json_object_put(r);
+	free(text);
+	struct store_filter f = { 0 };
+	ck_assert_int_eq(store_list(v.s, &f, check_row_clean, NULL), 1);
+	svc_teardown(&v);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("service");
@@ -863,6 +1042,9 @@ int main(void)
 	tcase_add_test(t, bundle_of_earlier_attempt_is_stale);
 	tcase_add_test(t, drain_refuses_what_is_not_a_node_fault);
 	tcase_add_test(t, drain_reason_is_short_and_safe);
+	tcase_add_test(t, log_message_is_one_line);
+	tcase_add_test(t, json_strings_cleaned);
+	tcase_add_test(t, spool_dir_checked);
 	suite_add_tcase(s, t);
 	t = tcase_create("store");
 	tcase_add_test(t, store_idempotent);
@@ -875,6 +1057,8 @@ int main(void)
 	tcase_add_test(t, record_attributed_once);
 	tcase_add_test(t, record_waits_for_bundles);
 	tcase_add_test(t, record_not_attributed);
+	tcase_add_test(t, record_of_ordinary_user_refused);
+	tcase_add_test(t, service_strings_cleaned);
 	suite_add_tcase(s, t);
 	svc_log_set_level(SVC_ERROR);
 	return run_suite(s);

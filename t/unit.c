@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "testutil.h"
 #include "conf.h"
+#include "text.h"
 
 /* ---- timestamps: every format of the contract ---- */
 
@@ -899,6 +900,157 @@ START_TEST(scope_clock_skew_orders_nodes)
 }
 END_TEST
 
+/* ---- text_clean (common/text.c): the one cleaning routine ---- */
+
+START_TEST(text_clean_hostile)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain ASCII, é and 漢字", "plain ASCII, é and 漢字" },
+		{ "a\nforged line", "a?forged line" },
+		{ "cr\rlf\n", "cr?lf?" },
+		{ "\x1b[2J\x1b]0;title\x07red", "?[2J?]0;title?red" },
+		{ "tab\there", "tab here" },
+		{ "del\x7f", "del?" },
+		{ "c1 \xc2\x9b""31m csi", "c1 ?31m csi" },	/* U+009B, an 8-bit CSI */
+		{ "\xe2\x80\xae""evil\xe2\x80\xac", "?evil?" },	/* RLO ... PDF */
+		{ "\xe2\x81\xa6x\xe2\x81\xa9 \xe2\x80\x8e\xe2\x80\x8f \xd8\x9c", "?x? ?? ?" },
+		{ "bad \xff\xc0\xaf end", "bad \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd end" },
+		{ "surrogate \xed\xa0\x80", "surrogate \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "cut \xe2\x80", "cut \xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xe2\x80\x8d zwj stays", "\xe2\x80\x8d zwj stays" },	/* not a bidi control */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *c = text_clean(cases[i].in, strlen(cases[i].in), 1000);
+
+		ck_assert_msg(!strcmp(c, cases[i].out), "case %zu: got \"%s\"", i, c);
+		ck_assert(text_is_clean(c, strlen(c)));
+		free(c);
+	}
+	ck_assert(!text_is_clean("a\x1b", 2));
+	/* a NUL inside the field is a control too */
+	char *c = text_clean("a\0b", 3, 100);
+	ck_assert_str_eq(c, "a?b");
+	free(c);
+	/* cut at max, at a character's start, then an ellipsis */
+	c = text_clean("ééé", 6, 3);
+	ck_assert_str_eq(c, "éé…");
+	free(c);
+	/* the engine's text_sanitise keeps its first-line rule and uses it */
+	const char *ln = "line\xe2\x80\xae \xc2\x85\r";
+
+	c = text_sanitise(ln, strlen(ln), 100);
+	ck_assert_str_eq(c, "line? ?");
+	free(c);
+}
+END_TEST
+
+/* attrib.conf refused as MUNGE refuses its key (common/conf.c open_checked) */
+static void expect_refused(const char *path, const char *why)
+{
+	char out[1024] = "";
+	struct attrib_config c;
+	FILE *err = fmemopen(out, sizeof(out), "w");
+
+	ck_assert_int_eq(config_load(path, &c, err), -1);
+	fclose(err);
+	ck_assert_msg(strstr(out, why) != NULL, "%s: expected \"%s\", got: %s", path, why, out);
+	config_free(&c);
+}
+
+START_TEST(config_refuses_unsafe_files)
+{
+	char *dir = tmpdir(), out[1024] = "";
+	struct attrib_config c;
+	FILE *err;
+
+	write_file(dir, "attrib.conf", "StateDir = /srv/attrib\n");
+	char *p = path_join(dir, "attrib.conf"), *l = path_join(dir, "link.conf");
+
+	chmod(p, 0666);
+	expect_refused(p, "writable by every user; refused");
+	chmod(p, 0664);
+	if (chown(p, (uid_t)-1, 65534) == 0)	/* nogroup */
+		expect_refused(p, "writable by a group other than root's; refused");
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chown(p, 65534, 0), 0);	/* nobody */
+		chmod(p, 0644);
+		expect_refused(p, "owned by another user");
+		ck_assert_int_eq(chown(p, 0, 0), 0);
+		chmod(p, 0664);	/* group-writable by root's group: accepted */
+		err = fmemopen(out, sizeof(out), "w");
+		ck_assert_int_eq(config_load(p, &c, err), 0);
+		fclose(err);
+		ck_assert_str_eq(c.state_dir, "/srv/attrib");
+		config_free(&c);
+	}
+	chmod(p, 0644);
+	ck_assert_int_eq(symlink(p, l), 0);
+	expect_refused(l, "is a symbolic link; refused");
+	expect_refused(dir, "is a directory");	/* was: every default, silently */
+	char *fifo = path_join(dir, "fifo.conf");
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	expect_refused(fifo, "is not a regular file");	/* and never blocks */
+	char *none = path_join(dir, "none.conf");
+	expect_refused(none, "No such file");
+	/* the file itself, as it is, is fine */
+	err = fmemopen(out, sizeof(out), "w");
+	ck_assert_int_eq(config_load(p, &c, err), 0);
+	fclose(err);
+	config_free(&c);
+	free(p);
+	free(l);
+	free(fifo);
+	free(none);
+	rmtree(dir);
+}
+END_TEST
+
+START_TEST(config_refuses_odd_numbers)
+{
+	static const char *bad[] = {
+		"DrainMaxFraction = nan", "DrainMaxFraction = NaN", "DrainMaxFraction = inf",
+		"DrainMaxFraction = -0", "DrainMaxFraction = 0x1p-3", "DrainMaxFraction = 5e-2",
+		"DrainMaxFraction = 0.05x", "DrainMaxFraction = .", "DrainMaxFraction = 0.0.5",
+		"WindowMargin = -5", "WindowMargin = +5", "WindowMargin = 5 s", "BundleDeadline = -0",
+		"AppMaxBytes = 5Mjunk", "DrainMaxPerHour = 2.5", "DrainMaxPerHour = -1",
+		"Listen = 127.0.0.1:+80",
+	};
+	char *dir = tmpdir();
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		char line[128], out[1024] = "";
+		struct attrib_config c;
+		FILE *err = fmemopen(out, sizeof(out), "w");
+
+		snprintf(line, sizeof(line), "%s\n", bad[i]);
+		write_file(dir, "attrib.conf", line);
+		char *p = path_join(dir, "attrib.conf");
+		ck_assert_msg(config_load(p, &c, err) == -1, "accepted: %s", bad[i]);
+		fclose(err);
+		ck_assert_msg(strstr(out, "attrib.conf:1: ") != NULL, "%s: %s", bad[i], out);
+		config_free(&c);
+		free(p);
+	}
+	/* what is meant stays accepted */
+	char out[1024] = "";
+	struct attrib_config c;
+	FILE *err = fmemopen(out, sizeof(out), "w");
+
+	write_file(dir, "attrib.conf", "DrainMaxFraction = 0.25\nWindowMargin = 0\nAppMaxBytes = 5M\n"
+		   "DrainMaxPerHour = 0\n");
+	char *p = path_join(dir, "attrib.conf");
+	ck_assert_msg(config_load(p, &c, err) == 0, "%s", out);
+	fclose(err);
+	ck_assert(c.drain_max_fraction == 0.25);
+	config_free(&c);
+	free(p);
+	rmtree(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("engine");
@@ -938,9 +1090,14 @@ int main(void)
 	tcase_add_test(t, rules_yaml_syntax);
 	suite_add_tcase(s, t);
 
+	t = tcase_create("text");
+	tcase_add_test(t, text_clean_hostile);
+	suite_add_tcase(s, t);
 	t = tcase_create("config");
 	tcase_add_test(t, config_defaults_and_values);
 	tcase_add_test(t, config_rejects_with_line_numbers);
+	tcase_add_test(t, config_refuses_unsafe_files);
+	tcase_add_test(t, config_refuses_odd_numbers);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("pipeline");

@@ -130,7 +130,7 @@ for spec in "$@"; do
 	case=$CASES/case-$nodes-$lines_per-$days
 	est=$(( nodes * lines_per * 135 ))
 	free=$(df -P -B1 "$CASES" | awk 'NR == 2 {print $4}')
-	mem=$(awk '/MemAvailable/ {print $2 * 1024}' /proc/meminfo)
+	mem=$(awk '/MemAvailable/ {printf "%.0f\n", $2 * 1024}' /proc/meminfo)	# whole bytes, not 2.4e+10
 	have=0; [ -f "$case/expected.json" ] && have=1
 	if [ $have = 0 ] && [ $(( est + est / 10 + (5 << 30) )) -gt "$free" ]; then
 		echo "== $label: SKIPPED, needs ~$(( est >> 30 )) GiB, $(( free >> 30 )) GiB free in $CASES"
@@ -142,7 +142,7 @@ for spec in "$@"; do
 		python3 "$here/gencase.py" --nodes "$nodes" --lines "$lines_per" --days "$days" --out "$case" || die "gencase failed"
 		echo "   generated in $(( $(date +%s) - g0 )) s"
 	fi
-	bytes=$(find "$case/app" "$case/nodes" -type f -printf '%s\n' | awk '{s += $1} END {print s}')
+	bytes=$(find "$case/app" "$case/nodes" -type f -printf '%s\n' | awk '{s += $1} END {printf "%.0f\n", s}')
 	size=$label
 	echo "== $label: $nodes nodes x $lines_per lines over $days days, $(( bytes >> 20 )) MiB (load $(cut -d' ' -f1-3 /proc/loadavg))"
 	python3 - "$case/expected.json" "$RULES" "$(( (bytes >> 20) / nodes ))" <<'EOF'

@@ -636,9 +636,11 @@ static bool is_report(const struct analysis *a, const char *buf, size_t len)
 	int lines = 0, stamped = 0;
 	size_t off = 0;
 
-	while (off < len && lines < 16 && off < (64u << 10)) {
-		const char *nl = memchr(buf + off, '\n', len - off);
-		size_t end = nl ? (size_t)(nl - buf) : len, hdr;
+	size_t reach = len < (64u << 10) ? len : 64u << 10;	/* never the whole of a huge file */
+
+	while (off < reach && lines < 16) {
+		const char *nl = memchr(buf + off, '\n', reach - off);
+		size_t end = nl ? (size_t)(nl - buf) : reach, hdr;
 		double t;
 
 		if (end > off + 1) {	/* not an empty line (nor a lone CR) */

@@ -37,7 +37,14 @@ void attrib_catalog_free(attrib_catalog *cat);
 
 /* Diagnoses the case directory.  Returns the result object, or NULL when
  * the case itself is unusable (no or invalid job.json, missing required
- * field), with a one-line reason in err. */
+ * field), with a one-line reason in err.
+ *
+ * The node logs are scanned by several threads (ATTRIB_THREADS, default
+ * the processors online); the result does not depend on their number.
+ * Regex and prefilter scratch space is per thread (freed with it) and the
+ * zone-offset memo is locked, but one call at a time per process: while it
+ * reads a case the engine installs the process's SIGBUS handler (for a log
+ * that shrinks while it is mapped) and restores the previous one after. */
 struct json_object *attrib_analyze(const attrib_catalog *cat,
 				   const char *case_dir,
 				   char *err, size_t errlen);

@@ -7,42 +7,63 @@
 #include <pthread.h>
 #include "internal.h"
 
-static pcre2_match_context *mctx;
-static pcre2_jit_stack *jstack;
+/* A thread's regex state: the match context that bounds every regex (a
+ * rule that backtracks catastrophically on a hostile line fails that line
+ * instead of hanging the engine), its JIT stack, and one match block
+ * reused for every line (a fresh one per call was a malloc and a free per
+ * candidate line).  Per thread, since the node logs are scanned by
+ * several; freed with the thread. */
+#define MATCH_PAIRS 128
+struct regex_state {
+	pcre2_match_context *mctx;
+	pcre2_jit_stack *jstack;
+	pcre2_match_data *md;
+};
+static pthread_key_t state_key;
+static pthread_once_t state_once = PTHREAD_ONCE_INIT;
 
-/* Bounds every regex: a rule that backtracks catastrophically on a hostile
- * line fails that line instead of hanging the engine. */
+static void state_free(void *p)
+{
+	struct regex_state *st = p;
+
+	pcre2_match_data_free(st->md);
+	pcre2_match_context_free(st->mctx);
+	pcre2_jit_stack_free(st->jstack);
+	free(st);
+}
+
+static void state_key_make(void)
+{
+	pthread_key_create(&state_key, state_free);
+}
+
+static struct regex_state *regex_state(void)
+{
+	struct regex_state *st;
+
+	pthread_once(&state_once, state_key_make);
+	if ((st = pthread_getspecific(state_key)))
+		return st;
+	st = xcalloc(1, sizeof(*st));
+	st->mctx = pcre2_match_context_create(NULL);
+	st->jstack = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
+	st->md = pcre2_match_data_create(MATCH_PAIRS, NULL);
+	if (!st->mctx || !st->jstack || !st->md)
+		abort();	/* out of memory, as xmalloc */
+	pcre2_set_match_limit(st->mctx, 1000000);
+	pcre2_set_depth_limit(st->mctx, 10000);
+	pcre2_jit_stack_assign(st->mctx, NULL, st->jstack);
+	pthread_setspecific(state_key, st);
+	return st;
+}
+
 static pcre2_match_context *match_context(void)
 {
-	if (!mctx) {
-		mctx = pcre2_match_context_create(NULL);
-		pcre2_set_match_limit(mctx, 1000000);
-		pcre2_set_depth_limit(mctx, 10000);
-		jstack = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
-		pcre2_jit_stack_assign(mctx, NULL, jstack);
-	}
-	return mctx;
+	return regex_state()->mctx;
 }
 
 /* per thread, like the analysis that reads it */
 static _Thread_local long limit_hits;
-
-/* One match block per thread, reused for every line: a fresh one per
- * regex call was a malloc and a free for each of hundreds of thousands
- * of candidate lines.  Freed with its thread. */
-#define MATCH_PAIRS 128
-static pthread_key_t md_key;
-static pthread_once_t md_once = PTHREAD_ONCE_INIT;
-
-static void md_free(void *md)
-{
-	pcre2_match_data_free(md);
-}
-
-static void md_key_make(void)
-{
-	pthread_key_create(&md_key, md_free);
-}
 
 /* A match block for re: the thread's, or its own when re has more groups
  * than the thread's holds (*own: the caller frees it). */
@@ -53,15 +74,7 @@ static pcre2_match_data *thread_match_data(const pcre2_code *re, bool *own)
 
 	pcre2_pattern_info(re, PCRE2_INFO_CAPTURECOUNT, &groups);
 	*own = groups + 1 > MATCH_PAIRS;
-	if (*own)
-		md = pcre2_match_data_create_from_pattern(re, NULL);
-	else {
-		pthread_once(&md_once, md_key_make);
-		if (!(md = pthread_getspecific(md_key))) {
-			md = pcre2_match_data_create(MATCH_PAIRS, NULL);
-			pthread_setspecific(md_key, md);
-		}
-	}
+	md = *own ? pcre2_match_data_create_from_pattern(re, NULL) : regex_state()->md;
 	if (!md)
 		abort();	/* out of memory, as xmalloc */
 	return md;

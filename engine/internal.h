@@ -337,6 +337,12 @@ struct analysis {
 	/* per node: offset of its clock against the job's other nodes (s) */
 	double *clock_offset;
 	bool clock_estimated;
+	/* identity lines of a node log scanned by a worker thread: learnt by
+	 * the main thread in file order (scan.c), so the first writer is the
+	 * same as in one thread */
+	bool deferring;
+	struct deferred_identity *defer;
+	int ndefer, capdefer;
 	/* a hang: the job stopped making progress long before it ended */
 	bool hang;
 	double hang_since, cadence;
@@ -419,6 +425,9 @@ double cadence_of(const double *t, int n);
  * (t[i] < 0: not seen); out[i] is node i's clock minus the median. */
 bool clock_offsets(const double *t, int n, double *out);
 void symptom_add_event(struct analysis *a, const struct event *ev);
+/* Moves the symptoms of sub (one file's, collapsed the same way) into a,
+ * as if its events had been added to a in order. */
+void symptoms_merge(struct analysis *a, struct analysis *sub);
 void symptoms_free(struct analysis *a);
 /* After the scan: resolve nodes and devices, merge what names the same
  * code on the same node and device. */

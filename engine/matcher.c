@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,8 @@ static int db_sources(int db)
 
 struct matcher {
 	hs_database_t *db[NSOURCES];
-	hs_scratch_t *scratch;	/* big enough for every database */
+	/* scratch space is per thread (thread_scratch): node logs are scanned
+	 * by several threads at once */
 	int nrules;
 	int *lines;		/* per rule: lines a match may span */
 };
@@ -172,10 +174,7 @@ static bool build_one(struct matcher *m, const attrib_catalog *cat, int src, FIL
 		cache_store(cache, m->db[src]);	/* freshly compiled */
 	}
 	free(cache);
-	if (ok && m->db[src] && hs_alloc_scratch(m->db[src], &m->scratch) != HS_SUCCESS) {
-		fprintf(err, "rules: cannot allocate prefilter scratch space\n");
-		ok = false;
-	}
+
 	free(exprs);
 	free(flags);
 	free(all);
@@ -205,11 +204,40 @@ void matcher_free(struct matcher *m)
 {
 	if (!m)
 		return;
-	hs_free_scratch(m->scratch);
 	for (int i = 0; i < NSOURCES; i++)
 		hs_free_database(m->db[i]);
 	free(m->lines);
 	free(m);
+}
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_free(void *s)
+{
+	hs_free_scratch(s);
+}
+
+static void scratch_key_make(void)
+{
+	pthread_key_create(&scratch_key, scratch_free);
+}
+
+/* This thread's scratch space; grown to fit db when grow is set (a scan
+ * that finds it too small asks again: fitting it before every file cost
+ * as much as scanning a small one). */
+static hs_scratch_t *thread_scratch(const hs_database_t *db, bool grow)
+{
+	hs_scratch_t *s;
+
+	pthread_once(&scratch_once, scratch_key_make);
+	s = pthread_getspecific(scratch_key);
+	if (s && !grow)
+		return s;
+	if (hs_alloc_scratch(db, &s) != HS_SUCCESS)
+		return NULL;
+	pthread_setspecific(scratch_key, s);
+	return s;
 }
 
 struct scan_state {
@@ -250,6 +278,9 @@ int matcher_scan(const struct matcher *m, int source, const char *buf, size_t le
 
 	if (!db || !len)
 		return 0;
+	hs_scratch_t *scratch = thread_scratch(db, false);
+	if (!scratch)
+		return -1;
 	s.next_line = xcalloc(m->nrules, sizeof(size_t));
 	/* Chunks that end on a line boundary: hs_scan takes an unsigned int
 	 * length, and a mapped file's pages already scanned can be dropped
@@ -280,7 +311,11 @@ int matcher_scan(const struct matcher *m, int source, const char *buf, size_t le
 		s.len = n;
 		s.base = off;
 		memset(s.next_line, 0, m->nrules * sizeof(size_t));
-		if (hs_scan(db, buf + off, (unsigned)n, 0, m->scratch, on_match, &s) != HS_SUCCESS)
+		hs_error_t e = hs_scan(db, buf + off, (unsigned)n, 0, scratch, on_match, &s);
+
+		if (e == HS_INVALID && (scratch = thread_scratch(db, true)))	/* too small for db */
+			e = hs_scan(db, buf + off, (unsigned)n, 0, scratch, on_match, &s);
+		if (e != HS_SUCCESS)
 			rc = -1;
 		off += n;
 	}

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -306,9 +307,30 @@ static void deliver_one(struct file_scan *f, struct event *ev, size_t start, siz
 	symptom_add_event(a, ev);
 }
 
+struct deferred_identity {
+	struct event ev;	/* names and values only */
+	int source;
+	const char *node;
+};
+
 static void learn_identity(struct file_scan *f, struct event *ev)
 {
 	struct identity *id = f->a->id;
+
+	if (f->a->deferring) {	/* a worker's file: later, in file order */
+		struct analysis *a = f->a;
+
+		if (a->ndefer == a->capdefer)
+			a->defer = xrealloc(a->defer, (a->capdefer = a->capdefer * 2 + 16) * sizeof(*a->defer));
+		struct deferred_identity *d = &a->defer[a->ndefer++];
+
+		*d = (struct deferred_identity){ .source = f->source, .node = f->node };
+		for (int i = 0; i < ev->names.n; i++) {
+			strlist_add(&d->ev.names, ev->names.v[i]);
+			strlist_add(&d->ev.values, ev->values.v[i]);
+		}
+		return;
+	}
 	const char *host = event_field(ev, "node");
 	int node = host ? identity_node(id, host) : -1;
 	const char *v;
@@ -579,12 +601,12 @@ static void window_bounds(const struct analysis *a, const char *buf, size_t len,
  * writing) raises SIGBUS on the pages past its new end: the handler maps
  * zeros over the rest of the mapping, the scan reads NUL bytes there and
  * the file gets a coverage entry.  Any other SIGBUS is fatal as before. */
-static struct {
+static _Thread_local struct {
 	char *base;
 	size_t len;
 	uintptr_t page;
 	volatile sig_atomic_t hit;
-} guard;
+} guard;	/* the file this thread has mapped (SIGBUS comes to the thread that faults) */
 
 static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
@@ -631,15 +653,17 @@ static bool is_report(const struct analysis *a, const char *buf, size_t len)
 }
 
 /* Opens a case file without following links or blocking on FIFOs. */
-static void scan_file(struct analysis *a, const char *rel, int source, const char *node)
+static void scan_file(struct analysis *a, const char *rel, int source, const char *node, int file)
 {
 	char *path = xmalloc(strlen(a->dir) + strlen(rel) + 2);
 	struct stat st;
-	int fd, file;
+	int fd;
 
 	sprintf(path, "%s/%s", a->dir, rel);
-	strlist_add(&a->files, rel);
-	file = a->files.n - 1;
+	if (file < 0) {
+		strlist_add(&a->files, rel);
+		file = a->files.n - 1;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	free(path);
 	if (fd < 0) {
@@ -662,15 +686,12 @@ static void scan_file(struct analysis *a, const char *rel, int source, const cha
 		analysis_add_coverage(a, rel, "error", "cannot map: %s", strerror(errno));
 		return;
 	}
-	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO }, old;
 	long page = sysconf(_SC_PAGESIZE);
 
-	sigemptyset(&sa.sa_mask);
 	guard.page = (uintptr_t)page;
 	guard.len = ((size_t)st.st_size + page - 1) & ~((size_t)page - 1);
 	guard.hit = 0;
 	guard.base = m;
-	sigaction(SIGBUS, &sa, &old);
 	size_t lo = 0, hi = st.st_size;
 	if ((source & SRC_NODE) && is_report(a, m, st.st_size))
 		source |= SRC_REPORT;
@@ -678,7 +699,6 @@ static void scan_file(struct analysis *a, const char *rel, int source, const cha
 		window_bounds(a, m, st.st_size, &lo, &hi);
 	madvise((char *)m + lo, hi - lo, MADV_SEQUENTIAL);
 	scan_buffer(a, file, source, node, (char *)m + lo, hi - lo, true, 1 + count_lines(m, lo));
-	sigaction(SIGBUS, &old, NULL);
 	guard.base = NULL;
 	if (guard.hit)
 		analysis_add_coverage(a, rel, "error", "the file shrank while it was read; its end was not read");
@@ -865,55 +885,218 @@ static void scan_job_facts(struct analysis *a, const bool *have_node)
 	free(buf);
 }
 
-void scan_case(struct analysis *a)
+/* ---- the node logs, on several threads ----
+ * Each node file is scanned by a worker into an analysis of its own (its
+ * symptoms, coverage, progress lines and identity lines); the main thread
+ * then takes them in file order, exactly as one thread would have met
+ * them, so the result does not depend on how many threads ran.  What the
+ * workers share is read-only while they run: the catalog, the job, the
+ * file list, the origins; identity is learnt only in the merge. */
+struct node_work {
+	const char *rel;	/* NULL: a coverage entry of the listing */
+	const char *node;
+	int file;
+	struct coverage cov;
+	struct analysis *sub;
+};
+
+struct workers {
+	struct analysis *a;
+	struct node_work *w;
+	int n;
+	int next;		/* the next item to take (atomic) */
+};
+
+static void work_one(struct analysis *a, struct node_work *w)
+{
+	struct analysis *sub = xcalloc(1, sizeof(*sub));
+
+	/* the shared, read-only parts; everything the scan writes is its own */
+	sub->cat = a->cat;
+	sub->dir = a->dir;
+	sub->job = a->job;
+	sub->id = a->id;
+	sub->tc = a->tc;
+	sub->files = a->files;
+	sub->origins = a->origins;
+	sub->origins_bad = a->origins_bad;
+	sub->deferring = true;	/* identity is learnt in the merge */
+	scan_file(sub, w->rel, SRC_NODE, w->node, w->file);
+	w->sub = sub;
+}
+
+static void *worker(void *p)
+{
+	struct workers *ws = p;
+	int k;
+
+	while ((k = __atomic_fetch_add(&ws->next, 1, __ATOMIC_RELAXED)) < ws->n)
+		if (ws->w[k].rel)
+			work_one(ws->a, &ws->w[k]);
+	return NULL;
+}
+
+static int scan_threads(int files)
+{
+	const char *e = getenv("ATTRIB_THREADS");
+	long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n > 16)
+		n = 16;
+	if (n > files)
+		n = files;
+	return n < 1 ? 1 : (int)n;
+}
+
+/* One worker's file into the analysis, in order. */
+static void merge_file(struct analysis *a, struct analysis *sub)
+{
+	for (int i = 0; i < sub->ncov; i++) {
+		if (a->ncov == a->capcov)
+			a->cov = xrealloc(a->cov, (a->capcov = a->capcov * 2 + 8) * sizeof(*a->cov));
+		a->cov[a->ncov++] = sub->cov[i];
+	}
+	free(sub->cov);
+	for (int i = 0; i < sub->ndefer; i++) {
+		struct file_scan f = { .a = a, .source = sub->defer[i].source, .node = sub->defer[i].node };
+
+		learn_identity(&f, &sub->defer[i].ev);
+		event_clear(&sub->defer[i].ev);
+	}
+	free(sub->defer);
+	symptoms_merge(a, sub);
+	for (int i = 0; i < sub->nprogress; i++) {
+		if (a->nprogress == a->capprogress)
+			a->progress = xrealloc(a->progress, (a->capprogress = a->capprogress * 2 + 64) * sizeof(double));
+		a->progress[a->nprogress++] = sub->progress[i];
+	}
+	free(sub->progress);
+	if (sub->last_progress.text &&
+	    (!a->last_progress.text || sub->last_progress.time >= a->last_progress.time)) {
+		free(a->last_progress.text);
+		a->last_progress = sub->last_progress;
+	} else {
+		free(sub->last_progress.text);
+	}
+	a->lines_scanned += sub->lines_scanned;
+	a->events += sub->events;
+	free(sub);
+}
+
+/* Moves the coverage entries added since `from` into the work list. */
+static void listing_coverage(struct analysis *a, int from, struct node_work **w, int *n)
+{
+	for (int i = from; i < a->ncov; i++) {
+		*w = xrealloc(*w, (*n + 1) * sizeof(**w));
+		(*w)[(*n)++] = (struct node_work){ .cov = a->cov[i], .file = -1 };
+	}
+	a->ncov = from;
+}
+
+static void scan_nodes(struct analysis *a, bool *have)
 {
 	const struct job *j = &a->job;
-	bool *have = xcalloc(j->nodes.n, sizeof(bool));
 	struct strlist dirs = { 0 }, files = { 0 };
+	struct node_work *w = NULL;
+	int n = 0, nfiles = 0, from;
 	DIR *d;
 	struct dirent *e;
 
-	origins_load(a);
-	/* application output first: its NCCL init lines teach node identity */
-	list_dir(a, "app", &files, 0);
-	for (int i = 0; i < files.n; i++)
-		scan_file(a, files.v[i], SRC_APP, NULL);
-	strlist_free(&files);
-	list_dir(a, "scheduler", &files, 0);
-	for (int i = 0; i < files.n; i++)
-		scan_file(a, files.v[i], SRC_SCHED, NULL);
-	strlist_free(&files);
-
+	/* the listing first, in the main thread: which files, in which order */
+	from = a->ncov;
 	if ((d = open_dir(a, "nodes"))) {
 		while ((e = readdir(d)) && dirs.n < MAX_FILES)
 			if (e->d_name[0] != '.')
 				strlist_add(&dirs, e->d_name);
 		closedir(d);
 	}
+	listing_coverage(a, from, &w, &n);
 	if (dirs.n > 1)
 		qsort(dirs.v, dirs.n, sizeof(char *), cmp_str);
 	for (int i = 0; i < dirs.n; i++) {
 		int node = identity_node(a->id, dirs.v[i]);
 		char rel[4096];
 
+		from = a->ncov;
 		if (node < 0) {
 			analysis_add_coverage(a, "nodes", "error",
 					      "nodes/%s is not one of the job's nodes; not read", dirs.v[i]);
+			listing_coverage(a, from, &w, &n);
 			continue;
 		}
 		snprintf(rel, sizeof(rel), "nodes/%s", dirs.v[i]);
-		if (list_dir(a, rel, &files, 1) < 0)
+		if (list_dir(a, rel, &files, 1) < 0) {
+			listing_coverage(a, from, &w, &n);
 			continue;	/* said why */
-		if (!files.n) {
-			analysis_add_coverage(a, rel, "missing", "no log files");
-			continue;
 		}
+		if (!files.n)
+			analysis_add_coverage(a, rel, "missing", "no log files");
+		listing_coverage(a, from, &w, &n);
+		if (!files.n)
+			continue;
 		have[node] = true;
-		for (int k = 0; k < files.n; k++)
-			scan_file(a, files.v[k], SRC_NODE, j->nodes.v[node]);
+		w = xrealloc(w, (n + files.n) * sizeof(*w));
+		for (int k = 0; k < files.n; k++) {
+			strlist_add(&a->files, files.v[k]);
+			w[n++] = (struct node_work){ .rel = a->files.v[a->files.n - 1], .node = j->nodes.v[node],
+						     .file = a->files.n - 1 };
+			nfiles++;
+		}
 		strlist_free(&files);
 	}
 	strlist_free(&dirs);
+
+	/* the scans, on as many threads as there are cores */
+	struct workers ws = { .a = a, .w = w, .n = n };
+	int nt = scan_threads(nfiles);
+	pthread_t *t = xcalloc(nt, sizeof(*t));
+	int started = 0;
+
+	for (int i = 1; i < nt; i++)	/* the main thread is one of them */
+		if (!pthread_create(&t[i], NULL, worker, &ws))
+			started++;
+		else
+			break;
+	worker(&ws);
+	for (int i = 1; i <= started; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+
+	/* then everything in order */
+	for (int k = 0; k < n; k++) {
+		if (!w[k].rel) {
+			if (a->ncov == a->capcov)
+				a->cov = xrealloc(a->cov, (a->capcov = a->capcov * 2 + 8) * sizeof(*a->cov));
+			a->cov[a->ncov++] = w[k].cov;
+		} else {
+			merge_file(a, w[k].sub);
+		}
+	}
+	free(w);
+}
+
+void scan_case(struct analysis *a)
+{
+	const struct job *j = &a->job;
+	bool *have = xcalloc(j->nodes.n, sizeof(bool));
+	struct strlist files = { 0 };
+	/* one SIGBUS handler for the whole scan: threads install none */
+	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO }, old;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &old);
+	origins_load(a);
+	/* application output first: its NCCL init lines teach node identity */
+	list_dir(a, "app", &files, 0);
+	for (int i = 0; i < files.n; i++)
+		scan_file(a, files.v[i], SRC_APP, NULL, -1);
+	strlist_free(&files);
+	list_dir(a, "scheduler", &files, 0);
+	for (int i = 0; i < files.n; i++)
+		scan_file(a, files.v[i], SRC_SCHED, NULL, -1);
+	strlist_free(&files);
+	scan_nodes(a, have);
+	sigaction(SIGBUS, &old, NULL);
 	for (int i = 0; i < j->nodes.n; i++)
 		if (!have[i]) {
 			char src[4096];

@@ -71,6 +71,19 @@ static struct symptom *symptom_new(struct analysis *a, const struct code *code)
 	return s;
 }
 
+/* What makes two events one symptom as they arrive. */
+static char *collapse_key(const struct code *code, enum aside aside, bool batch, const char *file_node,
+			  const char *node, const char *rank, const char *pci, const char *gpu, const char *peer)
+{
+	char *key;
+
+	if (asprintf(&key, "%p|%d%s|%s|%s|%s|%s|%s|%s", (const void *)code, (int)aside, batch ? "b" : "",
+		     file_node ? file_node : "", node ? node : "", rank ? rank : "",
+		     pci ? pci : "", gpu ? gpu : "", peer ? peer : "") < 0)
+		abort();
+	return key;
+}
+
 void symptom_add_event(struct analysis *a, const struct event *ev)
 {
 	const char *node = event_field(ev, "node"), *rank = event_field(ev, "rank"),
@@ -81,12 +94,9 @@ void symptom_add_event(struct analysis *a, const struct event *ev)
 	struct symptom *s;
 	void *v;
 
-	if (!a->tab)
-		a->tab = lh_kchar_table_new(1024, free_key);
-	if (asprintf(&key, "%p|%d%s|%s|%s|%s|%s|%s|%s", (const void *)ev->code, (int)ev->aside, batch ? "b" : "",
-		     ev->file_node ? ev->file_node : "", node ? node : "", rank ? rank : "",
-		     pci ? pci : "", gpu ? gpu : "", peer ? peer : "") < 0)
-		abort();
+	if (!a->tab)	/* one file's few distinct symptoms in a worker: a small table that grows */
+		a->tab = lh_kchar_table_new(a->deferring ? 16 : 1024, free_key);
+	key = collapse_key(ev->code, ev->aside, batch != NULL, ev->file_node, node, rank, pci, gpu, peer);
 	if (lh_table_lookup_ex(a->tab, key, &v)) {
 		s = v;
 		free(key);
@@ -213,6 +223,44 @@ void symptoms_resolve(struct analysis *a)
 		lh_table_free(a->tab);
 		a->tab = NULL;
 	}
+}
+
+void symptoms_merge(struct analysis *a, struct analysis *sub)
+{
+	if (!a->tab)
+		a->tab = lh_kchar_table_new(1024, free_key);
+	for (int i = 0; i < sub->nsym; i++) {
+		struct symptom *s = sub->sym[i], *t;
+		char *key = collapse_key(s->code, s->aside, s->batch, s->file_node, s->node_raw, s->rank,
+					 s->pci, s->gpu, s->peer);
+		void *v;
+
+		if (!lh_table_lookup_ex(a->tab, key, &v)) {
+			if (a->nsym == a->capsym)
+				a->sym = xrealloc(a->sym, (a->capsym = a->capsym * 2 + 16) * sizeof(*a->sym));
+			a->sym[a->nsym++] = s;
+			lh_table_insert(a->tab, key, s);
+			continue;
+		}
+		free(key);
+		t = v;
+		for (int k = 0; k < s->npids; k++)
+			add_pid(t, s->pids[k]);
+		for (int k = 0; k < s->nev; k++)
+			add_evidence(t, a->cat->set.max_evidence, s->ev[k].file, s->ev[k].line,
+				     s->ev[k].time, s->ev[k].text, s->ev[k].text ? strlen(s->ev[k].text) : 0);
+		t->unauthenticated = t->unauthenticated && s->unauthenticated;
+		observe(t, s->first, s->first_approx, s->count);
+		if (s->last > t->last)
+			t->last = s->last;
+		symptom_free(s);
+	}
+	free(sub->sym);
+	sub->sym = NULL;
+	sub->nsym = sub->capsym = 0;
+	if (sub->tab)
+		lh_table_free(sub->tab);
+	sub->tab = NULL;
 }
 
 void symptoms_free(struct analysis *a)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
 #include "internal.h"
 
 static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
@@ -53,12 +54,20 @@ static long zone_offset(struct tm *tm, const char *tz)
 		long off;
 	} memo[32];
 	static unsigned next;
+	/* the memo and TZ are the process's: one thread at a time (node logs
+	 * are scanned by several) */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	struct tm t = *tm;
 
+	pthread_mutex_lock(&lock);
 	for (unsigned i = 0; i < 32; i++)
 		if (memo[i].y == tm->tm_year && memo[i].m == tm->tm_mon && memo[i].d == tm->tm_mday &&
-		    memo[i].h == tm->tm_hour && !strcmp(memo[i].tz, tz))
-			return memo[i].off;
+		    memo[i].h == tm->tm_hour && !strcmp(memo[i].tz, tz)) {
+			long off = memo[i].off;
+
+			pthread_mutex_unlock(&lock);
+			return off;
+		}
 
 	char *old = getenv("TZ") ? strdup_or_die(getenv("TZ")) : NULL;
 	struct tm u = t;
@@ -85,6 +94,7 @@ static long zone_offset(struct tm *tm, const char *tz)
 	memo[i].d = tm->tm_mday;
 	memo[i].h = tm->tm_hour;
 	memo[i].off = off;
+	pthread_mutex_unlock(&lock);
 	return off;
 }
 

@@ -89,6 +89,18 @@ static void check_case(const char *dir, const char *name)
 	r = attrib_analyze(cat, dir, err, sizeof(err));
 	ck_assert_msg(r != NULL, "%s: %s", name, err);
 	check_contract(name, r, job);
+	/* the node logs scanned by one thread and by several: the same result */
+	for (int k = 0; k < 2; k++) {
+		struct json_object *again;
+
+		setenv("ATTRIB_THREADS", k ? "5" : "1", 1);
+		again = attrib_analyze(cat, dir, err, sizeof(err));
+		unsetenv("ATTRIB_THREADS");
+		ck_assert_msg(again != NULL, "%s: %s", name, err);
+		ck_assert_msg(!strcmp(json_object_to_json_string(again), json_object_to_json_string(r)),
+			      "%s: the result differs with ATTRIB_THREADS=%s", name, k ? "5" : "1");
+		json_object_put(again);
+	}
 
 	const char *sub = json_object_get_string(get(r, "sub_domain"));
 	ck_assert_msg(in_array(get(exp, "sub_domain"), sub), "%s: sub_domain %s, expected %s", name, sub,

@@ -203,6 +203,19 @@ void identity_devices(const struct identity *id, struct strlist *per_node, int n
 	}
 }
 
+void identity_pids(const struct identity *id, struct strlist *per_node, int n)
+{
+	struct lh_entry *e;
+
+	lh_foreach(id->gpus, e) {
+		const char *k = lh_entry_k(e), *p = strchr(k, '/');
+		int node = atoi(k);
+
+		if (p && p[1] == 'p' && node >= 0 && node < n && !strlist_has(&per_node[node], p + 2))
+			strlist_add(&per_node[node], p + 2);
+	}
+}
+
 bool pci_normalise(const char *in, char *out, size_t outlen)
 {
 	unsigned long dom = 0, bus, dev;

@@ -232,6 +232,9 @@ const char *identity_gpu_pci(const struct identity *id, int node, const char *gp
 /* The distinct PCI ids the job's processes were seen using, per node
  * (per_node has n lists), in one pass. */
 void identity_devices(const struct identity *id, struct strlist *per_node, int n);
+/* The job's processes seen using a GPU (NCCL's busId lines carry their
+ * pid), per node, as decimal strings. */
+void identity_pids(const struct identity *id, struct strlist *per_node, int n);
 /* Expands a Slurm hostlist ("node-[02-03,07],gpu1") into out; false if it
  * is not one or names more than max hosts. */
 bool hostlist_expand(const char *list, struct strlist *out, int max);
@@ -269,6 +272,7 @@ enum aside {
 	ASIDE_OTHER_JOB,	/* names another job id */
 	ASIDE_BEFORE,		/* before the job's window (the node's history) */
 	ASIDE_OTHER_GPU,	/* a GPU of the node the job did not use */
+	ASIDE_OTHER_PROCESS,	/* a program's own GPU fault, and the program is not the job's */
 	ASIDE_SURVIVED,		/* the job kept making progress long after it */
 	ASIDE_DURING_HANG,	/* after the job had already stopped making progress */
 };

@@ -32,6 +32,7 @@ const char *aside_name(enum aside a)
 	case ASIDE_OTHER_JOB: return "another job's";
 	case ASIDE_BEFORE: return "before the job (the node's history)";
 	case ASIDE_OTHER_GPU: return "a GPU the job did not use";
+	case ASIDE_OTHER_PROCESS: return "another program's (its process is not one of the job's)";
 	case ASIDE_SURVIVED: return "the job kept making progress after it";
 	case ASIDE_DURING_HANG: return "after the job had already stopped making progress";
 	case ASIDE_NONE: break;
@@ -138,6 +139,18 @@ static void estimate_clocks(struct analysis *a)
 	}
 }
 
+static bool job_pid(const struct strlist *pids, const struct symptom *s)
+{
+	char buf[24];
+
+	for (int i = 0; i < s->npids; i++) {
+		snprintf(buf, sizeof(buf), "%ld", s->pids[i]);
+		if (strlist_has(pids, buf))
+			return true;
+	}
+	return false;
+}
+
 /* On a node shared by several jobs, a GPU fault belongs to the job that
  * held the GPU.  The job's GPUs on a node are known when every rank there
  * has been seen with its device (NCCL's busId lines, the processes' PCI
@@ -151,18 +164,30 @@ static void scope_gpus(struct analysis *a)
 	for (int i = 0; i < a->job.nranks; i++)
 		if (a->job.ranks[i].node >= 0)
 			ranks[a->job.ranks[i].node]++;
+	struct strlist *pids = xcalloc(n + 1, sizeof(*pids));
+
 	identity_devices(a->id, dev, n);
+	identity_pids(a->id, pids, n);
 	for (int i = 0; i < a->nsym; i++) {
 		struct symptom *s = a->sym[i];
 		int node = s->node;
 
-		if (!s->aside && node >= 0 && ranks[node] && dev[node].n >= ranks[node] && s->device &&
-		    (s->code->flags & CODE_GPU) && !strlist_has(&dev[node], s->device))
+		if (s->aside || node < 0 || !ranks[node])
+			continue;
+		if (dev[node].n >= ranks[node] && s->device && (s->code->flags & CODE_GPU) &&
+		    !strlist_has(&dev[node], s->device))
 			s->aside = ASIDE_OTHER_GPU;
+		/* a fault a program causes (an Xid 13/31/43 names it) whose
+		 * process is none of the job's, all of which are known there */
+		else if (s->code->also && s->npids && pids[node].n >= ranks[node] && !job_pid(&pids[node], s))
+			s->aside = ASIDE_OTHER_PROCESS;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		strlist_free(&dev[i]);
+		strlist_free(&pids[i]);
+	}
 	free(dev);
+	free(pids);
 	free(ranks);
 }
 

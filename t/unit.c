@@ -867,6 +867,47 @@ START_TEST(scope_progress_survived_and_hang)
 }
 END_TEST
 
+START_TEST(scope_other_process)
+{
+	/* two ranks on node a, their processes known from NCCL's busId lines:
+	 * an Xid 13 of pid 999 (not the job's) on the job's own GPU is another
+	 * program's; the same Xid of rank 1's process is the job's */
+	attrib_catalog *cat = real_catalog();
+	char *dir = tmpdir(), err[256];
+	struct json_object *r, *s;
+
+	for (int own = 0; own < 2; own++) {
+		char kern[512];
+
+		write_job_json(dir, "[\"a\", \"b\"]", "FAILED", "2025-11-29T08:00:00Z", "2025-11-29T09:00:00Z",
+			       "[{\"rank\": 0, \"node\": \"a\", \"gpu\": \"0\"}, {\"rank\": 1, \"node\": \"a\", \"gpu\": \"1\"}]");
+		mkdir_p(dir, "app");
+		mkdir_p(dir, "nodes/a");
+		write_file(dir, "app/out",
+			   "a:4101:4101 [0] NCCL INFO comm 0x5555 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x1 - Init COMPLETE\n"
+			   "a:4102:4102 [1] NCCL INFO comm 0x5556 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 43000 commId 0x1 - Init COMPLETE\n"
+			   "[rank0]: ValueError: bad shape\n");
+		snprintf(kern, sizeof(kern),
+			 "2025-11-29T08:30:00+00:00 a kernel: NVRM: Xid (PCI:0000:43:00): 13, pid=%s, name=python3, Graphics SM Warp Exception on (GPC 1, TPC 0, SM 1): Out Of Range Address\n",
+			 own ? "4102" : "999");
+		write_file(dir, "nodes/a/kern.log", kern);
+		r = attrib_analyze(cat, dir, err, sizeof(err));
+		ck_assert_ptr_nonnull(r);
+		s = symptom_of(r, "xid.13", "a");
+		ck_assert_ptr_nonnull(s);
+		if (own)
+			ck_assert_ptr_null(field(s, "set_aside"));
+		else
+			ck_assert_str_eq(json_object_get_string(field(s, "set_aside")),
+					 "another program's (its process is not one of the job's)");
+		ck_assert_str_eq(json_object_get_string(field(r, "sub_domain")), "UserCode");
+		json_object_put(r);
+	}
+	rmtree(dir);
+	attrib_catalog_free(cat);
+}
+END_TEST
+
 START_TEST(scope_clock_skew_orders_nodes)
 {
 	/* c's clock is 40 s ahead (its slurmd logged the step launch 40 s after
@@ -1117,6 +1158,7 @@ int main(void)
 	tcase_add_test(t, scope_localisation);
 	tcase_add_test(t, scope_progress_survived_and_hang);
 	tcase_add_test(t, scope_clock_skew_orders_nodes);
+	tcase_add_test(t, scope_other_process);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 

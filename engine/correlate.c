@@ -322,6 +322,16 @@ void correlate(struct analysis *a, struct verdict *v)
 		return;
 	}
 	refine(a->cat, a->sym, a->nsym);
+	/* a fault the job ran on through, that a refiner says explains a fault
+	 * of the job (an ECC error on the same GPU some minutes later), was
+	 * its cause after all, only slower to show */
+	for (int i = 0; i < a->nsym; i++) {
+		const struct symptom *s = a->sym[i];
+		struct symptom *b = s->explained_by ? a->sym[s->explained_by->idx] : NULL;
+
+		if (b && b->aside == ASIDE_SURVIVED && !s->aside && s->code->kind == KIND_FAULT)
+			b->aside = ASIDE_NONE;
+	}
 	for (int i = 0; i < a->nsym; i++) {
 		struct symptom *s = a->sym[i];
 

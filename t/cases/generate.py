@@ -3125,6 +3125,30 @@ def case_tool_nhc_ib_port():
              'why': f'NHC on {bad} failed check_hw_ib (no IB port mlx5_1:1 ACTIVE) while the job ran, and the other nodes\' '
                     f'NCCL completions to {ips[bad]} failed with retry exceeded: {bad} lost its IB rail.'})
 
+def case_dbe_before_start_then_ecc():
+    """An Xid 48 a minute before the job started on the GPU the job then used; training ran ten minutes, then that rank hit an
+    uncorrectable ECC error: the fault did not stop the job at once, but it is what ended it."""
+    nodes = ['dgx-301', 'dgx-302']
+    c = Case('dbe-before-start-then-ecc', job_id=450311, nodes=nodes, start='2026-09-05T11:00:00Z', end='2026-09-05T11:13:40Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', cluster='k2', user='ana', jobname='rl-policy', ipbase='10.55.2.')
+    for n in nodes:
+        c.standard_node(n, noise=50)
+    r = c.ranks[11]
+    tx = T('2026-09-05T10:59:01.5Z')
+    c.klog('dgx-302', tx, f'NVRM: Xid (PCI:{c.pci_full(r.gpu)}): 48, pid=\'<unknown>\', name=<unknown>, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 1, subpartition 0.')
+    for n in nodes:
+        c.write_node(n, [('syslog', 'iso', 'all')])
+    tf = T('2026-09-05T11:13:10Z')
+    app = script_banner(c) + c.nccl_init('2.23.4')
+    app += c.progress(c.start + sec(60), tf - sec(20), dt.timedelta(seconds=30), stamp='iso', tflops=350)
+    app += user_exception(r, 'RuntimeError: CUDA error: uncorrectable ECC error encountered', 'policy.py", line 77, in forward')
+    app += peers_die(c, r, tf)
+    c.app['slurm-450311.out'] = app
+    c.write({'sub_domain': ['InfraHW'], 'culprit_nodes': ['dgx-302'], 'drain_ok': ['dgx-302'], 'root_code': 'xid.48',
+             'why': 'The DBE on dgx-302\'s GPU came a minute before the job; the job trained on it for ten minutes until rank 11, on '
+                    'that GPU, failed with an uncorrectable ECC error: the same fault, slower to show.'})
+
+
 CASES = [
     case_xid79_aer_fqdn, case_xid79_dmesg_crlf, case_xid48_64_journal, case_xid63_info_user, case_xid94_contained,
     case_xid95_uncontained, case_xid74_nvlink, case_xid149_si, case_xid119_gsp_berlin, case_xid13_app_pid,
@@ -3148,7 +3172,7 @@ CASES += [case_trap_desync_lagging_only, case_trap_spool_script_vanished]
 CASES += [
     case_cancelled_foreign_node_down, case_node_fail_after_foreign, case_single_node_ecc_app_only, case_timeout_silent_hang,
     case_cancelled_after_silence, case_shared_node_other_gpu_xid79, case_stale_dbe_before_start, case_clock_skew_linkdown,
-    case_xid31_lone, case_missing_node_peers_lost, case_independent_tasks_xid79,
+    case_xid31_lone, case_missing_node_peers_lost, case_independent_tasks_xid79, case_dbe_before_start_then_ecc,
 ]
 # node tool output
 CASES += [case_tool_smiq_remap_failure, case_tool_dcgmi_diag_fail, case_tool_ibstat_port_down,

@@ -238,7 +238,8 @@ static struct symptom *recurring_on_gpu(struct analysis *a)
 	for (int k = 0; k < a->nsym; k++) {
 		const struct symptom *h = a->sym[k];
 
-		if ((h->aside == ASIDE_BEFORE || h->aside == ASIDE_OTHER_JOB || h->aside == ASIDE_OTHER_PROCESS) &&
+		if ((h->aside == ASIDE_BEFORE || h->aside == ASIDE_BEFORE_BOOT || h->aside == ASIDE_OTHER_JOB ||
+		     h->aside == ASIDE_OTHER_PROCESS) &&
 		    h->code->also && h->device)
 			hist[nhist++] = h;
 	}

@@ -63,6 +63,7 @@ enum {
 	CODE_REPORTED_LATE = 8,	/* reported-late: logged up to report_lag after */
 	CODE_LAGGING_RANK = 16,	/* lagging-rank: names the rank the others waited for */
 	CODE_GPU = 32,		/* one of settings.gpu_tags: its device is a GPU */
+	CODE_BOOT = 64,		/* boot: the node booted */
 };
 
 struct code_row {
@@ -271,6 +272,7 @@ enum aside {
 	ASIDE_OTHER_NODE,	/* names a host that is not one of the job's */
 	ASIDE_OTHER_JOB,	/* names another job id */
 	ASIDE_BEFORE,		/* before the job's window (the node's history) */
+	ASIDE_BEFORE_BOOT,	/* before the node rebooted, ahead of the job */
 	ASIDE_OTHER_GPU,	/* a GPU of the node the job did not use */
 	ASIDE_OTHER_PROCESS,	/* a program's own GPU fault, and the program is not the job's */
 	ASIDE_SURVIVED,		/* the job kept making progress long after it */

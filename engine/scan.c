@@ -293,7 +293,8 @@ static void deliver_one(struct file_scan *f, struct event *ev, size_t start, siz
 		if (ev->time < a->job.start - set->window_before) {
 			/* a node's faults of the hours before are its history: context
 			 * that can show a fault following a GPU rather than a program */
-			if (!fault || !(f->source & SRC_NODE) || ev->time < a->job.start - set->history) {
+			if (!(fault || (ev->code->flags & CODE_BOOT)) || !(f->source & SRC_NODE) ||
+			    ev->time < a->job.start - set->history) {
 				f->out_of_window++;
 				return;
 			}

@@ -31,6 +31,7 @@ const char *aside_name(enum aside a)
 	case ASIDE_OTHER_NODE: return "not a node of the job";
 	case ASIDE_OTHER_JOB: return "another job's";
 	case ASIDE_BEFORE: return "before the job (the node's history)";
+	case ASIDE_BEFORE_BOOT: return "before the node rebooted, ahead of the job";
 	case ASIDE_OTHER_GPU: return "a GPU the job did not use";
 	case ASIDE_OTHER_PROCESS: return "another program's (its process is not one of the job's)";
 	case ASIDE_SURVIVED: return "the job kept making progress after it";
@@ -261,9 +262,36 @@ static void scope_progress(struct analysis *a)
 	}
 }
 
+/* A node that booted after a fault and before the job started: the fault
+ * was its previous life's (the GPU and the driver were reset since). */
+static void scope_boots(struct analysis *a)
+{
+	int n = a->job.nodes.n;
+	double *boot = xcalloc(n + 1, sizeof(double));	/* 0: none seen */
+	double start = a->job.start + a->cat->set.clock_skew;
+
+	for (int i = 0; i < a->nsym; i++) {
+		const struct symptom *s = a->sym[i];
+		double t = s->last <= start ? s->last : s->first;	/* the latest boot before the start */
+
+		if ((s->code->flags & CODE_BOOT) && s->node >= 0 && !s->first_approx && t <= start &&
+		    t > boot[s->node])
+			boot[s->node] = t;
+	}
+	for (int i = 0; i < a->nsym; i++) {
+		struct symptom *s = a->sym[i];
+
+		if ((!s->aside || s->aside == ASIDE_BEFORE) && s->code->kind == KIND_FAULT && s->node >= 0 &&
+		    boot[s->node] && s->last < boot[s->node])
+			s->aside = ASIDE_BEFORE_BOOT;
+	}
+	free(boot);
+}
+
 void scope(struct analysis *a)
 {
 	estimate_clocks(a);
+	scope_boots(a);
 	scope_gpus(a);
 	scope_progress(a);
 	/* set aside: never a cause; a fault the job ran on through may still

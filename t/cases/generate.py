@@ -3149,6 +3149,31 @@ def case_dbe_before_start_then_ecc():
                     'that GPU, failed with an uncorrectable ECC error: the same fault, slower to show.'})
 
 
+def case_requeued_after_reboot():
+    """Attempt 2 of a requeued job: the Xid 79 that ended attempt 1 is four minutes before this attempt started, and the node
+    rebooted in between; this attempt died at once on the user's own assertion (no progress line to go by)."""
+    nodes = ['hx-011', 'hx-012']
+    c = Case('requeued-after-reboot', job_id=7730021, nodes=nodes, start='2026-10-20T06:10:00Z', end='2026-10-20T06:11:31Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', cluster='hx', user='ola', jobname='vlm', ipbase='10.21.1.',
+             restart_count=1)
+    for n in nodes:
+        c.standard_node(n, noise=40)
+    tx = T('2026-10-20T06:05:40.2Z')
+    c.klog('hx-012', tx, "NVRM: Xid (PCI:0000:9a:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")
+    c.boot_seq('hx-012', T('2026-10-20T06:08:02Z'))
+    for n in nodes:
+        c.write_node(n, [('journal.txt', 'iso', 'all')])
+    r = c.ranks[3]
+    tf = T('2026-10-20T06:11:05Z')
+    app = script_banner(c) + c.nccl_init('2.21.5')
+    app += user_exception(r, 'AssertionError: tokenizer vocab size 32000 != model vocab 32128', 'build.py", line 58, in check_vocab')
+    app += peers_die(c, r, tf)
+    c.app['slurm-7730021.out'] = app
+    c.write({'sub_domain': ['UserCode'], 'culprit_nodes': [], 'drain_ok': [], 'set_aside': ['xid.79'],
+             'why': 'The Xid 79 on hx-012 ended the previous attempt; the node rebooted at 06:08 before this attempt started at '
+                    '06:10, and this attempt failed on the user\'s own assertion.'})
+
+
 CASES = [
     case_xid79_aer_fqdn, case_xid79_dmesg_crlf, case_xid48_64_journal, case_xid63_info_user, case_xid94_contained,
     case_xid95_uncontained, case_xid74_nvlink, case_xid149_si, case_xid119_gsp_berlin, case_xid13_app_pid,
@@ -3173,6 +3198,7 @@ CASES += [
     case_cancelled_foreign_node_down, case_node_fail_after_foreign, case_single_node_ecc_app_only, case_timeout_silent_hang,
     case_cancelled_after_silence, case_shared_node_other_gpu_xid79, case_stale_dbe_before_start, case_clock_skew_linkdown,
     case_xid31_lone, case_missing_node_peers_lost, case_independent_tasks_xid79, case_dbe_before_start_then_ecc,
+    case_requeued_after_reboot,
 ]
 # node tool output
 CASES += [case_tool_smiq_remap_failure, case_tool_dcgmi_diag_fail, case_tool_ibstat_port_down,

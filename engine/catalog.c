@@ -726,7 +726,7 @@ static void code_set_flags(const attrib_catalog *cat, struct code *c)
 	static const struct { const char *tag; unsigned flag; } read[] = {
 		{ "progress", CODE_PROGRESS }, { "clock-sync", CODE_CLOCK_SYNC },
 		{ "ends-hang", CODE_ENDS_HANG }, { "reported-late", CODE_REPORTED_LATE },
-		{ "lagging-rank", CODE_LAGGING_RANK }, { "boot", CODE_BOOT },
+		{ "suspect", CODE_SUSPECT }, { "boot", CODE_BOOT },
 	};
 
 	c->flags = 0;

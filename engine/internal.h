@@ -61,7 +61,7 @@ enum {
 	CODE_CLOCK_SYNC = 2,	/* clock-sync: logged by every node at one moment */
 	CODE_ENDS_HANG = 4,	/* ends-hang: a decision a hang explains */
 	CODE_REPORTED_LATE = 8,	/* reported-late: logged up to report_lag after */
-	CODE_LAGGING_RANK = 16,	/* lagging-rank: names the rank the others waited for */
+	CODE_SUSPECT = 16,	/* suspect: with no cause found, its node is the one to inspect */
 	CODE_GPU = 32,		/* one of settings.gpu_tags: its device is a GPU */
 	CODE_BOOT = 64,		/* boot: the node booted */
 };

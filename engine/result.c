@@ -174,28 +174,29 @@ static struct json_object *action(const char *node, const char *what, const char
 	return o;
 }
 
-/* With no cause found, the node of a rank the others waited for (a
- * PyTorch hang report names it) is where to look: inspected, not blamed. */
-static const struct symptom *lagging(const struct analysis *a, int i)
+/* With no cause found, the node the evidence points at without proving a
+ * fault (a rank a hang report says the others waited for, a node the
+ * peers lost) is where to look: inspected, not blamed. */
+static const struct symptom *suspect(const struct analysis *a, int i)
 {
 	const struct symptom *s = a->sym[i];
 
-	return !s->aside && s->node >= 0 && (s->code->flags & CODE_LAGGING_RANK) ? s : NULL;
+	return !s->aside && s->node >= 0 && (s->code->flags & CODE_SUSPECT) ? s : NULL;
 }
 
-static void lagging_nodes(const struct analysis *a, struct json_object *arr)
+static void suspect_nodes(const struct analysis *a, struct json_object *arr)
 {
 	bool *done = xcalloc(a->job.nodes.n + 1, sizeof(bool));
 
 	for (int i = 0; i < a->nsym; i++) {
-		const struct symptom *s = lagging(a, i);
+		const struct symptom *s = suspect(a, i);
 		char reason[REASON_MAX];
 
 		if (!s || done[s->node])
 			continue;
 		done[s->node] = true;
-		snprintf(reason, sizeof(reason), "rank %s did not join the collective its peers waited in (job %s)",
-			 s->rank ? s->rank : "?", a->job.job_id);
+		snprintf(reason, sizeof(reason), "%s%s%s%s (job %s)", s->rank ? "rank " : "", s->rank ? s->rank : "",
+			 s->rank ? ": " : "", s->code->title, a->job.job_id);
 		json_object_array_add(arr, action(a->job.nodes.v[s->node], "inspect", reason));
 	}
 	free(done);
@@ -287,11 +288,12 @@ static char *explanation(const struct analysis *a, const struct verdict *v, int 
 			a->job.state, a->nsym, a->nsym == 1 ? " is" : "s are");
 	}
 	for (int i = 0; !r && !v->nroots && i < a->nsym; i++) {
-		const struct symptom *s = lagging(a, i);
+		const struct symptom *s = suspect(a, i);
 
 		if (s) {
-			fprintf(m, " The others waited for rank %s on %s, which did not join; inspect that node.",
-				s->rank ? s->rank : "?", a->job.nodes.v[s->node]);
+			fprintf(m, " The evidence points at %s without showing a fault there (%s%s%s%s): inspect it.",
+				a->job.nodes.v[s->node], s->rank ? "rank " : "", s->rank ? s->rank : "",
+				s->rank ? ": " : "", s->code->title);
 			break;
 		}
 	}
@@ -405,7 +407,7 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 		free(done);
 	}
 	if (!v->root && !v->pass && strcmp(sub, "ambiguous"))
-		lagging_nodes(a, arr);
+		suspect_nodes(a, arr);
 	json_object_object_add(o, "actions", arr);
 
 	arr = json_object_new_array();

@@ -792,8 +792,8 @@ static int reporter_node(const struct analysis *a, const struct symptom *s)
 	return n;
 }
 
-/* A node that sent no evidence but that the ranks on two or more other
- * nodes name as the peer they lost: a fact for the rules, at the time the
+/* A node that the ranks on two or more other nodes name as the peer they
+ * lost, and whether it sent evidence: a fact for the rules, at the time the
  * first of them lost it. */
 static void peers_lost(struct analysis *a, const bool *have_node, FILE *m)
 {
@@ -814,7 +814,7 @@ static void peers_lost(struct analysis *a, const bool *have_node, FILE *m)
 		int blamed, from;
 
 		if (!s->peer || s->aside || (blamed = identity_node(a->id, s->peer)) < 0 ||
-		    have_node[blamed] || (from = reporter_node(a, s)) < 0 || from == blamed)
+		    (from = reporter_node(a, s)) < 0 || from == blamed)
 			continue;
 		if (!reporters[blamed] || s->first < when[blamed])
 			when[blamed] = s->first;
@@ -828,8 +828,8 @@ static void peers_lost(struct analysis *a, const bool *have_node, FILE *m)
 			char t[48];
 
 			time_format(when[i], t, sizeof(t));
-			fprintf(m, "%s peers_lost node=%s reporters=%d evidence=missing\n", t,
-				a->job.nodes.v[i], reporters[i]);
+			fprintf(m, "%s peers_lost node=%s reporters=%d evidence=%s\n", t,
+				a->job.nodes.v[i], reporters[i], have_node[i] ? "present" : "missing");
 		}
 	free(seen);
 	free(reporters);

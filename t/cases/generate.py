@@ -3174,6 +3174,28 @@ def case_requeued_after_reboot():
                     '06:10, and this attempt failed on the user\'s own assertion.'})
 
 
+def case_peers_lose_one_node():
+    """Every other node's ranks lost their connection to pz-03, whose logs show nothing: no cause to name, pz-03 to inspect."""
+    nodes = ['pz-01', 'pz-02', 'pz-03', 'pz-04']
+    c = Case('peers-lose-one-node', job_id=88420, nodes=nodes, start='2026-07-07T07:00:00Z', end='2026-07-07T08:02:55Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', cluster='pz', user='raj', jobname='asr', ipbase='10.9.9.')
+    for n in nodes:
+        c.standard_node(n, noise=40)
+        c.write_node(n, [('syslog', 'rfc3339', 'all')])
+    bad = [r for r in c.ranks if r.node == 'pz-03'][0]
+    tf = T('2026-07-07T07:51:40Z')
+    app = script_banner(c) + c.nccl_init('2.21.5')
+    app += c.progress(c.start + sec(60), tf - sec(30), dt.timedelta(minutes=1), stamp='iso', tflops=200)
+    app += peers_die(c, bad, tf)
+    for q in c.ranks:
+        if q.node != 'pz-03' and q.local == 0:
+            app += torch_watchdog_timeout('2.2', q.rank, 30110, tf + sec(600))
+    c.app['slurm-88420.out'] = app
+    c.write({'sub_domain': ['unattributed', 'ambiguous'], 'culprit_nodes': [], 'drain_ok': [], 'inspect': ['pz-03'],
+             'why': 'The ranks on pz-01, pz-02 and pz-04 all lost pz-03 (completion errors naming its address), but nothing on pz-03 '
+                    'or elsewhere shows why: no cause to name, pz-03 is the node to inspect.'})
+
+
 CASES = [
     case_xid79_aer_fqdn, case_xid79_dmesg_crlf, case_xid48_64_journal, case_xid63_info_user, case_xid94_contained,
     case_xid95_uncontained, case_xid74_nvlink, case_xid149_si, case_xid119_gsp_berlin, case_xid13_app_pid,
@@ -3198,7 +3220,7 @@ CASES += [
     case_cancelled_foreign_node_down, case_node_fail_after_foreign, case_single_node_ecc_app_only, case_timeout_silent_hang,
     case_cancelled_after_silence, case_shared_node_other_gpu_xid79, case_stale_dbe_before_start, case_clock_skew_linkdown,
     case_xid31_lone, case_missing_node_peers_lost, case_independent_tasks_xid79, case_dbe_before_start_then_ecc,
-    case_requeued_after_reboot,
+    case_requeued_after_reboot, case_peers_lose_one_node,
 ]
 # node tool output
 CASES += [case_tool_smiq_remap_failure, case_tool_dcgmi_diag_fail, case_tool_ibstat_port_down,

@@ -68,7 +68,7 @@ static int start_munged(void)
 	close(fd);
 	snprintf(cmd, sizeof(cmd),
 		 "%s --socket=%s --key-file=%s --pid-file=%s/munged.pid --log-file=%s/munged.log "
-		 "--seed-file=%s/munged.seed",
+		 "--seed-file=%s/munged.seed --origin=127.0.0.1",
 		 munged, munge_sock, key, munge_dir, munge_dir, munge_dir);
 	if (system(cmd) != 0)
 		return -1;
@@ -251,16 +251,31 @@ static unsigned long rejected(enum reject_reason r)
 	return atomic_load(&svc_metrics.bundles_rejected[r]);
 }
 
+/* AllowFrom loopback; the nodes' addresses: node-01..node-06 are this
+ * host (where the private munged encodes, --origin=127.0.0.1), node-07 is
+ * another host (127.0.0.7) */
+static char *allow[] = { "127.0.0.0/8" };
+static char *node_addrs[] = { "node-01=127.0.0.1", "node-02=127.0.0.1", "node-03=127.0.0.1",
+			      "node-04=127.0.0.1", "node-05=127.0.0.1", "node-06=127.0.0.1",
+			      "node-07=127.0.0.7" };
+static struct attrib_config tconf = {
+	.allow_from = allow, .nallow_from = 1,
+	.node_addresses = node_addrs, .nnode_addresses = 7,
+	.node_table_refresh = 300,
+};
+
 static void setup(void)
 {
 	char err[256];
+
+	ck_assert_int_eq(nodetable_start(&tconf, false, err, sizeof(err)), 0);
 
 	state = tmpdir();
 	ck_assert_int_eq(spool_prepare(state, err, sizeof(err)), 0);
 	ck_assert_int_eq(pipe(wake), 0);
 	fcntl(wake[0], F_SETFL, O_NONBLOCK);
 	fcntl(wake[1], F_SETFL, O_NONBLOCK);
-	srv = http_start("127.0.0.1:0", state, MAX_BUNDLE, wake[1], err, sizeof(err));
+	srv = http_start("127.0.0.1:0", state, MAX_BUNDLE, NULL, wake[1], err, sizeof(err));
 	ck_assert_msg(srv != NULL, "%s", err);
 	port = http_port(srv);
 	ck_assert_uint_ne(port, 0);
@@ -270,6 +285,7 @@ static void setup(void)
 static void teardown(void)
 {
 	http_stop(srv);
+	nodetable_stop();
 	close(wake[0]);
 	close(wake[1]);
 	rmtree(state);
@@ -402,11 +418,14 @@ START_TEST(credential_bound_to_body_403)
 	sha256_init(&h);
 	sha256_update(&h, b, strlen(b));
 	sha256_hex(&h, hex);
-	snprintf(payload, sizeof(payload), "attrib-bundle:v1:../../../tmp/x:node-01:%s", hex);
+	/* (a name of this run's own: /tmp/x may be anyone's) */
+	char trav_path[64];
+	snprintf(trav_path, sizeof(trav_path), "/tmp/attrib-trav-%d", (int)getpid());
+	snprintf(payload, sizeof(payload), "attrib-bundle:v1:../../..%s:node-01:%s", trav_path, hex);
 	char *trav = cred_as(0, payload, 0);
 	ck_assert_int_eq(post(trav, b, &r), 403);
 	ck_assert_uint_eq(rejected(REJ_PAYLOAD), 2);
-	ck_assert_int_ne(access("/tmp/x", F_OK), 0);
+	ck_assert_int_ne(access(trav_path, F_OK), 0);
 	free(hello);
 	free(trav);
 	free(b);

@@ -494,6 +494,13 @@ START_TEST(comment_appending)
 	ck_assert_str_eq(m, "checked by ops; attrib: X");
 	/* a retried write finds it there and writes nothing */
 	ck_assert_ptr_null(comment_append(m, "attrib: X"));
+	/* a revised diagnosis replaces ours, and only ours */
+	char *r = comment_append(m, "attrib: Y (revised)");
+	ck_assert_str_eq(r, "checked by ops; attrib: Y (revised)");
+	free(r);
+	r = comment_append("attrib: X; later note", "attrib: Y (revised)");
+	ck_assert_str_eq(r, "attrib: Y (revised); later note");
+	free(r);
 	free(m);
 	ck_assert_int_eq(comment_backoff(0), 30);
 	ck_assert_int_eq(comment_backoff(1), 60);

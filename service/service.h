@@ -490,10 +490,12 @@ int reconcile_run(const struct attrib_config *conf, store *s, char *err, size_t 
 /* ---- bundlescan.c: a bundle's JSON checked as it streams in -------------- */
 
 /* Values (containers, strings, numbers, literals) a bundle may hold: far
- * above any real one (a few files, a rank record per task), and what
- * bounds json-c's memory when casebuild parses it later. */
-#define BUNDLE_MAX_VALUES 1000000
-#define BUNDLE_MAX_VALUES_S "1000000"
+ * above any real one (a few files, about 10 values per rank record, 1,024
+ * ranks: 10,000), and what bounds json-c's memory when casebuild parses it
+ * later: about 810 bytes per empty object, so 100,000 cost at most ~80 MB
+ * beside the text itself (1,000,000 did 810 MB). */
+#define BUNDLE_MAX_VALUES 100000
+#define BUNDLE_MAX_VALUES_S "100000"
 struct bscan {
 	int st, nst, depth, key, litpos;
 	char stack[JSON_MAX_DEPTH];

@@ -208,6 +208,7 @@ else
 fi
 check "the first diagnosis lists nodes/node-02 as missing" test "$(missing_nodes "$T/show-$j.json")" = nodes/node-02
 cp "$T/show-$j.json" "$T/first.json"
+tl=$(date +%s.%N)
 check "node-02's late bundle: 202" test "$(post_bundle $j node-02)" = 202
 revised=
 for _ in $(seq 100); do
@@ -216,6 +217,7 @@ for _ in $(seq 100); do
 	[ -n "$revised" ] && break
 	sleep 0.1
 done
+echo "# late: first $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["sub_domain"], r.get("culprit_nodes"), (r.get("root_cause") or {}).get("code"))' "$T/first.json"), revised to $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["sub_domain"], r.get("culprit_nodes"), (r.get("root_cause") or {}).get("code"))' "$T/show-$j.json" 2>/dev/null) $(awk -v a="$tl" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s after the late bundle"
 check "the stored diagnosis is revised (\"revised\": 1)" test "$revised" = 1
 check "node-02 is no longer missing" test -z "$(missing_nodes "$T/show-$j.json")"
 check "the revision names the late node and what was said before" python3 -c '
@@ -223,9 +225,14 @@ import json,sys; r=json.load(open(sys.argv[1])); f=json.load(open(sys.argv[2]))
 v=r["revisions"][0]
 assert "node-02" in v["reason"], v
 assert v["before"]["sub_domain"] == f["sub_domain"], (v, f["sub_domain"])' "$T/show-$j.json" "$T/first.json"
-check "revised: node-02 is the culprit (InfraHW)" python3 -c '
-import json,sys; r=json.load(open(sys.argv[1]))
-assert r["sub_domain"] == "InfraHW" and r["culprit_nodes"] == ["node-02"], r["sub_domain"]' "$T/show-$j.json"
+# without node-02's kernel log the root was the application's NVLink error;
+# with it, the Xid 149 on node-02 itself
+check "revised: the root is node-02's Xid 149 (it was not before)" python3 -c '
+import json,sys; r=json.load(open(sys.argv[1])); f=json.load(open(sys.argv[2]))
+assert r["sub_domain"] == "InfraHW" and r["culprit_nodes"] == ["node-02"], r["sub_domain"]
+assert r["root_cause"]["code"].startswith("xid."), r["root_cause"]["code"]
+assert (f.get("root_cause") or {}).get("code") != r["root_cause"]["code"]
+assert r["revisions"][0]["before"]["root_code"] == (f.get("root_cause") or {}).get("code")' "$T/show-$j.json" "$T/first.json"
 "$A" show $j --config "$T/attrib.conf" >"$T/show.txt" 2>&1
 check "attrib show says it was revised" grep -q '^Revised .*late bundles from node-02' "$T/show.txt"
 check "still one result for the job" test "$("$A" list --json --config "$T/attrib.conf" | grep -Ec "\"job_id\": ?\"$j\"")" = 1

@@ -86,7 +86,8 @@ static const struct key keys[] = {
 	  "Log file of the service and the collector (empty: standard error)." },
 	{ "AllowFrom", T_LIST, O(allow_from), O(nallow_from), "slurm,127.0.0.0/8,::1", NULL,
 	  "Who may connect to attrib serve: slurm (the NodeAddr and NodeHostname of every node in "
-	  "Slurm's node table, and NodeAddresses), IPv4 or IPv6 addresses and CIDR ranges. Any other "
+	  "Slurm's node table, and NodeAddresses), IPv4 or IPv6 addresses and CIDR ranges; the address "
+	  "of Listen, when it names one, is this host's and always allowed. Any other "
 	  "connection is closed as it is accepted, before a byte is read. A bundle is taken only when "
 	  "its MUNGE credential was made on the node it names, whatever address sent it." },
 	{ "NodeAddresses", T_LIST, O(node_addresses), O(nnode_addresses), "", NULL,

@@ -499,6 +499,7 @@ struct http_server *http_start(const char *listen, const char *state_dir, size_t
 		h->lim.threads = 1;
 	if (!h->lim.header_timeout)
 		h->lim.header_timeout = def.header_timeout;
+	nodetable_allow_self(ai->ai_addr);
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_cond_init(&h->stop_cond, NULL);
 	h->d = MHD_start_daemon(flags, 0, accept_policy, h, handler, h,

@@ -302,6 +302,26 @@ void nodetable_stop(void)
 	nstatics = 0;
 }
 
+void nodetable_allow_self(const struct sockaddr *sa)
+{
+	struct net n;
+	struct net *more;
+
+	if (!sa || (sa->sa_family != AF_INET && sa->sa_family != AF_INET6))
+		return;
+	to_v6(sa, &n.a);
+	n.prefix = 128;
+	/* a wildcard Listen (0.0.0.0, ::) names no host */
+	if (!memcmp(&n.a, &in6addr_any, sizeof(n.a)) ||
+	    (n.a.s6_addr[10] == 0xff && !n.a.s6_addr[12] && !n.a.s6_addr[13] && !n.a.s6_addr[14] &&
+	     !n.a.s6_addr[15]))
+		return;
+	if (!(more = realloc(nets, (nnets + 1) * sizeof(*nets))))
+		return;
+	nets = more;
+	nets[nnets++] = n;
+}
+
 bool nodetable_allowed(const struct sockaddr *sa)
 {
 	struct in6_addr a;

@@ -474,6 +474,10 @@ int nodetable_start(const struct attrib_config *conf, bool slurm, char *err, siz
 void nodetable_stop(void);
 /* Rebuilds the table now (the thread does it every NodeTableRefresh). */
 void nodetable_refresh(void);
+/* The address the service listens on, when it names one: a connection
+ * from it comes from this host (an administrator's curl), allowed too.
+ * Before the server starts. */
+void nodetable_allow_self(const struct sockaddr *sa);
 /* May this address connect?  (AllowFrom) */
 bool nodetable_allowed(const struct sockaddr *sa);
 /* Is origin (a MUNGE credential's) an address of node?  A node the table

@@ -52,6 +52,18 @@ void render_text(FILE *out, struct json_object *r)
 
 	fprintf(out, "job %s %s: %s / %s\n\n", s(r, "job_id"), s(r, "terminal_state"), s(r, "outcome"),
 		s(r, "sub_domain"));
+	/* the service redid the diagnosis when evidence arrived late */
+	struct json_object *revs = arr(r, "revisions");
+	for (size_t i = 0; revs && i < json_object_array_length(revs); i++) {
+		struct json_object *v = json_object_array_get_idx(revs, i), *b = NULL;
+		const char *was = json_object_object_get_ex(v, "before", &b) && b ? s(b, "sub_domain") : NULL;
+
+		fprintf(out, "%s %s: %s (was %s)\n", i ? "             " : "Revised     ",
+			s(v, "at") ? s(v, "at") : "?", s(v, "reason") ? s(v, "reason") : "?",
+			was ? was : "?");
+	}
+	if (revs && json_object_array_length(revs))
+		fputs("\n", out);
 	if (json_object_object_get_ex(r, "root_cause", &rc) && rc) {
 		fprintf(out, "Root cause   %s [%s]\n", s(rc, "symptom"), s(rc, "code"));
 		fprintf(out, "             on %s%s%s at %s\n", s(rc, "node") ? s(rc, "node") : "(no single node)",

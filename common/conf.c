@@ -92,6 +92,30 @@ static const struct key keys[] = {
 	  "Time limit of one Webhook delivery, connection included." },
 	{ "LogFile", T_PATH, O(log_file), 0, "", NULL,
 	  "Log file of the service and the collector (empty: standard error)." },
+	{ "AllowFrom", T_LIST, O(allow_from), O(nallow_from), "slurm,127.0.0.0/8,::1", NULL,
+	  "Who may connect to attrib serve: slurm (the NodeAddr and NodeHostname of every node in "
+	  "Slurm's node table, and NodeAddresses), IPv4 or IPv6 addresses and CIDR ranges; the address "
+	  "of Listen, when it names one, is this host's and always allowed. Any other "
+	  "connection is closed as it is accepted, before a byte is read. A bundle is taken only when "
+	  "its MUNGE credential was made on the node it names, whatever address sent it." },
+	{ "NodeAddresses", T_LIST, O(node_addresses), O(nnode_addresses), "", NULL,
+	  "NAME=ADDRESS pairs the service adds to Slurm's node table (nodes it does not list, tests); "
+	  "a name may be given several times." },
+	{ "NodeTableRefresh", T_SECONDS, O(node_table_refresh), 0, "300", NULL,
+	  "How often the service reloads Slurm's node table (slurm_load_node) and resolves its "
+	  "addresses." },
+	{ "HttpConnections", T_INT, O(http_connections), 0, "4096", NULL,
+	  "Connections attrib serve holds at once (every node of the fleet ending a job together); "
+	  "its open-file limit is raised to fit." },
+	{ "HttpPerAddress", T_INT, O(http_per_address), 0, "8", NULL,
+	  "Connections one address may hold at once; more are closed as they are accepted." },
+	{ "HttpHeaderTimeout", T_SECONDS, O(http_header_timeout), 0, "5", NULL,
+	  "Time from a connection's start (or its previous request's end) to its request's last "
+	  "header; a slower client is disconnected." },
+	{ "HttpIdleTimeout", T_SECONDS, O(http_idle_timeout), 0, "15", NULL,
+	  "A connection silent this long is closed (a bundle's body included)." },
+	{ "HttpThreads", T_INT, O(http_threads), 0, "4", NULL,
+	  "Threads of the HTTP server (each with its own epoll set)." },
 };
 #define NKEYS (sizeof(keys) / sizeof(*keys))
 

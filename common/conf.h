@@ -33,6 +33,16 @@ struct attrib_config {
 	char *webhook;		/* Webhook URL, or NULL */
 	long webhook_timeout;	/* WebhookTimeout, seconds */
 	char *log_file;		/* LogFile, or NULL for stderr */
+	char **allow_from;	/* AllowFrom: "slurm", addresses, CIDR ranges */
+	int nallow_from;
+	char **node_addresses;	/* NodeAddresses: NAME=ADDRESS beside Slurm's node table */
+	int nnode_addresses;
+	long node_table_refresh;	/* NodeTableRefresh, seconds */
+	long http_connections;	/* HttpConnections */
+	long http_per_address;	/* HttpPerAddress */
+	long http_header_timeout;	/* HttpHeaderTimeout, seconds */
+	long http_idle_timeout;	/* HttpIdleTimeout, seconds */
+	long http_threads;	/* HttpThreads */
 };
 
 /* Defaults, then path (a missing file at the default path is not an

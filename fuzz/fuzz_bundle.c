@@ -61,9 +61,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[512], *case_dir;
 	struct json_object *parsed, *cov, *r, *arr;
 
-	/* what http.c decides before answering 202 */
+	/* what http.c decides before answering 202: the streaming check, fed
+	 * whole and in uneven pieces (as uploads arrive); what it takes, json-c
+	 * (which casebuild uses) must take too, and the two feeds agree */
+	struct bscan whole, pieces;
+	bool ok_whole, ok_pieces = true;
+
+	bscan_init(&whole);
+	ok_whole = bscan_feed(&whole, (const char *)data, size) == 0 && bscan_end(&whole) == 0;
+	bscan_init(&pieces);
+	for (size_t off = 0, k = 1; off < size && ok_pieces; off += k, k = k % 7 + 1)
+		ok_pieces = bscan_feed(&pieces, (const char *)data + off, off + k > size ? size - off : k) == 0;
+	ok_pieces = ok_pieces && bscan_end(&pieces) == 0;
+	if (ok_whole != ok_pieces || (!ok_whole && !whole.err[0]) ||
+	    strcmp(whole.schema, pieces.schema) || strcmp(whole.node, pieces.node))
+		abort();
 	parsed = svc_parse_json((const char *)data, size, JSON_MAX_DEPTH, err, sizeof(err));
 	if (!parsed && (!memchr(err, 0, sizeof(err)) || !*err))
+		abort();
+	if (ok_whole && !parsed)
 		abort();
 	json_object_put(parsed);
 

@@ -92,11 +92,23 @@ out:
 char *comment_append(const char *existing, const char *ours)
 {
 	char *out;
+	const char *old;
 
 	if (existing && strstr(existing, ours))
 		return NULL;
 	if (!existing || !*existing)
 		return strdup(ours);
+	/* a revised diagnosis (late evidence) replaces the earlier summary
+	 * rather than adding a second, contradicting one */
+	if (!strncmp(ours, "attrib: ", 8) &&
+	    ((old = existing, !strncmp(existing, "attrib: ", 8)) || (old = strstr(existing, "; attrib: ")))) {
+		const char *start = old == existing ? old : old + 2, *end = strstr(start, "; ");
+		int pre = (int)(start - existing);
+
+		if (asprintf(&out, "%.*s%s%s", pre, existing, ours, end ? end : "") < 0)
+			return NULL;
+		return out;
+	}
 	if (asprintf(&out, "%s; %s", existing, ours) < 0)
 		return NULL;
 	return out;

@@ -115,6 +115,12 @@ enum reject_reason auth_decode(const char *cred, struct auth_claim *c, char *why
 	}
 	c->uid = uid;
 	c->gid = gid;
+	/* the address of the host that encoded it: http.c checks it is the
+	 * node's own (the payload's node name alone is the sender's word) */
+	if (r == AUTH_OK && munge_ctx_get(ctx, MUNGE_OPT_ADDR4, &c->origin) != EMUNGE_SUCCESS) {
+		snprintf(why, whylen, "the credential has no origin address");
+		r = REJ_ORIGIN;
+	}
 	free(payload);
 	munge_ctx_destroy(ctx);
 	return r;

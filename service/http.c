@@ -6,44 +6,71 @@
  *   GET  /metrics     counters, Prometheus text format
  *
  * A bundle is checked before its body is read (credential: 401 without,
- * 403 when munged refuses it or it is not root's; Content-Length over
- * MaxBundleBytes: 413), then streamed to a temporary file while its SHA-256
- * is computed and its JSON parsed (depth-limited), then checked again (the
- * hash the credential names: 403; a bundle of the credential's job and node:
- * 400) and renamed to STATE/incoming/JOBID/NODE.json before the 202. */
+ * 403 when munged refuses it, it is not root's or was not made on the node
+ * it names; Content-Length over MaxBundleBytes: 413), then streamed to a
+ * temporary file while its SHA-256 is computed and its JSON checked
+ * (bundlescan.c: nothing built, so memory does not grow with the body),
+ * then checked again (the hash the credential names: 403; a bundle of the
+ * credential's job and node: 400; more than MaxBundleBytes without a
+ * Content-Length: 413 at its end) and renamed to STATE/incoming/JOBID/NODE.json
+ * before the 202.
+ *
+ * Abuse: one thread per core-ish (HttpThreads), each with its own epoll
+ * set, so thousands of open connections cost no polling time; connections
+ * from outside AllowFrom are closed as they are accepted (nodetable.c);
+ * HttpPerAddress bounds what one address holds; a connection whose request
+ * head is not complete within HttpHeaderTimeout is shut down by a watchdog
+ * (libmicrohttpd's own timeout is an idle one, which a client sending a
+ * byte a second never reaches). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "service.h"
 
-#define HTTP_THREADS 4
-#define HTTP_CONNECTIONS 64
-#define HTTP_PER_IP 16
-#define HTTP_TIMEOUT 30		/* seconds of silence before a connection is dropped */
+/* One open connection, for the header watchdog. */
+struct conn {
+	int fd;
+	long long since_ms;	/* its start, or its previous request's end */
+	bool in_request;	/* its request head is complete */
+	struct conn *prev, *next;
+};
 
 struct http_server {
 	struct MHD_Daemon *d;
 	char *state_dir;
 	size_t max_bundle;
 	int wake_fd;
+	struct http_limits lim;
+	pthread_mutex_t lock;	/* conns */
+	struct conn *conns;
+	pthread_t watchdog;
+	bool watchdog_started, stopping;
+	pthread_cond_t stop_cond;
 };
 
 struct upload {
 	struct auth_claim claim;
 	struct sha256 sha;
-	struct json_tokener *tok;
-	struct json_object *obj;
+	struct bscan scan;
 	char tmp[4096];
 	int fd;
-	size_t got;
-	bool bad_json, io_error;
-	char json_err[128];
+	size_t got, discarded;
+	bool io_error, too_large;
 };
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type,
 			     const char *body)
@@ -98,6 +125,7 @@ static enum MHD_Result reject(struct MHD_Connection *c, enum reject_reason r, co
 		[REJ_TOO_LARGE] = 413 /* Content Too Large */, [REJ_BAD_BODY] = MHD_HTTP_BAD_REQUEST,
 		[REJ_MUNGE_DOWN] = MHD_HTTP_SERVICE_UNAVAILABLE,
 		[REJ_INTERNAL] = MHD_HTTP_INTERNAL_SERVER_ERROR,
+		[REJ_ORIGIN] = MHD_HTTP_FORBIDDEN,
 	};
 	char addr[64];
 
@@ -117,65 +145,122 @@ static void upload_free(struct upload *u)
 		close(u->fd);
 	if (u->tmp[0])
 		unlink(u->tmp);
-	if (u->tok)
-		json_tokener_free(u->tok);
-	json_object_put(u->obj);
 	sha256_free(&u->sha);
 	free(u);
+}
+
+static struct conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
 }
 
 static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 		      enum MHD_RequestTerminationCode toe)
 {
-	(void)cls;
-	(void)c;
+	struct http_server *h = cls;
+	struct conn *k = conn_of(c);
+
 	(void)toe;
 	upload_free(*con_cls);
 	*con_cls = NULL;
+	if (k) {
+		/* a kept-alive connection gets HttpHeaderTimeout for its next head */
+		pthread_mutex_lock(&h->lock);
+		k->in_request = false;
+		k->since_ms = now_ms();
+		pthread_mutex_unlock(&h->lock);
+	}
 }
 
-static void feed_json(struct upload *u, const char *data, size_t len)
+static void notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
+			enum MHD_ConnectionNotificationCode code)
 {
-	if (u->bad_json)
-		return;
-	if (u->obj) {
-		/* after the value: white space only */
-		for (size_t i = 0; i < len; i++)
-			if (!strchr(" \t\r\n", data[i])) {
-				u->bad_json = true;
-				snprintf(u->json_err, sizeof(u->json_err), "trailing data after the bundle");
-				return;
+	struct http_server *h = cls;
+	struct conn *k;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		*socket_context = NULL;
+		if (!ci || !(k = calloc(1, sizeof(*k))))
+			return;
+		k->fd = ci->connect_fd;
+		k->since_ms = now_ms();
+		pthread_mutex_lock(&h->lock);
+		k->next = h->conns;
+		if (h->conns)
+			h->conns->prev = k;
+		h->conns = k;
+		pthread_mutex_unlock(&h->lock);
+		*socket_context = k;
+	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED && (k = *socket_context)) {
+		/* before libmicrohttpd closes the descriptor: the watchdog never
+		 * shuts down a number the kernel gave to someone else since */
+		pthread_mutex_lock(&h->lock);
+		if (k->prev)
+			k->prev->next = k->next;
+		else
+			h->conns = k->next;
+		if (k->next)
+			k->next->prev = k->prev;
+		pthread_mutex_unlock(&h->lock);
+		free(k);
+		*socket_context = NULL;
+	}
+}
+
+/* Shuts down connections whose request head is late; libmicrohttpd then
+ * sees the end of the stream and closes them in its own thread. */
+static void *watchdog(void *p)
+{
+	struct http_server *h = p;
+	long long limit = h->lim.header_timeout * 1000LL;
+
+	pthread_mutex_lock(&h->lock);
+	while (!h->stopping) {
+		struct timespec ts;
+		long long now = now_ms();
+
+		for (struct conn *k = h->conns; k; k = k->next)
+			if (!k->in_request && k->fd >= 0 && now - k->since_ms > limit) {
+				shutdown(k->fd, SHUT_RDWR);
+				k->fd = -1;	/* once */
+				atomic_fetch_add(&svc_metrics.http_header_timeouts, 1);
 			}
-		return;
-	}
-	while (len && !u->bad_json && !u->obj) {
-		int chunk = len > (1 << 30) ? 1 << 30 : (int)len;
-		struct json_object *o = json_tokener_parse_ex(u->tok, data, chunk);
-		enum json_tokener_error e = json_tokener_get_error(u->tok);
-
-		if (o) {
-			size_t used = json_tokener_get_parse_end(u->tok);
-
-			u->obj = o;
-			if (used < (size_t)chunk)
-				feed_json(u, data + used, chunk - used);
-		} else if (e != json_tokener_continue) {
-			u->bad_json = true;
-			snprintf(u->json_err, sizeof(u->json_err), "invalid JSON: %s",
-				 json_tokener_error_desc(e));
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 250 * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
 		}
-		data += chunk;
-		len -= chunk;
+		pthread_cond_timedwait(&h->stop_cond, &h->lock, &ts);
 	}
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	(void)cls;
+	(void)addrlen;
+	if (nodetable_allowed(addr))
+		return MHD_YES;
+	atomic_fetch_add(&svc_metrics.http_refused_address, 1);
+	return MHD_NO;
 }
 
 static enum MHD_Result finish_bundle(struct http_server *h, struct MHD_Connection *c,
 				     struct upload *u)
 {
-	char hex[65], msg[256];
-	const char *s;
-	struct json_object *files;
+	char hex[65], msg[256], why[256];
 
+	if (u->too_large) {
+		snprintf(why, sizeof(why),
+			 "more than MaxBundleBytes (%zu) sent without Content-Length", h->max_bundle);
+		return reject(c, REJ_TOO_LARGE, why, u->claim.job_id, u->claim.node);
+	}
 	if (u->io_error)
 		return reject(c, REJ_INTERNAL, "cannot spool the bundle", u->claim.job_id,
 			      u->claim.node);
@@ -183,22 +268,15 @@ static enum MHD_Result finish_bundle(struct http_server *h, struct MHD_Connectio
 	if (strcmp(hex, u->claim.sha256))
 		return reject(c, REJ_HASH, "the credential was not made for this body",
 			      u->claim.job_id, u->claim.node);
-	if (!u->bad_json && !u->obj) {
-		u->bad_json = true;
-		snprintf(u->json_err, sizeof(u->json_err), "invalid JSON: unexpected end");
-	}
-	if (u->bad_json)
-		return reject(c, REJ_BAD_BODY, u->json_err, u->claim.job_id, u->claim.node);
-	if (!json_object_is_type(u->obj, json_type_object) || !(s = svc_json_str(u->obj, "schema")) ||
-	    strcmp(s, BUNDLE_SCHEMA))
+	if (bscan_end(&u->scan) < 0)
+		return reject(c, REJ_BAD_BODY, u->scan.err, u->claim.job_id, u->claim.node);
+	if (u->scan.top_type != '{' || strcmp(u->scan.schema, BUNDLE_SCHEMA))
 		return reject(c, REJ_BAD_BODY, "not a " BUNDLE_SCHEMA " object", u->claim.job_id,
 			      u->claim.node);
-	if (!(s = svc_json_str(u->obj, "job_id")) || strcmp(s, u->claim.job_id) ||
-	    !(s = svc_json_str(u->obj, "node")) || strcmp(s, u->claim.node))
+	if (strcmp(u->scan.job_id, u->claim.job_id) || strcmp(u->scan.node, u->claim.node))
 		return reject(c, REJ_BAD_BODY, "job_id and node differ from the credential's",
 			      u->claim.job_id, u->claim.node);
-	if (json_object_object_get_ex(u->obj, "files", &files) &&
-	    !json_object_is_type(files, json_type_array))
+	if (u->scan.files_type && u->scan.files_type != '[')
 		return reject(c, REJ_BAD_BODY, "files is not a list", u->claim.job_id, u->claim.node);
 	if (fsync(u->fd) < 0 || close(u->fd) < 0) {
 		u->fd = -1;
@@ -260,10 +338,16 @@ static enum MHD_Result start_bundle(struct http_server *h, struct MHD_Connection
 		upload_free(u);
 		return ret;
 	}
+	if (!nodetable_origin_ok(u->claim.node, &u->claim.origin, why, sizeof(why))) {
+		enum MHD_Result ret = reject(c, REJ_ORIGIN, why, u->claim.job_id, u->claim.node);
+
+		upload_free(u);
+		return ret;
+	}
 	sha256_init(&u->sha);
-	u->tok = json_tokener_new_ex(JSON_MAX_DEPTH);
+	bscan_init(&u->scan);
 	u->fd = spool_tmp_bundle(h->state_dir, u->tmp, sizeof(u->tmp));
-	if (!u->tok || u->fd < 0) {
+	if (u->fd < 0) {
 		u->tmp[0] = u->fd < 0 ? 0 : u->tmp[0];
 		snprintf(why, sizeof(why), "cannot spool the bundle: %s", strerror(errno));
 		enum MHD_Result ret = reject(c, REJ_INTERNAL, why, u->claim.job_id, u->claim.node);
@@ -283,6 +367,15 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	struct upload *u = *con_cls;
 
 	(void)version;
+	if (!u) {
+		struct conn *k = conn_of(c);
+
+		if (k) {
+			pthread_mutex_lock(&h->lock);
+			k->in_request = true;	/* its head is complete: the watchdog lets it be */
+			pthread_mutex_unlock(&h->lock);
+		}
+	}
 	if (!strcmp(url, "/v1/bundle")) {
 		if (strcmp(method, MHD_HTTP_METHOD_POST))
 			return reply_json(c, MHD_HTTP_METHOD_NOT_ALLOWED, "error", "POST only");
@@ -292,21 +385,29 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 			size_t n = *upload_data_size;
 
 			*upload_data_size = 0;
-			if (u->got + n > h->max_bundle) {
-				/* no Content-Length (chunked): the connection ends at the limit */
-				char addr[64];
+			if (u->too_large || u->got + n > h->max_bundle) {
+				/* no Content-Length (chunked): the rest is read and dropped,
+				 * and the 413 comes at its end (libmicrohttpd answers only
+				 * once the request is in); an endless body is cut off */
+				u->too_large = true;
+				u->discarded += n;
+				if (u->discarded > h->max_bundle) {
+					char addr[64];
 
-				atomic_fetch_add(&svc_metrics.bundles_rejected[REJ_TOO_LARGE], 1);
-				svc_log(SVC_WARNING,
-					"bundle from %s rejected (too_large, job %s, node %s): more than "
-					"MaxBundleBytes (%zu) sent without Content-Length; connection closed",
-					peer(c, addr, sizeof(addr)), u->claim.job_id, u->claim.node,
-					h->max_bundle);
-				return MHD_NO;
+					atomic_fetch_add(&svc_metrics.bundles_rejected[REJ_TOO_LARGE], 1);
+					svc_log(SVC_WARNING,
+						"bundle from %s rejected (too_large, job %s, node %s): "
+						"more than twice MaxBundleBytes (%zu) sent without "
+						"Content-Length; connection closed",
+						peer(c, addr, sizeof(addr)), u->claim.job_id,
+						u->claim.node, h->max_bundle);
+					return MHD_NO;
+				}
+				return MHD_YES;
 			}
 			u->got += n;
 			sha256_update(&u->sha, upload_data, n);
-			feed_json(u, upload_data, n);
+			bscan_feed(&u->scan, upload_data, n);
 			for (size_t off = 0; !u->io_error && off < n;) {
 				ssize_t w = write(u->fd, upload_data + off, n - off);
 
@@ -359,13 +460,17 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 }
 
 struct http_server *http_start(const char *listen, const char *state_dir, size_t max_bundle,
-			       int wake_fd, char *err, size_t errlen)
+			       const struct http_limits *lim, int wake_fd, char *err,
+			       size_t errlen)
 {
+	static const struct http_limits def = HTTP_LIMITS_DEFAULT;
 	struct http_server *h = calloc(1, sizeof(*h));
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE }, *ai = NULL;
 	char host[256];
 	const char *colon = strrchr(listen, ':');
-	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	/* epoll with a thread pool: each thread waits on its own epoll set
+	 * (measured in doc/hardening.md against the poll() threads of before) */
+	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 	int rc;
 
 	if (!h || !colon || (size_t)(colon - listen) >= sizeof(host)) {
@@ -389,16 +494,33 @@ struct http_server *http_start(const char *listen, const char *state_dir, size_t
 	h->state_dir = strdup(state_dir);
 	h->max_bundle = max_bundle;
 	h->wake_fd = wake_fd;
-	h->d = MHD_start_daemon(flags, 0, NULL, NULL, handler, h,
+	h->lim = lim ? *lim : def;
+	if (!h->lim.threads)
+		h->lim.threads = 1;
+	if (!h->lim.header_timeout)
+		h->lim.header_timeout = def.header_timeout;
+	nodetable_allow_self(ai->ai_addr);
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_cond_init(&h->stop_cond, NULL);
+	h->d = MHD_start_daemon(flags, 0, accept_policy, h, handler, h,
 				MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-				MHD_OPTION_THREAD_POOL_SIZE, (unsigned)HTTP_THREADS,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNECTIONS,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_PER_IP,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT,
+				MHD_OPTION_THREAD_POOL_SIZE, h->lim.threads,
+				MHD_OPTION_CONNECTION_LIMIT, h->lim.connections,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->lim.per_address,
+				MHD_OPTION_CONNECTION_TIMEOUT, h->lim.idle_timeout,
+				/* thousands of nodes connecting in the same second */
+				MHD_OPTION_LISTEN_BACKLOG_SIZE, h->lim.connections,
 				MHD_OPTION_NOTIFY_COMPLETED, completed, h,
+				MHD_OPTION_NOTIFY_CONNECTION, notify_conn, h,
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
 				MHD_OPTION_END);
 	freeaddrinfo(ai);
+	if (h->d && pthread_create(&h->watchdog, NULL, watchdog, h) == 0)
+		h->watchdog_started = true;
+	else if (h->d) {
+		MHD_stop_daemon(h->d);
+		h->d = NULL;
+	}
 	if (!h->d) {
 		snprintf(err, errlen, "cannot listen on %s (in use, or not an address of this host)",
 			 listen);
@@ -420,6 +542,13 @@ void http_stop(struct http_server *h)
 {
 	if (!h)
 		return;
+	if (h->watchdog_started) {
+		pthread_mutex_lock(&h->lock);
+		h->stopping = true;
+		pthread_cond_signal(&h->stop_cond);
+		pthread_mutex_unlock(&h->lock);
+		pthread_join(h->watchdog, NULL);
+	}
 	MHD_stop_daemon(h->d);
 	free(h->state_dir);
 	free(h);

@@ -13,6 +13,7 @@ static const char *const reject_names[REJ_N] = {
 	[REJ_PAYLOAD] = "bad_payload",	       [REJ_HASH] = "body_hash",
 	[REJ_TOO_LARGE] = "too_large",	       [REJ_BAD_BODY] = "bad_body",
 	[REJ_MUNGE_DOWN] = "munge_unavailable", [REJ_INTERNAL] = "internal_error",
+	[REJ_ORIGIN] = "origin",
 };
 
 const char *reject_name(enum reject_reason r)
@@ -209,6 +210,14 @@ char *metrics_render(void)
 	COUNTER("webhook_failures_total", "Failed Webhook deliveries (retried with backoff).",
 		m->webhook_failures);
 	GAUGE("webhook_queue", "Results waiting to be delivered to the Webhook.", m->webhook_queue);
+	COUNTER("http_refused_address_total",
+		"Connections closed at accept: the address is not in AllowFrom.",
+		m->http_refused_address);
+	COUNTER("http_header_timeouts_total",
+		"Connections closed: no complete request head within HttpHeaderTimeout.",
+		m->http_header_timeouts);
+	COUNTER("jobs_revised_total", "Stored diagnoses redone because evidence arrived late.",
+		m->jobs_revised);
 #undef COUNTER
 #undef GAUGE
 	fclose(f);

@@ -97,3 +97,8 @@ void node_states_free(struct node_state_map *ns)
 	free(ns->names);
 	free(ns);
 }
+
+const struct node_info_msg *node_states_msg(const struct node_state_map *ns)
+{
+	return ns ? ns->msg : NULL;
+}

@@ -19,7 +19,9 @@
  * no_new_privs is set.  Everything it creates is 0600/0700 (umask 077). */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <limits.h>
+#include <malloc.h>
 #include <linux/capability.h>
 #include <poll.h>
 #include <pthread.h>
@@ -27,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -148,16 +151,114 @@ static char *join_culprits(struct json_object *res)
 	return out;
 }
 
-static void finish_inputs(const struct attrib_config *conf, const char *path, const char *job_id)
+/* ---- late evidence --------------------------------------------------------
+ * A diagnosis made at BundleDeadline without some node's bundle (its
+ * collector gave up; the bundle waits in its outbox for the next epilog)
+ * would stay degraded for good if that bundle, arriving later, were only
+ * stored.  So a diagnosis's inputs are kept for a day in STATE/done/JOBID/
+ * (the bundles, and the record as .record.json).  A bundle that arrives
+ * after it lands in STATE/incoming/JOBID/ as any other; the loop
+ * (revise_late) adds it to the kept ones, moves the directory back into
+ * incoming/ and attributes the job again: the stored result, the
+ * AdminComment, the Webhook and the metrics follow, and the result says
+ * so ("revised": N, "revisions": [...], shown by attrib show).  A directory
+ * in incoming/ that holds a .record.json is a revision a crash
+ * interrupted, done again. */
+
+#define KEPT_RECORD ".record.json"	/* a dot-file: never a node's bundle name */
+
+static int keep_inputs(const struct attrib_config *conf, struct json_object *rec,
+		       const char *job_id)
 {
-	if (unlink(path) < 0 && errno != ENOENT)
-		svc_log(SVC_WARNING, "cannot remove the record %s: %s", path, strerror(errno));
-	spool_drop_bundles(conf->state_dir, job_id);
+	char in[PATH_MAX], done[PATH_MAX], p[PATH_MAX + 32];
+	const char *text = json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PLAIN);
+	struct stat st;
+
+	if (!svc_valid_name(job_id))
+		return -1;
+	snprintf(in, sizeof(in), "%s/incoming/%s", conf->state_dir, job_id);
+	snprintf(done, sizeof(done), "%s/done/%s", conf->state_dir, job_id);
+	if (lstat(in, &st) == 0) {
+		/* an earlier attempt's or diagnosis's inputs are replaced */
+		snprintf(p, sizeof(p), "%s/" KEPT_RECORD, in);
+		if (svc_write_atomic(p, text, strlen(text)) < 0 || svc_rmtree(done) < 0 ||
+		    rename(in, done) < 0)
+			return -1;
+	} else {
+		/* no bundle came, or they were kept before a crash */
+		if (mkdir(done, 0700) < 0 && errno != EEXIST)
+			return -1;
+		snprintf(p, sizeof(p), "%s/" KEPT_RECORD, done);
+		if (svc_write_atomic(p, text, strlen(text)) < 0)
+			return -1;
+	}
+	snprintf(p, sizeof(p), "%s/done", conf->state_dir);
+	svc_fsync_dir(p);
+	return 0;
 }
 
+/* rec NULL: nothing to keep (no diagnosis) */
+static void finish_inputs(const struct attrib_config *conf, const char *path, const char *job_id,
+			  struct json_object *rec)
+{
+	if (!rec) {
+		spool_drop_bundles(conf->state_dir, job_id);
+	} else if (keep_inputs(conf, rec, job_id) < 0) {
+		svc_log(SVC_WARNING, "job %s: cannot keep its inputs for late bundles: %s", job_id,
+			strerror(errno));
+		spool_drop_bundles(conf->state_dir, job_id);
+	}
+	if (path && unlink(path) < 0 && errno != ENOENT)
+		svc_log(SVC_WARNING, "cannot remove the record %s: %s", path, strerror(errno));
+}
+
+/* The revision's entry: what the diagnosis said before, and why it changed. */
+static void add_revision(store *s, struct json_object *res, const struct record_name *rn,
+			 const char *late, long long now)
+{
+	char *prev_text = store_get(s, rn->job_id, rn->attempt, NULL), at[40];
+	struct json_object *prev = prev_text ? json_tokener_parse(prev_text) : NULL, *v, *revs,
+			   *rev = json_object_new_object(), *before = json_object_new_object();
+	long n = 0;
+
+	if (prev && json_object_object_get_ex(prev, "revised", &v))
+		n = json_object_get_int64(v);
+	if (prev && json_object_object_get_ex(prev, "revisions", &v) &&
+	    json_object_is_type(v, json_type_array))
+		revs = json_object_get(v);
+	else
+		revs = json_object_new_array();
+	svc_rfc3339((time_t)now, at, sizeof(at));
+	json_object_object_add(rev, "at", json_object_new_string(at));
+	json_object_object_add(rev, "reason", json_object_new_string(late));
+	if (prev) {
+		struct json_object *rc;
+
+		json_object_object_add(before, "sub_domain",
+				       svc_json_str(prev, "sub_domain")
+					       ? json_object_new_string(svc_json_str(prev, "sub_domain"))
+					       : NULL);
+		json_object_object_add(before, "root_code",
+				       json_object_object_get_ex(prev, "root_cause", &rc) &&
+						       json_object_is_type(rc, json_type_object) &&
+						       svc_json_str(rc, "code")
+					       ? json_object_new_string(svc_json_str(rc, "code"))
+					       : NULL);
+		if (json_object_object_get_ex(prev, "culprit_nodes", &v))
+			json_object_object_add(before, "culprit_nodes", json_object_get(v));
+	}
+	json_object_object_add(rev, "before", before);
+	json_object_array_add(revs, rev);
+	json_object_object_add(res, "revised", json_object_new_int64(n + 1));
+	json_object_object_add(res, "revisions", revs);
+	json_object_put(prev);
+	free(prev_text);
+}
+
+/* late: NULL for a first diagnosis; for a revision, why (the late nodes) */
 static int attribute(const struct attrib_config *conf, const attrib_catalog *cat, store *s,
 		     struct json_object *rec, const char *path, const struct record_name *rn,
-		     long long now)
+		     long long now, const char *late)
 {
 	struct json_object *cov = json_object_new_array(), *res, *rc;
 	char err[512], *case_dir, *culprits, *comment;
@@ -190,8 +291,19 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	 * for the store, attrib show, the webhook and the comment alike */
 	svc_json_clean(res);
 
+	if (late)
+		add_revision(s, res, rn, late, now);
 	culprits = join_culprits(res);
 	comment = comment_summary(res);
+	if (late && comment) {
+		/* replaces the earlier summary in CommentField (comment_append) */
+		char *c2 = NULL;
+
+		if (asprintf(&c2, "%s (revised)", comment) > 0) {
+			free(comment);
+			comment = c2;
+		}
+	}
 	rc = NULL;
 	json_object_object_get_ex(res, "root_cause", &rc);
 	text = json_object_to_json_string_ext(res, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -210,21 +322,24 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 		.created = now,
 		.result_json = text,
 	};
-	put = store_put(s, &row, comment, now);
+	put = late ? store_revise(s, &row, comment, now) : 0;
+	if (put == 0)
+		put = store_put(s, &row, comment, now);
 	if (put < 0) {
 		svc_log(SVC_ERROR, "job %s attempt %ld: cannot store the result", rn->job_id,
 			rn->attempt);
 	} else {
 		if (put > 0) {
-			atomic_fetch_add(&svc_metrics.jobs_attributed, 1);
-			svc_log(SVC_INFO, "job %s attempt %ld (%s): %s", rn->job_id, rn->attempt,
-				row.state ? row.state : "?", comment ? comment : "");
+			atomic_fetch_add(late ? &svc_metrics.jobs_revised : &svc_metrics.jobs_attributed, 1);
+			svc_log(SVC_INFO, "job %s attempt %ld (%s): %s%s%s", rn->job_id, rn->attempt,
+				row.state ? row.state : "?", comment ? comment : "",
+				late ? "; late evidence: " : "", late ? late : "");
 			kick_accounting();
 			metrics_note_result(res, svc_json_str(rec, "end_time"), &began);
 			webhook_kick();
 			drain_policy_apply(conf, s, res, rn->job_id, rn->attempt, now);
 		}
-		finish_inputs(conf, path, rn->job_id);
+		finish_inputs(conf, path, rn->job_id, rec);
 	}
 	free(culprits);
 	free(comment);
@@ -232,6 +347,9 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	free(cluster);
 	free(case_dir);
 	json_object_put(res);
+	/* json-c's objects of the case and the bundles go back to the system,
+	 * not kept by malloc for the service's lifetime */
+	malloc_trim(0);
 	return put < 0 ? -1 : 1;
 }
 
@@ -262,7 +380,9 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 		return -1;
 	if (have) {
 		/* attributed before a crash or restart: only the clean-up is left */
-		finish_inputs(conf, path, rn->job_id);
+		rec = svc_read_json(path, RECORD_MAX_BYTES, JSON_MAX_DEPTH, err, sizeof(err));
+		finish_inputs(conf, path, rn->job_id, rec);
+		json_object_put(rec);
 		return 1;
 	}
 	if (lstat(path, &st) < 0)
@@ -293,7 +413,7 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 		svc_log(SVC_INFO, "job %s attempt %ld ended %s: not in AttributeStates, no diagnosis",
 			rn->job_id, rn->attempt, state);
 		atomic_fetch_add(&svc_metrics.jobs_not_attributed, 1);
-		finish_inputs(conf, path, rn->job_id);
+		finish_inputs(conf, path, rn->job_id, NULL);
 		json_object_put(rec);
 		return 1;
 	}
@@ -325,9 +445,130 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 		svc_log(SVC_INFO, "job %s attempt %ld: %d of %zu bundles missing%s", rn->job_id,
 			rn->attempt, missing, json_object_array_length(nodes),
 			reconciled ? "" : " at BundleDeadline");
-	rc = attribute(conf, cat, s, rec, path, rn, now);
+	rc = attribute(conf, cat, s, rec, path, rn, now, NULL);
 	json_object_put(rec);
 	return rc;
+}
+
+/* A record of the job (this attempt again, or the next) still waiting in a
+ * spool: its bundles are its own, not late ones. */
+static bool record_pending(const struct attrib_config *conf, const char *job_id, long attempt)
+{
+	char p[PATH_MAX];
+
+	for (long a = attempt; a <= attempt + 1; a++) {
+		if (snprintf(p, sizeof(p), "%s/jobs/%s.%ld.json", conf->spool_dir, job_id, a) <
+			    (int)sizeof(p) &&
+		    access(p, F_OK) == 0)
+			return true;
+		if (snprintf(p, sizeof(p), "%s/reconcile/%s.%ld.json", conf->state_dir, job_id, a) <
+			    (int)sizeof(p) &&
+		    access(p, F_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Moves incoming/JOBID's bundles into done/JOBID (a node already there:
+ * the same bundle sent again, dropped); their nodes into late. */
+static int take_late(const struct attrib_config *conf, const char *job_id, char *late,
+		     size_t latelen)
+{
+	char in[PATH_MAX], from[PATH_MAX + 300], to[PATH_MAX + 300];
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+
+	snprintf(in, sizeof(in), "%s/incoming/%s", conf->state_dir, job_id);
+	if (!(d = opendir(in)))
+		return 0;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (e->d_name[0] == '.' || len <= 5 || strcmp(e->d_name + len - 5, ".json"))
+			continue;
+		snprintf(from, sizeof(from), "%s/%s", in, e->d_name);
+		snprintf(to, sizeof(to), "%s/done/%s/%s", conf->state_dir, job_id, e->d_name);
+		if (access(to, F_OK) == 0) {
+			svc_log(SVC_INFO, "job %s: %s's bundle came again after the diagnosis; dropped",
+				job_id, e->d_name);
+			unlink(from);
+		} else if (rename(from, to) == 0) {
+			size_t used = strlen(late);
+
+			snprintf(late + used, latelen - used, "%s%.*s", used ? ", " : "",
+				 (int)(len - 5), e->d_name);
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+static void revise_late(struct loop *l)
+{
+	const struct attrib_config *conf = l->conf;
+	char dir[PATH_MAX], names[32][NAME_MAX_LEN + 1];
+	size_t len;
+	int nn = 0;
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(dir, sizeof(dir), "%s/incoming", conf->state_dir);
+	if (!(d = opendir(dir)))
+		return;
+	while ((e = readdir(d)) && nn < 32)
+		if (e->d_name[0] != '.' && svc_valid_name(e->d_name) &&
+		    (len = strlen(e->d_name)) < sizeof(names[0]))
+			memcpy(names[nn++], e->d_name, len + 1);
+	closedir(d);
+	for (int i = 0; i < nn && !stopping; i++) {
+		const char *job = names[i];
+		char rp[PATH_MAX + 64], in[PATH_MAX], done[PATH_MAX], err[256], late[1024] = "";
+		struct record_name rn;
+		struct json_object *rec, *v;
+		bool interrupted;
+
+		if (snprintf(in, sizeof(in), "%s/%s", dir, job) >= (int)sizeof(in) ||
+		    snprintf(done, sizeof(done), "%s/done/%s", conf->state_dir, job) >= (int)sizeof(done))
+			continue;
+		snprintf(rp, sizeof(rp), "%s/" KEPT_RECORD, in);
+		if (!(interrupted = access(rp, F_OK) == 0)) {
+			snprintf(rp, sizeof(rp), "%s/" KEPT_RECORD, done);
+			if (access(rp, F_OK) < 0)
+				continue;	/* a job not diagnosed yet */
+		}
+		if (!(rec = svc_read_json(rp, RECORD_MAX_BYTES, JSON_MAX_DEPTH, err, sizeof(err))))
+			continue;
+		memcpy(rn.job_id, job, strlen(job) + 1);
+		rn.attempt = json_object_object_get_ex(rec, "attempt", &v) ? json_object_get_int64(v) : 0;
+		if (!interrupted) {
+			if (record_pending(conf, job, rn.attempt) ||
+			    !take_late(conf, job, late, sizeof(late))) {
+				rmdir(in);	/* only duplicates: nothing new */
+				json_object_put(rec);
+				continue;
+			}
+			/* the kept inputs, the late ones among them, go back to incoming/
+			 * for casebuild; a bundle that raced in meanwhile is taken too */
+			for (int k = 0; k < 3 && rmdir(in) < 0; k++)
+				take_late(conf, job, late, sizeof(late));
+			if (rename(done, in) < 0) {
+				svc_log(SVC_WARNING, "job %s: cannot revise with the late bundles (%s): %s",
+					job, late, strerror(errno));
+				json_object_put(rec);
+				continue;
+			}
+		}
+		svc_log(SVC_INFO, "job %s attempt %ld: bundles after the diagnosis (%s): revising", job,
+			rn.attempt, late[0] ? late : "an interrupted revision");
+		char why[1100];
+
+		snprintf(why, sizeof(why), "%s%s", late[0] ? "late bundles from " : "",
+			 late[0] ? late : "an interrupted revision, again");
+		attribute(conf, l->cat, l->s, rec, NULL, &rn, time(NULL), why);
+		json_object_put(rec);
+	}
 }
 
 static int record_cb(const char *dir, const char *file, const struct record_name *rn, void *arg)
@@ -526,7 +767,7 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 	struct acct_arg aa = { .conf = conf };
 	struct sigaction sa;
 	pthread_t acct;
-	bool acct_started = false;
+	bool acct_started = false, nodetable_started = false;
 	store *s = NULL;
 	int report = -1, status = 1;
 
@@ -572,9 +813,34 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 		svc_log(SVC_ERROR, "SpoolDir: %s", err);
 		goto out;
 	}
+	if (nodetable_start(conf, true, err, sizeof(err)) < 0) {
+		svc_log(SVC_ERROR, "%s", err);
+		goto out;
+	}
+	nodetable_started = true;
+	{
+		/* HttpConnections descriptors, and room for the store, the logs
+		 * and the cases beside them */
+		struct rlimit rl;
+		rlim_t want = (rlim_t)conf->http_connections + 256;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
+			rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+			if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < want)
+				svc_log(SVC_WARNING, "open files limited to %lu, below HttpConnections + 256",
+					(unsigned long)rl.rlim_cur);
+		}
+	}
 	drop_capabilities(listen_port(conf->listen));
-	if (!(http = http_start(conf->listen, conf->state_dir, conf->max_bundle_bytes, wake_pipe[1],
-				err, sizeof(err)))) {
+	struct http_limits lim = {
+		.connections = (unsigned)conf->http_connections,
+		.per_address = (unsigned)conf->http_per_address,
+		.threads = (unsigned)conf->http_threads,
+		.header_timeout = (unsigned)conf->http_header_timeout,
+		.idle_timeout = (unsigned)conf->http_idle_timeout,
+	};
+	if (!(http = http_start(conf->listen, conf->state_dir, conf->max_bundle_bytes, &lim,
+				wake_pipe[1], err, sizeof(err)))) {
 		svc_log(SVC_ERROR, "%s", err);
 		goto out;
 	}
@@ -620,6 +886,7 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 				svc_log(SVC_ERROR, "cannot read %s: %s", jobs, strerror(errno));
 		}
 		spool_each_record(rec, record_cb, &l);
+		revise_late(&l);
 		atomic_store(&svc_metrics.pending_jobs, l.pending);
 		if (l.now >= next_gc) {
 			spool_gc(conf->state_dir, 86400 + conf->bundle_deadline);
@@ -642,6 +909,8 @@ out:
 		pthread_join(acct, NULL);
 	}
 	webhook_stop();
+	if (nodetable_started)
+		nodetable_stop();
 	store_close(s);
 	return status;
 }

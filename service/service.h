@@ -10,6 +10,7 @@
 
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -100,6 +101,7 @@ enum reject_reason {
 	REJ_BAD_BODY,		/* 400: not a bundle, or not the credential's job/node */
 	REJ_MUNGE_DOWN,		/* 503: munged did not answer */
 	REJ_INTERNAL,		/* 500 */
+	REJ_ORIGIN,		/* 403: the credential was not made on the node it names */
 	REJ_N
 };
 
@@ -139,6 +141,9 @@ struct metrics {
 	atomic_ulong webhook_delivered;
 	atomic_ulong webhook_failures;
 	atomic_long webhook_queue;		/* gauge: deliveries waiting */
+	atomic_ulong http_refused_address;	/* closed at accept: not in AllowFrom */
+	atomic_ulong http_header_timeouts;	/* closed: headers slower than HttpHeaderTimeout */
+	atomic_ulong jobs_revised;		/* diagnoses redone for late evidence */
 };
 extern struct metrics svc_metrics;
 const char *reject_name(enum reject_reason r);
@@ -160,6 +165,7 @@ struct auth_claim {
 	char sha256[65];
 	uid_t uid;
 	gid_t gid;
+	struct in_addr origin;	/* where munged encoded it (MUNGE_OPT_ADDR4) */
 };
 
 #define AUTH_PAYLOAD_PREFIX "attrib-bundle:v1:"
@@ -274,6 +280,10 @@ int store_has_any_result(store *s, const char *job_id);
  * nothing, returns 0) and, when comment is not NULL, its queue entry.
  * Returns 1 when inserted, 0 when it was there, -1 on error. */
 int store_put(store *s, const struct store_row *row, const char *comment, long long now);
+/* A stored result replaced by a revised one (late evidence), its comment
+ * queued again and its Webhook delivery done again, in one transaction.
+ * 1 when revised, 0 when (job, attempt) has no result, -1 on error. */
+int store_revise(store *s, const struct store_row *row, const char *comment, long long now);
 /* The stored result of (job, attempt), or of the job's latest attempt when
  * attempt < 0; the caller frees.  NULL when none. */
 char *store_get(store *s, const char *job_id, long attempt, long *attempt_out);
@@ -475,6 +485,30 @@ struct node_state_map *node_states_load(char *err, size_t errlen);
 bool node_state_of(const struct node_state_map *ns, const char *node, const char **state,
 		   const char **reason);
 void node_states_free(struct node_state_map *ns);
+struct node_info_msg;
+/* What slurm_load_node returned (the node table, nodetable.c). */
+const struct node_info_msg *node_states_msg(const struct node_state_map *ns);
+
+/* ---- nodetable.c: who may connect, and each node's addresses ------------- */
+
+struct sockaddr;
+struct in_addr;
+/* AllowFrom and NodeAddresses of conf, and Slurm's node table when slurm
+ * (refreshed every NodeTableRefresh by a thread of its own).  conf must
+ * outlive nodetable_stop.  -1 with a message for a bad entry. */
+int nodetable_start(const struct attrib_config *conf, bool slurm, char *err, size_t errlen);
+void nodetable_stop(void);
+/* Rebuilds the table now (the thread does it every NodeTableRefresh). */
+void nodetable_refresh(void);
+/* The address the service listens on, when it names one: a connection
+ * from it comes from this host (an administrator's curl), allowed too.
+ * Before the server starts. */
+void nodetable_allow_self(const struct sockaddr *sa);
+/* May this address connect?  (AllowFrom) */
+bool nodetable_allowed(const struct sockaddr *sa);
+/* Is origin (a MUNGE credential's) an address of node?  A node the table
+ * does not list is resolved by DNS.  false with why. */
+int nodetable_origin_ok(const char *node, const struct in_addr *origin, char *why, size_t whylen);
 
 /* ---- reconcile.c ------------------------------------------------------- */
 
@@ -483,14 +517,51 @@ void node_states_free(struct node_state_map *ns);
  * for the main loop.  Returns how many, or -1. */
 int reconcile_run(const struct attrib_config *conf, store *s, char *err, size_t errlen);
 
+/* ---- bundlescan.c: a bundle's JSON checked as it streams in -------------- */
+
+/* Values (containers, strings, numbers, literals) a bundle may hold: far
+ * above any real one (a few files, about 10 values per rank record, 1,024
+ * ranks: 10,000), and what bounds json-c's memory when casebuild parses it
+ * later: about 810 bytes per empty object, so 100,000 cost at most ~80 MB
+ * beside the text itself (1,000,000 did 810 MB). */
+#define BUNDLE_MAX_VALUES 100000
+#define BUNDLE_MAX_VALUES_S "100000"
+struct bscan {
+	int st, nst, depth, key, litpos;
+	char stack[JSON_MAX_DEPTH];
+	bool in_string, in_number, is_key, esc, capturing, cap_bad;
+	int uhex;
+	const char *lit;
+	size_t off, values, caplen;
+	char cap[NAME_MAX_LEN + 1];
+	/* the top level: its type ('{', '[', 's', 'n', 'b', 'z'; 0: none),
+	 * files' type, and the strings schema, job_id, node ("" when absent) */
+	char top_type, files_type;
+	char schema[NAME_MAX_LEN + 1], job_id[NAME_MAX_LEN + 1], node[NAME_MAX_LEN + 1];
+	char err[128];
+};
+void bscan_init(struct bscan *b);
+/* -1 once the input is not JSON (b->err says why, with the byte offset) */
+int bscan_feed(struct bscan *b, const char *data, size_t len);
+/* -1 when the input so far is not one whole JSON value */
+int bscan_end(struct bscan *b);
+
 /* ---- http.c ------------------------------------------------------------ */
 
 struct http_server;
+/* The server's limits (attrib.conf's Http* keys). */
+struct http_limits {
+	unsigned connections, per_address, threads;
+	unsigned header_timeout, idle_timeout;	/* seconds */
+};
+#define HTTP_LIMITS_DEFAULT { 4096, 8, 4, 5, 15 }
 /* Listens on host:port (port 0: any free one) for POST /v1/bundle,
- * GET /v1/health and GET /metrics.  Each accepted bundle is in
- * STATE/incoming before the 202, then a byte goes to wake_fd (-1: none). */
+ * GET /v1/health and GET /metrics, from AllowFrom only (nodetable.c).
+ * Each accepted bundle is in STATE/incoming before the 202, then a byte
+ * goes to wake_fd (-1: none).  lim NULL: HTTP_LIMITS_DEFAULT. */
 struct http_server *http_start(const char *listen, const char *state_dir, size_t max_bundle,
-			       int wake_fd, char *err, size_t errlen);
+			       const struct http_limits *lim, int wake_fd, char *err,
+			       size_t errlen);
 unsigned http_port(struct http_server *h);
 void http_stop(struct http_server *h);
 

@@ -151,22 +151,27 @@ void spool_gc(const char *state_dir, long max_age)
 	struct dirent *e;
 	time_t now = time(NULL);
 
-	snprintf(dir, sizeof(dir), "%s/incoming", state_dir);
-	if (!(d = opendir(dir)))
-		return;
-	while ((e = readdir(d))) {
-		struct stat st;
-
-		if (e->d_name[0] == '.')
+	/* incoming: bundles no record came for; done: the inputs of diagnoses
+	 * kept for a late bundle to revise (serve.c), for as long */
+	for (int k = 0; k < 2; k++) {
+		snprintf(dir, sizeof(dir), "%s/%s", state_dir, k ? "done" : "incoming");
+		if (!(d = opendir(dir)))
 			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
-		if (lstat(sub, &st) == 0 && now - st.st_mtime > max_age) {
-			svc_log(SVC_INFO, "removing bundles of job %s: no record for them in %ld s",
-				e->d_name, max_age);
-			svc_rmtree(sub);
+		while ((e = readdir(d))) {
+			struct stat st;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+			if (lstat(sub, &st) == 0 && now - st.st_mtime > max_age) {
+				svc_log(k ? SVC_DEBUG : SVC_INFO, "removing %s of job %s: %s %ld s",
+					k ? "the kept inputs" : "bundles", e->d_name,
+					k ? "diagnosed more than" : "no record for them in", max_age);
+				svc_rmtree(sub);
+			}
 		}
+		closedir(d);
 	}
-	closedir(d);
 	/* uploads interrupted long ago */
 	snprintf(dir, sizeof(dir), "%s/incoming/.tmp", state_dir);
 	if (!(d = opendir(dir)))
@@ -185,7 +190,7 @@ void spool_gc(const char *state_dir, long max_age)
 
 int spool_prepare(const char *state_dir, char *err, size_t errlen)
 {
-	static const char *subs[] = { "", "/incoming", "/incoming/.tmp", "/cases", "/reconcile" };
+	static const char *subs[] = { "", "/incoming", "/incoming/.tmp", "/cases", "/reconcile", "/done" };
 	char p[PATH_MAX];
 	struct stat st;
 

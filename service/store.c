@@ -232,6 +232,58 @@ out:
 	return -1;
 }
 
+int store_revise(store *s, const struct store_row *r, const char *comment, long long now)
+{
+	static const char *const sql[] = {
+		"UPDATE results SET cluster=?3, user=?4, state=?5, sub_domain=?6, culprits=?7,"
+		" root_code=?8, result_json=?9 WHERE job_id=?1 AND attempt=?2",
+		/* the summary is written again (it replaces the earlier one) */
+		"INSERT OR REPLACE INTO comment_queue(job_id, attempt, text, tries, next_try, done)"
+		" SELECT ?1, ?2, ?3, 0, ?4, 0 WHERE ?3 IS NOT NULL",
+		/* and the Webhook told again, when it has been told before */
+		"UPDATE webhook_queue SET done=0, tries=0, next_try=?4, last_error=NULL"
+		" WHERE job_id=?1 AND attempt=?2",
+	};
+	sqlite3_stmt *st = NULL;
+	int changed = 0;
+
+	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return -1;
+	for (size_t i = 0; i < sizeof(sql) / sizeof(*sql); i++) {
+		if (sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL) != SQLITE_OK)
+			goto out;
+		sqlite3_bind_text(st, 1, r->job_id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 2, r->attempt);
+		if (i == 0) {
+			bind_opt(st, 3, r->cluster);
+			bind_opt(st, 4, r->user);
+			bind_opt(st, 5, r->state);
+			bind_opt(st, 6, r->sub_domain);
+			bind_opt(st, 7, r->culprits);
+			bind_opt(st, 8, r->root_code);
+			sqlite3_bind_text(st, 9, r->result_json, -1, SQLITE_TRANSIENT);
+		} else {
+			bind_opt(st, 3, comment);
+			sqlite3_bind_int64(st, 4, now);
+		}
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto out;
+		if (i == 0 && !(changed = sqlite3_changes(s->db) > 0))
+			goto out;	/* nothing to revise */
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return 1;
+out:
+	sqlite3_finalize(st);
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return changed ? -1 : 0;
+}
+
 static char *dup_col(sqlite3_stmt *st, int i)
 {
 	const unsigned char *t = sqlite3_column_text(st, i);

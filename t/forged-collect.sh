@@ -88,6 +88,8 @@ Listen = 127.0.0.1:$port
 BundleDeadline = 60
 ReconcileInterval = 0
 LogFile = $T/attrib.log
+# the credentials are made here: each node's address is this host's
+NodeAddresses = node-01=127.0.0.1, node-02=127.0.0.1
 EOF
 URL=http://127.0.0.1:$port
 if ! start; then

@@ -68,7 +68,7 @@ static int start_munged(void)
 	close(fd);
 	snprintf(cmd, sizeof(cmd),
 		 "%s --socket=%s --key-file=%s --pid-file=%s/munged.pid --log-file=%s/munged.log "
-		 "--seed-file=%s/munged.seed",
+		 "--seed-file=%s/munged.seed --origin=127.0.0.1",
 		 munged, munge_sock, key, munge_dir, munge_dir, munge_dir);
 	if (system(cmd) != 0)
 		return -1;
@@ -251,16 +251,31 @@ static unsigned long rejected(enum reject_reason r)
 	return atomic_load(&svc_metrics.bundles_rejected[r]);
 }
 
+/* AllowFrom loopback; the nodes' addresses: node-01..node-06 are this
+ * host (where the private munged encodes, --origin=127.0.0.1), node-07 is
+ * another host (127.0.0.7) */
+static char *allow[] = { "127.0.0.0/8" };
+static char *node_addrs[] = { "node-01=127.0.0.1", "node-02=127.0.0.1", "node-03=127.0.0.1",
+			      "node-04=127.0.0.1", "node-05=127.0.0.1", "node-06=127.0.0.1",
+			      "node-07=127.0.0.7" };
+static struct attrib_config tconf = {
+	.allow_from = allow, .nallow_from = 1,
+	.node_addresses = node_addrs, .nnode_addresses = 7,
+	.node_table_refresh = 300,
+};
+
 static void setup(void)
 {
 	char err[256];
+
+	ck_assert_int_eq(nodetable_start(&tconf, false, err, sizeof(err)), 0);
 
 	state = tmpdir();
 	ck_assert_int_eq(spool_prepare(state, err, sizeof(err)), 0);
 	ck_assert_int_eq(pipe(wake), 0);
 	fcntl(wake[0], F_SETFL, O_NONBLOCK);
 	fcntl(wake[1], F_SETFL, O_NONBLOCK);
-	srv = http_start("127.0.0.1:0", state, MAX_BUNDLE, wake[1], err, sizeof(err));
+	srv = http_start("127.0.0.1:0", state, MAX_BUNDLE, NULL, wake[1], err, sizeof(err));
 	ck_assert_msg(srv != NULL, "%s", err);
 	port = http_port(srv);
 	ck_assert_uint_ne(port, 0);
@@ -270,6 +285,7 @@ static void setup(void)
 static void teardown(void)
 {
 	http_stop(srv);
+	nodetable_stop();
 	close(wake[0]);
 	close(wake[1]);
 	rmtree(state);
@@ -402,11 +418,14 @@ START_TEST(credential_bound_to_body_403)
 	sha256_init(&h);
 	sha256_update(&h, b, strlen(b));
 	sha256_hex(&h, hex);
-	snprintf(payload, sizeof(payload), "attrib-bundle:v1:../../../tmp/x:node-01:%s", hex);
+	/* (a name of this run's own: /tmp/x may be anyone's) */
+	char trav_path[64];
+	snprintf(trav_path, sizeof(trav_path), "/tmp/attrib-trav-%d", (int)getpid());
+	snprintf(payload, sizeof(payload), "attrib-bundle:v1:../../..%s:node-01:%s", trav_path, hex);
 	char *trav = cred_as(0, payload, 0);
 	ck_assert_int_eq(post(trav, b, &r), 403);
 	ck_assert_uint_eq(rejected(REJ_PAYLOAD), 2);
-	ck_assert_int_ne(access("/tmp/x", F_OK), 0);
+	ck_assert_int_ne(access(trav_path, F_OK), 0);
 	free(hello);
 	free(trav);
 	free(b);
@@ -427,10 +446,11 @@ START_TEST(too_large_413)
 	request("POST", "/v1/bundle", "irrelevant", big, MAX_BUNDLE + 1, false, &r);
 	ck_assert_int_eq(r.status, 413);
 	ck_assert_uint_eq(rejected(REJ_TOO_LARGE), 1);
-	/* without a Content-Length (chunked) it is cut at the limit */
+	/* without a Content-Length (chunked): 413 as well, once it is in (it
+	 * was a reset connection) */
 	char *c = cred_for("4242", "node-01", big, strlen(big), 0, 0);
 	request("POST", "/v1/bundle", c, big, (size_t)-1, true, &r);
-	ck_assert_int_ne(r.status, 202);
+	ck_assert_int_eq(r.status, 413);
 	ck_assert_uint_eq(rejected(REJ_TOO_LARGE), 2);
 	char *p = spooled("4242", "node-01");
 	ck_assert_int_ne(access(p, F_OK), 0);
@@ -574,6 +594,187 @@ START_TEST(munge_down_503)
 }
 END_TEST
 
+/* ---- the sender is the node ---- */
+
+START_TEST(origin_not_the_node_403)
+{
+	/* node-07 is 127.0.0.7; the credential was made here (127.0.0.1): a
+	 * root elsewhere cannot send, or overwrite, node-07's evidence */
+	char *b = bundle("4242", "node-07", "x"), *c = cred_for("4242", "node-07", b, strlen(b), 0, 0);
+	char *p = spooled("4242", "node-07");
+	struct resp r;
+
+	ck_assert_int_eq(post(c, b, &r), 403);
+	ck_assert_ptr_nonnull(strstr(r.body, "127.0.0.1"));
+	ck_assert_uint_eq(rejected(REJ_ORIGIN), 1);
+	ck_assert_int_ne(access(p, F_OK), 0);
+	free(b);
+	free(c);
+	free(p);
+	/* a node neither the table nor DNS knows */
+	b = bundle("4242", "no-such-node-x9", "x");
+	c = cred_for("4242", "no-such-node-x9", b, strlen(b), 0, 0);
+	ck_assert_int_eq(post(c, b, &r), 403);
+	ck_assert_uint_eq(rejected(REJ_ORIGIN), 2);
+	free(b);
+	free(c);
+	/* node-01 is this host: taken */
+	b = bundle("4242", "node-01", "x");
+	c = cred_for("4242", "node-01", b, strlen(b), 0, 0);
+	ck_assert_int_eq(post(c, b, &r), 202);
+	request("GET", "/metrics", NULL, NULL, 0, false, &r);
+	ck_assert_ptr_nonnull(strstr(r.body, "attrib_bundles_rejected_total{reason=\"origin\"} 2"));
+	free(b);
+	free(c);
+}
+END_TEST
+
+/* a TCP connection from src (127.0.0.N) to the server */
+static int connect_from(const char *src, unsigned to_port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(to_port) },
+			   s = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	inet_pton(AF_INET, src, &s.sin_addr);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&s, sizeof(s)), 0);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+/* seconds until the server closes fd (reads and drops what it sends) */
+static double until_closed(int fd, double max)
+{
+	struct timespec t0, t1;
+	char buf[512];
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct timeval tv = { 0, 100000 };
+		ssize_t n;
+
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		n = recv(fd, buf, sizeof(buf), 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		double el = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK))
+			return el;
+		if (el > max)
+			return -1;
+	}
+}
+
+START_TEST(refused_at_accept)
+{
+	static char *only[] = { "127.0.0.1/32" };
+	struct attrib_config c2 = tconf;
+	char err[256];
+	struct resp r;
+
+	nodetable_stop();
+	c2.allow_from = only;
+	ck_assert_int_eq(nodetable_start(&c2, false, err, sizeof(err)), 0);
+	/* 127.0.0.9 is not in AllowFrom: closed before a byte is read */
+	int fd = connect_from("127.0.0.9", port);
+	send(fd, "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n", 37, MSG_NOSIGNAL);
+	double t = until_closed(fd, 3);
+	close(fd);
+	ck_assert_msg(t >= 0 && t < 1, "closed after %.2f s", t);
+	ck_assert_uint_ge(atomic_load(&svc_metrics.http_refused_address), 1);
+	request("GET", "/v1/health", NULL, NULL, 0, false, &r);
+	ck_assert_int_eq(r.status, 200);
+}
+END_TEST
+
+START_TEST(slow_head_is_cut)
+{
+	struct http_limits lim = HTTP_LIMITS_DEFAULT;
+	char err[256];
+	struct resp r;
+
+	/* a second server with a 1 s head timeout */
+	http_stop(srv);
+	lim.header_timeout = 1;
+	srv = http_start("127.0.0.1:0", state, MAX_BUNDLE, &lim, wake[1], err, sizeof(err));
+	ck_assert_ptr_nonnull(srv);
+	port = http_port(srv);
+	/* a head sent a byte every 200 ms never goes idle, yet is cut */
+	const char *head = "POST /v1/bundle HTTP/1.1\r\nHost: x\r\nX-Attrib-Credential: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	int fd = connect_from("127.0.0.2", port);
+	struct timespec t0, t1;
+	bool closed = false;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (size_t i = 0; head[i] && !closed; i++) {
+		if (send(fd, head + i, 1, MSG_NOSIGNAL) < 0)
+			closed = true;
+		else
+			closed = until_closed(fd, 0.2) >= 0;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	close(fd);
+	double el = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	ck_assert_msg(closed, "a head sent byte by byte for %.1f s was not cut", el);
+	ck_assert_msg(el < 2.5, "cut after %.1f s (HttpHeaderTimeout 1 s)", el);
+	ck_assert_uint_ge(atomic_load(&svc_metrics.http_header_timeouts), 1);
+	/* a normal request is not: its head is complete at once */
+	request("GET", "/v1/health", NULL, NULL, 0, false, &r);
+	ck_assert_int_eq(r.status, 200);
+}
+END_TEST
+
+static long status_kb(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			v = atol(line + strlen(key) + 1);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+START_TEST(empty_objects_bounded_memory)
+{
+	/* 64 MiB of empty objects: json-c cost ~270 bytes per input byte (a
+	 * 3 MB one took 810 MB, kept after the request) */
+	size_t size = 64u << 20;
+	struct http_limits lim = HTTP_LIMITS_DEFAULT;
+	char err[256];
+	struct resp r;
+	const char *pre = "{\"schema\":\"attrib.bundle/v1\",\"job_id\":\"4242\",\"node\":\"node-01\",\"ranks\":[";
+	size_t n = strlen(pre);
+	char *body = malloc(size + 16);
+
+	http_stop(srv);
+	srv = http_start("127.0.0.1:0", state, size + 16, &lim, wake[1], err, sizeof(err));
+	ck_assert_ptr_nonnull(srv);
+	port = http_port(srv);
+	memcpy(body, pre, n);
+	while (n + 3 < size)
+		memcpy(body + n, "{},", 3), n += 3;
+	memcpy(body + n - 1, "]}", 3);	/* replaces the last comma */
+	char *c = cred_for("4242", "node-01", body, strlen(body), 0, 0);
+	long base = status_kb("VmRSS:");
+	/* the peak is this process's: the server's threads and the client (the
+	 * body above is counted in base already) */
+	ck_assert_int_eq(post(c, body, &r), 400);
+	ck_assert_ptr_nonnull(strstr(r.body, "values"));
+	long peak = status_kb("VmHWM:"), after = status_kb("VmRSS:");
+	fprintf(stderr, "empty objects (64 MiB): RSS %ld MB before, peak %ld MB, %ld MB after\n",
+		base / 1024, peak / 1024, after / 1024);
+	ck_assert_msg(peak - base < 256 * 1024, "peak %ld kB over %ld kB", peak, base);
+	ck_assert_msg(after - base < 32 * 1024, "%ld kB kept after the request", after - base);
+	free(body);
+	free(c);
+}
+END_TEST
+
 int main(void)
 {
 	int rc;
@@ -603,6 +804,10 @@ int main(void)
 	tcase_add_test(t, keeps_running);
 	tcase_add_test(t, with_curl);
 	tcase_add_test(t, munge_down_503);
+	tcase_add_test(t, origin_not_the_node_403);
+	tcase_add_test(t, refused_at_accept);
+	tcase_add_test(t, slow_head_is_cut);
+	tcase_add_test(t, empty_objects_bounded_memory);
 	suite_add_tcase(s, t);
 	rc = run_suite(s);
 	stop_munged();

@@ -106,6 +106,8 @@ BundleDeadline = 5
 ReconcileInterval = 10
 SlurmctldLog = $ATTRIB_CLUSTER_LOGDIR/slurmctld.log
 LogFile = $W/attrib.log
+NodeAddresses = $(o=$(munge -n -S "$ATTRIB_MUNGE_SOCKET" | unmunge -S "$ATTRIB_MUNGE_SOCKET" |
+	sed -n 's/^ENCODE_HOST:.*(\([0-9.]*\)).*/\1/p'); for n in node-01 node-02 node-03; do printf '%s=%s,' "$n" "$o"; done)
 EOF
 URL=http://127.0.0.1:$port
 "$A" serve --config "$W/attrib.conf" --foreground 2>"$W/serve.err" &

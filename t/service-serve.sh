@@ -39,8 +39,9 @@ mkdir -p "$T/munge" && chmod 0711 "$T/munge"
 dd if=/dev/urandom of="$T/munge/key" bs=1024 count=1 2>/dev/null
 chmod 0600 "$T/munge/key"
 SOCK=$T/munge/sock
+# --origin: the address credentials carry, the nodes' own below (NodeAddresses)
 munged --socket="$SOCK" --key-file="$T/munge/key" --pid-file="$T/munge/pid" \
-	--log-file="$T/munge/log" --seed-file="$T/munge/seed" || skip "munged does not start"
+	--log-file="$T/munge/log" --seed-file="$T/munge/seed" --origin=127.0.0.1 || skip "munged does not start"
 for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
 mpid=$(cat "$T/munge/pid")
 export ATTRIB_MUNGE_SOCKET=$SOCK
@@ -58,6 +59,7 @@ Listen = 127.0.0.1:$port
 BundleDeadline = 30
 ReconcileInterval = 0
 LogFile = $T/attrib.log
+NodeAddresses = node-01=127.0.0.1, node-02=127.0.0.1, node-03=127.0.0.1, node-04=127.0.0.1
 EOF
 URL=http://127.0.0.1:$port
 

@@ -67,6 +67,8 @@ ReconcileInterval = 0
 Webhook = http://127.0.0.1:$hport/attrib/results
 WebhookTimeout = 3
 LogFile = $T/attrib.log
+# the credentials are made here: each node's address is this host's
+NodeAddresses = node-01=127.0.0.1, node-02=127.0.0.1, node-03=127.0.0.1, node-04=127.0.0.1
 EOF
 URL=http://127.0.0.1:$port
 export SLURM_CONF=$T/no-slurm.conf	# no Slurm: summaries stay queued
@@ -115,7 +117,8 @@ def raw(s):  # a JSON string literal with BADBYTES where "@@" is
 hostile = "\x1b[31mred\x1b[0m \x1b]0;title\x07 \u202egnp.exe\u202c \u2066x\u2069 \u200f \u061c \u009b2J @@"
 os.makedirs(t + "/state/incoming/700", exist_ok=True)
 for node in sorted(os.listdir(ex + "/nodes")):
-    files = [{"name": f, "source": "/var/log/" + f, "text": open(os.path.join(ex, "nodes", node, f)).read()}
+    files = [{"name": f, "source": "/var/log/" + f, "origin": "kernel",
+              "text": open(os.path.join(ex, "nodes", node, f)).read()}
              for f in sorted(os.listdir(os.path.join(ex, "nodes", node)))]
     b = {"schema": "attrib.bundle/v1", "job_id": "700", "node": node,
          "collected_at": "2026-11-29T08:15:00Z", "files": files,

@@ -481,6 +481,69 @@ START_TEST(comment_summaries)
 }
 END_TEST
 
+/* The streaming check says what strict json-c says (valid or not), fed whole and
+ * a byte at a time, and finds the top-level fields http.c compares. */
+START_TEST(bundlescan_agrees_with_json_c)
+{
+	const char *in[] = {
+		"{}", "[]", "{\"a\":1}", "{\"a\":[1,2.5,-0.1e+3,true,false,null,\"x\\u00e9\\n\"]}",
+		"{\"a\":{\"b\":{}}} ", "\n{ \"a\" : [ ] }\n",
+		"", "{", "}", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "[1,]", "[1 2]", "{\"a\":01}",
+		"{\"a\":-}", "{\"a\":tru}", "{\"a\":\"\\x\"}",
+		"{} {}", "{}x", "[}", "{]", "{\"a\":1e}", "{1:2}", "{\"a\":\"\\u12g4\"}",
+	};
+	for (size_t i = 0; i < sizeof(in) / sizeof(*in); i++) {
+		struct json_tokener *tok = json_tokener_new_ex(JSON_MAX_DEPTH);
+		/* strict: the scanner takes RFC 8259 only (json-c's default also
+		 * takes trailing commas, which no collector writes) */
+		json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+		struct json_object *o = json_tokener_parse_ex(tok, in[i], (int)strlen(in[i]));
+		size_t end = json_tokener_get_parse_end(tok);
+		bool jc = o && strspn(in[i] + end, " \t\r\n") == strlen(in[i] + end);
+		struct bscan a, b;
+
+		json_object_put(o);
+		json_tokener_free(tok);
+		bscan_init(&a);
+		bool whole = bscan_feed(&a, in[i], strlen(in[i])) == 0 && bscan_end(&a) == 0;
+		bscan_init(&b);
+		bool ok = true;
+		for (size_t k = 0; in[i][k] && ok; k++)
+			ok = bscan_feed(&b, in[i] + k, 1) == 0;
+		bool bytes = ok && bscan_end(&b) == 0;
+		ck_assert_msg(whole == jc && bytes == jc, "input %zu (%s): json-c %d, scan %d/%d", i,
+			      in[i], jc, whole, bytes);
+	}
+	struct bscan s;
+	const char *bundle = "{\"schema\":\"attrib.bundle/v1\",\"x\":{\"node\":\"inner\"},"
+			     "\"job_id\":\"42\",\"node\":\"node-01\",\"files\":[]}";
+	bscan_init(&s);
+	ck_assert_int_eq(bscan_feed(&s, bundle, strlen(bundle)), 0);
+	ck_assert_int_eq(bscan_end(&s), 0);
+	ck_assert_str_eq(s.schema, "attrib.bundle/v1");
+	ck_assert_str_eq(s.job_id, "42");
+	ck_assert_str_eq(s.node, "node-01");	/* not the nested one */
+	ck_assert_int_eq(s.top_type, '{');
+	ck_assert_int_eq(s.files_type, '[');
+	/* an escaped name never equals a plain one */
+	bscan_init(&s);
+	bscan_feed(&s, "{\"node\":\"node\\u002d01\"}", 22);
+	ck_assert_str_ne(s.node, "node-01");
+	/* stricter than json-c: "1." and raw control characters in strings */
+	bscan_init(&s);
+	ck_assert_int_eq(bscan_feed(&s, "{\"a\":\"\x01\"}", 9), -1);
+	bscan_init(&s);
+	ck_assert_int_eq(bscan_feed(&s, "[1.]", 4), -1);
+	/* too deep */
+	char deep[80] = "";
+	for (int i = 0; i < 40; i++)
+		strcat(deep, "[");
+	bscan_init(&s);
+	ck_assert_int_eq(bscan_feed(&s, deep, strlen(deep)), -1);
+	ck_assert_ptr_nonnull(strstr(s.err, "deep"));
+}
+END_TEST
+
 START_TEST(comment_appending)
 {
 	char *m;
@@ -495,6 +558,13 @@ START_TEST(comment_appending)
 	ck_assert_str_eq(m, "checked by ops; attrib: X");
 	/* a retried write finds it there and writes nothing */
 	ck_assert_ptr_null(comment_append(m, "attrib: X"));
+	/* a revised diagnosis replaces ours, and only ours */
+	char *r = comment_append(m, "attrib: Y (revised)");
+	ck_assert_str_eq(r, "checked by ops; attrib: Y (revised)");
+	free(r);
+	r = comment_append("attrib: X; later note", "attrib: Y (revised)");
+	ck_assert_str_eq(r, "attrib: Y (revised); later note");
+	free(r);
 	free(m);
 	ck_assert_int_eq(comment_backoff(0), 30);
 	ck_assert_int_eq(comment_backoff(1), 60);
@@ -1038,6 +1108,7 @@ int main(void)
 	tcase_add_test(t, comment_sanitising);
 	tcase_add_test(t, comment_summaries);
 	tcase_add_test(t, comment_appending);
+	tcase_add_test(t, bundlescan_agrees_with_json_c);
 	tcase_add_test(t, drain_takes_only_drain_actions);
 	tcase_add_test(t, bundle_of_earlier_attempt_is_stale);
 	tcase_add_test(t, drain_refuses_what_is_not_a_node_fault);

@@ -190,6 +190,17 @@ pick_port() { # first last: port = the first nothing listens on at the cluster's
 	done
 	URL=http://$ATTRIB_CLUSTER_CTLD_ADDR:$port
 }
+# munge_origin_conf: the test cluster's one munged encodes every node's
+# credentials with this host's address (a real cluster runs a munged on
+# each node): that address is each node's too for the service's check
+munge_origin_conf() {
+	local o n line=
+	o=$(munge -n -S "$ATTRIB_MUNGE_SOCKET" | unmunge -S "$ATTRIB_MUNGE_SOCKET" |
+		sed -n 's/^ENCODE_HOST:.*(\([0-9.]*\)).*/\1/p')
+	[ -n "$o" ] || return 0
+	for n in ${1:-$NODES}; do line="${line:+$line,}$n=$o"; done
+	echo "NodeAddresses = $line"
+}
 service_conf() { # file state-dir <more lines: the service's attrib.conf, listening on port
 	{
 		cat <<CONF
@@ -198,6 +209,7 @@ StateDir = $2
 RulesDir = $SRC/rules
 Listen = $ATTRIB_CLUSTER_CTLD_ADDR:$port
 LogFile = $W/attrib.log
+$(munge_origin_conf)
 CONF
 		cat
 	} >"$1"

@@ -1,0 +1,369 @@
+/* Who may talk to the service, and which address each node sends from.
+ *
+ * AllowFrom names who may connect at all: "slurm" (every address of every
+ * node of Slurm's node table, NodeAddr and NodeHostname resolved, and
+ * NodeAddresses) and addresses or CIDR ranges.  libmicrohttpd asks before
+ * it reads a byte (http.c), so a stranger costs an accept and a close.
+ *
+ * A bundle's MUNGE credential carries the address of the host whose munged
+ * encoded it; it must be an address of the node the credential names, or
+ * a node's root could send (and overwrite) any other node's evidence.
+ *
+ * The table is rebuilt every NodeTableRefresh seconds by a thread of its
+ * own (slurm_load_node and DNS may take seconds; nobody waits for them)
+ * and swapped in whole under a lock the HTTP threads only read. */
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <slurm/slurm.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include "service.h"
+
+struct node_addr {
+	char name[NAME_MAX_LEN + 1];
+	struct in6_addr a;	/* IPv4 as ::ffff:a.b.c.d */
+};
+
+struct net {
+	struct in6_addr a;
+	int prefix;
+};
+
+struct table {
+	struct node_addr *e;
+	size_t n;
+};
+
+static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct table cur, fixed;	/* Slurm's (replaced on each good load), NodeAddresses */
+static struct net *nets;
+static size_t nnets;
+static bool allow_slurm, use_slurm;
+static char **statics;
+static int nstatics;
+static long refresh;
+
+static pthread_t thr;
+static bool thr_started, thr_stop;
+static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t stop_cond = PTHREAD_COND_INITIALIZER;
+
+static void to_v6(const struct sockaddr *sa, struct in6_addr *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (sa->sa_family == AF_INET) {
+		out->s6_addr[10] = out->s6_addr[11] = 0xff;
+		memcpy(&out->s6_addr[12], &((const struct sockaddr_in *)sa)->sin_addr, 4);
+	} else if (sa->sa_family == AF_INET6) {
+		*out = ((const struct sockaddr_in6 *)sa)->sin6_addr;
+	}
+}
+
+/* "10.1.0.0/16", "::1", "127.0.0.1": -1 when it is neither */
+static int parse_net(const char *s, struct net *n)
+{
+	char buf[128], *slash;
+	struct in_addr a4;
+	long bits = -1;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	if ((slash = strchr(buf, '/'))) {
+		char *end;
+
+		*slash = 0;
+		bits = strtol(slash + 1, &end, 10);
+		if (*end || end == slash + 1 || bits < 0)
+			return -1;
+	}
+	memset(n, 0, sizeof(*n));
+	if (inet_pton(AF_INET, buf, &a4) == 1) {
+		if (bits > 32)
+			return -1;
+		n->a.s6_addr[10] = n->a.s6_addr[11] = 0xff;
+		memcpy(&n->a.s6_addr[12], &a4, 4);
+		n->prefix = (bits < 0 ? 32 : (int)bits) + 96;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, buf, &n->a) == 1 && bits <= 128) {
+		n->prefix = bits < 0 ? 128 : (int)bits;
+		return 0;
+	}
+	return -1;
+}
+
+static bool in_net(const struct in6_addr *a, const struct net *n)
+{
+	int full = n->prefix / 8, rest = n->prefix % 8;
+
+	if (memcmp(a->s6_addr, n->a.s6_addr, full))
+		return false;
+	return !rest || ((a->s6_addr[full] ^ n->a.s6_addr[full]) & (0xff << (8 - rest))) == 0;
+}
+
+/* every address of host into t under name (a failure is only logged: one
+ * unresolvable node must not empty the table) */
+static void add_host(struct table *t, const char *name, const char *host)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	int rc;
+
+	if (!name || !*name || !host || !*host || strlen(name) > NAME_MAX_LEN)
+		return;
+	if ((rc = getaddrinfo(host, NULL, &hints, &ai))) {
+		svc_log(SVC_DEBUG, "node table: %s (%s): %s", name, host, gai_strerror(rc));
+		return;
+	}
+	for (struct addrinfo *p = ai; p; p = p->ai_next) {
+		struct node_addr *e;
+
+		if (p->ai_family != AF_INET && p->ai_family != AF_INET6)
+			continue;
+		e = realloc(t->e, (t->n + 1) * sizeof(*t->e));
+		if (!e)
+			break;
+		t->e = e;
+		snprintf(e[t->n].name, sizeof(e[t->n].name), "%s", name);
+		to_v6(p->ai_addr, &e[t->n].a);
+		t->n++;
+	}
+	freeaddrinfo(ai);
+}
+
+static struct table build_fixed(void)
+{
+	struct table t = { NULL, 0 };
+
+	for (int i = 0; i < nstatics; i++) {
+		const char *eq = strchr(statics[i], '=');
+		char name[NAME_MAX_LEN + 1];
+
+		if (eq && (size_t)(eq - statics[i]) < sizeof(name)) {
+			memcpy(name, statics[i], eq - statics[i]);
+			name[eq - statics[i]] = 0;
+			add_host(&t, name, eq + 1);
+		}
+	}
+	return t;
+}
+
+/* Slurm's node table; false when slurmctld did not answer */
+static bool build_slurm(struct table *t)
+{
+	struct node_state_map *ns;
+	const node_info_msg_t *m;
+	char err[256];
+
+	t->e = NULL;
+	t->n = 0;
+	ns = node_states_load(err, sizeof(err));
+	if (!(m = ns ? node_states_msg(ns) : NULL)) {
+		static bool told;
+
+		svc_log(told ? SVC_DEBUG : SVC_WARNING, "node table: %s", err);
+		told = true;
+		return false;
+	}
+	for (uint32_t i = 0; i < m->record_count; i++) {
+		const node_info_t *n = &m->node_array[i];
+
+		add_host(t, n->name, n->node_addr ? n->node_addr : n->name);
+		if (n->node_hostname && (!n->node_addr || strcmp(n->node_hostname, n->node_addr)))
+			add_host(t, n->name, n->node_hostname);
+	}
+	node_states_free(ns);
+	return true;
+}
+
+void nodetable_refresh(void)
+{
+	struct table t, f = build_fixed(), old, oldf;
+	bool got = use_slurm && build_slurm(&t);
+
+	pthread_rwlock_wrlock(&lock);
+	oldf = fixed;
+	fixed = f;
+	old = cur;
+	if (got)
+		cur = t;	/* else the last good one stays: slurmctld may be restarting */
+	pthread_rwlock_unlock(&lock);
+	free(oldf.e);
+	if (got)
+		free(old.e);
+	svc_log(SVC_DEBUG, "node table: %zu addresses from Slurm, %zu from NodeAddresses",
+		got ? t.n : old.n, f.n);
+}
+
+static bool has(const struct table *t, const char *name, const struct in6_addr *a, bool *known)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!name || !strcmp(t->e[i].name, name)) {
+			if (known)
+				*known = true;
+			if (!memcmp(a, &t->e[i].a, sizeof(*a)))
+				return true;
+		}
+	return false;
+}
+
+static void *refresher(void *p)
+{
+	(void)p;
+	for (;;) {
+		struct timespec ts;
+		bool stop;
+
+		pthread_mutex_lock(&stop_lock);
+		if (!thr_stop) {
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += refresh;
+			pthread_cond_timedwait(&stop_cond, &stop_lock, &ts);
+		}
+		stop = thr_stop;
+		pthread_mutex_unlock(&stop_lock);
+		if (stop)
+			return NULL;
+		nodetable_refresh();
+	}
+}
+
+int nodetable_start(const struct attrib_config *conf, bool slurm, char *err, size_t errlen)
+{
+	free(nets);
+	nets = NULL;
+	nnets = 0;
+	allow_slurm = false;
+	for (int i = 0; i < conf->nallow_from; i++) {
+		struct net n;
+
+		if (!strcmp(conf->allow_from[i], "slurm")) {
+			allow_slurm = true;
+			continue;
+		}
+		if (parse_net(conf->allow_from[i], &n) < 0) {
+			snprintf(err, errlen, "AllowFrom: %s is not an address, a CIDR range or slurm",
+				 conf->allow_from[i]);
+			return -1;
+		}
+		nets = realloc(nets, (nnets + 1) * sizeof(*nets));
+		nets[nnets++] = n;
+	}
+	for (int i = 0; i < conf->nnode_addresses; i++) {
+		const char *eq = strchr(conf->node_addresses[i], '=');
+
+		if (!eq || eq == conf->node_addresses[i] || !eq[1]) {
+			snprintf(err, errlen, "NodeAddresses: %s is not NAME=ADDRESS",
+				 conf->node_addresses[i]);
+			return -1;
+		}
+	}
+	statics = conf->node_addresses;
+	nstatics = conf->nnode_addresses;
+	use_slurm = slurm;
+	refresh = conf->node_table_refresh > 0 ? conf->node_table_refresh : 300;
+	/* the first table before the first connection; slurm_init here, before
+	 * any other thread could call into libslurm */
+	nodetable_refresh();
+	thr_stop = false;
+	if (slurm || nstatics) {
+		if (pthread_create(&thr, NULL, refresher, NULL)) {
+			snprintf(err, errlen, "cannot start the node table thread");
+			return -1;
+		}
+		thr_started = true;
+	}
+	return 0;
+}
+
+void nodetable_stop(void)
+{
+	if (thr_started) {
+		pthread_mutex_lock(&stop_lock);
+		thr_stop = true;
+		pthread_cond_signal(&stop_cond);
+		pthread_mutex_unlock(&stop_lock);
+		pthread_join(thr, NULL);
+		thr_started = false;
+	}
+	pthread_rwlock_wrlock(&lock);
+	free(cur.e);
+	free(fixed.e);
+	cur.e = fixed.e = NULL;
+	cur.n = fixed.n = 0;
+	pthread_rwlock_unlock(&lock);
+	free(nets);
+	nets = NULL;
+	nnets = 0;
+	statics = NULL;
+	nstatics = 0;
+}
+
+void nodetable_allow_self(const struct sockaddr *sa)
+{
+	struct net n;
+	struct net *more;
+
+	if (!sa || (sa->sa_family != AF_INET && sa->sa_family != AF_INET6))
+		return;
+	to_v6(sa, &n.a);
+	n.prefix = 128;
+	/* a wildcard Listen (0.0.0.0, ::) names no host */
+	if (!memcmp(&n.a, &in6addr_any, sizeof(n.a)) ||
+	    (n.a.s6_addr[10] == 0xff && !n.a.s6_addr[12] && !n.a.s6_addr[13] && !n.a.s6_addr[14] &&
+	     !n.a.s6_addr[15]))
+		return;
+	if (!(more = realloc(nets, (nnets + 1) * sizeof(*nets))))
+		return;
+	nets = more;
+	nets[nnets++] = n;
+}
+
+bool nodetable_allowed(const struct sockaddr *sa)
+{
+	struct in6_addr a;
+	bool ok = false;
+
+	if (!sa || (sa->sa_family != AF_INET && sa->sa_family != AF_INET6))
+		return false;
+	to_v6(sa, &a);
+	for (size_t i = 0; i < nnets && !ok; i++)
+		ok = in_net(&a, &nets[i]);
+	if (!ok && allow_slurm) {
+		pthread_rwlock_rdlock(&lock);
+		ok = has(&cur, NULL, &a, NULL) || has(&fixed, NULL, &a, NULL);
+		pthread_rwlock_unlock(&lock);
+	}
+	return ok;
+}
+
+int nodetable_origin_ok(const char *node, const struct in_addr *origin, char *why, size_t whylen)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr = *origin };
+	struct in6_addr a;
+	bool known = false, ok = false;
+	char o[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, origin, o, sizeof(o));
+	to_v6((struct sockaddr *)&sin, &a);
+	pthread_rwlock_rdlock(&lock);
+	ok = has(&cur, node, &a, &known) || has(&fixed, node, &a, &known);
+	pthread_rwlock_unlock(&lock);
+	if (!known) {
+		/* not in the table (yet): the name as DNS resolves it */
+		struct table t = { NULL, 0 };
+
+		add_host(&t, node, node);
+		for (size_t i = 0; i < t.n && !ok; i++)
+			ok = !memcmp(&a, &t.e[i].a, sizeof(a));
+		known = t.n > 0;
+		free(t.e);
+	}
+	if (!ok)
+		snprintf(why, whylen, "the credential was made on %s, %s", o,
+			 known ? "not an address of that node" : "and the node's address is unknown");
+	return ok;
+}

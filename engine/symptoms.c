@@ -59,6 +59,21 @@ static void observe(struct symptom *s, double t, bool approx, long count)
 	s->count += count;
 }
 
+/* Folds s (the same symptom, seen elsewhere or later) into t, as if its
+ * events had come to t after t's own. */
+static void fold(struct symptom *t, const struct symptom *s, int max_evidence)
+{
+	observe(t, s->first, s->first_approx, s->count);
+	if (s->last > t->last)
+		t->last = s->last;
+	for (int k = 0; k < s->npids; k++)
+		add_pid(t, s->pids[k]);
+	for (int k = 0; k < s->nev; k++)
+		add_evidence(t, max_evidence, s->ev[k].file, s->ev[k].line, s->ev[k].time, s->ev[k].text,
+			     s->ev[k].text ? strlen(s->ev[k].text) : 0);
+	t->unauthenticated = t->unauthenticated && s->unauthenticated;
+}
+
 static struct symptom *symptom_new(struct analysis *a, const struct code *code)
 {
 	struct symptom *s = xcalloc(1, sizeof(*s));
@@ -204,15 +219,7 @@ void symptoms_resolve(struct analysis *a)
 		}
 		free(key);
 		t = v;
-		observe(t, s->first, s->first_approx, s->count);
-		t->unauthenticated = t->unauthenticated && s->unauthenticated;
-		if (s->last > t->last)
-			t->last = s->last;
-		for (int k = 0; k < s->npids; k++)
-			add_pid(t, s->pids[k]);
-		for (int k = 0; k < s->nev; k++)
-			add_evidence(t, a->cat->set.max_evidence, s->ev[k].file, s->ev[k].line,
-				     s->ev[k].time, s->ev[k].text, s->ev[k].text ? strlen(s->ev[k].text) : 0);
+		fold(t, s, a->cat->set.max_evidence);
 		symptom_free(s);
 	}
 	lh_table_free(merged);
@@ -244,15 +251,7 @@ void symptoms_merge(struct analysis *a, struct analysis *sub)
 		}
 		free(key);
 		t = v;
-		for (int k = 0; k < s->npids; k++)
-			add_pid(t, s->pids[k]);
-		for (int k = 0; k < s->nev; k++)
-			add_evidence(t, a->cat->set.max_evidence, s->ev[k].file, s->ev[k].line,
-				     s->ev[k].time, s->ev[k].text, s->ev[k].text ? strlen(s->ev[k].text) : 0);
-		t->unauthenticated = t->unauthenticated && s->unauthenticated;
-		observe(t, s->first, s->first_approx, s->count);
-		if (s->last > t->last)
-			t->last = s->last;
+		fold(t, s, a->cat->set.max_evidence);
 		symptom_free(s);
 	}
 	free(sub->sym);

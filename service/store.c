@@ -179,6 +179,21 @@ static void bind_opt(sqlite3_stmt *st, int i, const char *v)
 		sqlite3_bind_null(st, i);
 }
 
+/* A result's row: ?1 job_id, ?2 attempt, ?3..?8 its columns, and its JSON
+ * as parameter json_at (store_put and store_revise write the same row). */
+static void bind_row(sqlite3_stmt *st, const struct store_row *r, int json_at)
+{
+	sqlite3_bind_text(st, 1, r->job_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, r->attempt);
+	bind_opt(st, 3, r->cluster);
+	bind_opt(st, 4, r->user);
+	bind_opt(st, 5, r->state);
+	bind_opt(st, 6, r->sub_domain);
+	bind_opt(st, 7, r->culprits);
+	bind_opt(st, 8, r->root_code);
+	sqlite3_bind_text(st, json_at, r->result_json, -1, SQLITE_TRANSIENT);
+}
+
 int store_put(store *s, const struct store_row *r, const char *comment, long long now)
 {
 	sqlite3_stmt *st = NULL;
@@ -192,16 +207,8 @@ int store_put(store *s, const struct store_row *r, const char *comment, long lon
 			       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
 			       -1, &st, NULL) != SQLITE_OK)
 		goto out;
-	sqlite3_bind_text(st, 1, r->job_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, r->attempt);
-	bind_opt(st, 3, r->cluster);
-	bind_opt(st, 4, r->user);
-	bind_opt(st, 5, r->state);
-	bind_opt(st, 6, r->sub_domain);
-	bind_opt(st, 7, r->culprits);
-	bind_opt(st, 8, r->root_code);
+	bind_row(st, r, 10);
 	sqlite3_bind_int64(st, 9, r->created);
-	sqlite3_bind_text(st, 10, r->result_json, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		goto out;
 	inserted = sqlite3_changes(s->db) > 0;
@@ -252,17 +259,11 @@ int store_revise(store *s, const struct store_row *r, const char *comment, long 
 	for (size_t i = 0; i < sizeof(sql) / sizeof(*sql); i++) {
 		if (sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL) != SQLITE_OK)
 			goto out;
-		sqlite3_bind_text(st, 1, r->job_id, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 2, r->attempt);
 		if (i == 0) {
-			bind_opt(st, 3, r->cluster);
-			bind_opt(st, 4, r->user);
-			bind_opt(st, 5, r->state);
-			bind_opt(st, 6, r->sub_domain);
-			bind_opt(st, 7, r->culprits);
-			bind_opt(st, 8, r->root_code);
-			sqlite3_bind_text(st, 9, r->result_json, -1, SQLITE_TRANSIENT);
+			bind_row(st, r, 9);
 		} else {
+			sqlite3_bind_text(st, 1, r->job_id, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(st, 2, r->attempt);
 			bind_opt(st, 3, comment);
 			sqlite3_bind_int64(st, 4, now);
 		}

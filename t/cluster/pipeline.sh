@@ -129,7 +129,7 @@ LOG
 }
 kmsg_record() { # message [seconds-ago]: a /dev/kmsg record (kernel facility) of now
 	# (/proc/uptime is the boot clock: the monotonic one, on a machine that never slept)
-	awk -v m="$1" -v ago="${2:-0}" '{ t = $1 - ago; if (t < 0) t = 0; printf "6,2,%d,-;%s\n", t * 1000000, m }' /proc/uptime
+	awk -v m="$1" -v ago="${2:-0}" '{ t = $1 - ago; if (t < 0) t = 0; printf "6,2,%.0f,-;%s\n", t * 1000000, m }' /proc/uptime
 }
 write_epilog() { # W/epilog.sh, slurmd's Epilog: the collector with this node's attrib.conf
 	cat >"$W/epilog.sh" <<SH

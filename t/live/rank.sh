@@ -57,7 +57,7 @@ gpu-fault)
 	sleep 1
 	if [ "$node" = "$faulty" ] && [ "$local" = 0 ]; then
 		awk -v m="NVRM: Xid (PCI:$pci): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus." \
-			'{ printf "3,9,%d,-;%s\n", $1 * 1000000, m }' /proc/uptime >>"$dir/nodes/$node/kmsg"
+			'{ printf "3,9,%.0f,-;%s\n", $1 * 1000000, m }' /proc/uptime >>"$dir/nodes/$node/kmsg"
 		sleep 0.5
 		cat <<EOF
 Traceback (most recent call last):

@@ -120,12 +120,15 @@ stop_ours() { # name
     local pid i
     pid=$(ours_alive "$1") || { rm -f "$D/run/$1.ours"; return 0; }
     kill -TERM "$pid" 2>/dev/null || true
-    for i in $(seq 1 100); do
+    # 30 s: slurmctld's plugins may take 10 s to finish (jobcomp/attrib
+    # drains its queue for 5 s and waits 5 s more for a write), longer on a
+    # loaded machine; a KILL loses what they would still have logged
+    for i in $(seq 1 300); do
         ours_alive "$1" >/dev/null || break
         sleep 0.1
     done
     if ours_alive "$1" >/dev/null; then
-        log "$1 ($pid) did not stop on TERM within 10 s; KILL"
+        log "$1 ($pid) did not stop on TERM within 30 s; KILL"
         kill -KILL "$pid" 2>/dev/null || true
     fi
     rm -f "$D/run/$1.ours"

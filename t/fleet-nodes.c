@@ -542,6 +542,8 @@ START_TEST(dirty_store_printed_clean)
 	char err[256], *out;
 	store *s;
 
+	char *fixture_dir = dir;	/* the fixture's store is back after this test */
+
 	dir = tmpdir();
 	snprintf(db_path, sizeof(db_path), "%s/attrib.db", dir);
 	snprintf(conf_path, sizeof(conf_path), "%s/attrib.conf", dir);
@@ -577,6 +579,9 @@ START_TEST(dirty_store_printed_clean)
 	ck_assert_msg(strstr(out, "gpu?[31m\xef\xbf\xbd") != NULL, "%s", out);
 	free(out);
 	rmtree(dir);
+	dir = fixture_dir;
+	snprintf(db_path, sizeof(db_path), "%s/attrib.db", dir);
+	snprintf(conf_path, sizeof(conf_path), "%s/attrib.conf", dir);
 }
 END_TEST
 

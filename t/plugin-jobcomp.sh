@@ -402,6 +402,8 @@ t0=$(now)
 check "cluster stops ($(since "$t0") s)" true
 # written: 4 jobs, 2 array tasks, 2 attempts of the requeued one, 3 in the failure cases
 check "slurmctld ran fini: 11 records written, 1 not (unusable JobCompLoc), 0 dropped" \
-    grep -q 'jobcomp/attrib: stopped: 11 job records written, 1 not written, 0 dropped' "$ctld_log"
+    grep -q 'jobcomp/attrib: stopped: 11 job records written, 1 not written, 0 dropped' "$ctld_log" ||
+    { grep -E 'jobcomp/attrib: stopped|Terminate signal|did not stop' "$ctld_log" "$ATTRIB_CLUSTER_DIR"/log/*.log 2>/dev/null |
+          tail -5 | sed 's/^/#   /'; }
 echo "# total $(since "$t_all") s"
 finish

@@ -536,8 +536,10 @@ cmd_stop() {
     for n in $(seq -f 'node-%02g' 1 9); do
         stop_ours "slurmd-$n"
     done
-    net_down
+    # slurmctld before the network: it listens on the bridge's address,
+    # and on TERM it wakes its own RPC thread by connecting to it
     stop_ours slurmctld
+    net_down
     stop_ours slurmdbd
     stop_ours mariadbd
     stop_ours munged

@@ -43,12 +43,19 @@ bool selector_match(const struct selector *s, const struct symptom *sym)
 	return true;
 }
 
+static bool pid_in(long pid, const struct symptom *s)
+{
+	for (int i = 0; i < s->npids; i++)
+		if (s->pids[i] == pid)
+			return true;
+	return false;
+}
+
 static bool pids_meet(const struct symptom *a, const struct symptom *b)
 {
 	for (int i = 0; i < a->npids; i++)
-		for (int k = 0; k < b->npids; k++)
-			if (a->pids[i] == b->pids[k])
-				return true;
+		if (pid_in(a->pids[i], b))
+			return true;
 	return false;
 }
 
@@ -183,14 +190,6 @@ static bool is_candidate(const struct symptom *s)
 {
 	return s->role == ROLE_NONE && !s->aside &&
 	       (s->code->kind == KIND_FAULT || s->code->kind == KIND_SCHEDULER);
-}
-
-static bool pid_in(long pid, const struct symptom *s)
-{
-	for (int i = 0; i < s->npids; i++)
-		if (s->pids[i] == pid)
-			return true;
-	return false;
 }
 
 /* Which faults the evidence corroborates (an Xid 31 with the program's

@@ -438,6 +438,10 @@ void symptoms_free(struct analysis *a);
 /* After the scan: resolve nodes and devices, merge what names the same
  * code on the same node and device. */
 void symptoms_resolve(struct analysis *a);
+/* The node a symptom's own fields name (its node's log, the host on the
+ * line, the rank through the rank map) and how; -1 and LOC_NONE when they
+ * name none.  Identity only, before symptoms_resolve's other rules. */
+int symptom_named_node(const struct analysis *a, const struct symptom *s, enum located *how);
 
 /* Applies one extractor to one line; fills ev (names/values allocated)
  * and returns true when it matches.  Shared by the scan and the

@@ -635,9 +635,7 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 static bool is_report(const struct analysis *a, const char *buf, size_t len)
 {
 	int lines = 0, stamped = 0;
-	size_t off = 0;
-
-	size_t reach = len < (64u << 10) ? len : 64u << 10;	/* never the whole of a huge file */
+	size_t off = 0, reach = len < (64u << 10) ? len : 64u << 10;	/* never the whole of a huge file */
 
 	while (off < reach && lines < 16) {
 		const char *nl = memchr(buf + off, '\n', reach - off);
@@ -778,20 +776,6 @@ static int list_dir(struct analysis *a, const char *rel, struct strlist *out, in
 	return 0;
 }
 
-/* The node a symptom was reported from, as far as the raw fields say. */
-static int reporter_node(const struct analysis *a, const struct symptom *s)
-{
-	int n = -1;
-
-	if (s->file_node)
-		return identity_node(a->id, s->file_node);
-	if (s->node_raw)
-		n = identity_node(a->id, s->node_raw);
-	if (n < 0 && s->rank)
-		n = identity_rank_node(a->id, atoi(s->rank));
-	return n;
-}
-
 /* A node that the ranks on two or more other nodes name as the peer they
  * lost, and whether it sent evidence: a fact for the rules, at the time the
  * first of them lost it. */
@@ -811,10 +795,11 @@ static void peers_lost(struct analysis *a, const bool *have_node, FILE *m)
 
 	for (int i = 0; i < a->nsym; i++) {
 		const struct symptom *s = a->sym[i];
+		enum located how;
 		int blamed, from;
 
 		if (!s->peer || s->aside || (blamed = identity_node(a->id, s->peer)) < 0 ||
-		    (from = reporter_node(a, s)) < 0 || from == blamed)
+		    (from = symptom_named_node(a, s, &how)) < 0 || from == blamed)
 			continue;
 		if (!reporters[blamed] || s->first < when[blamed])
 			when[blamed] = s->first;

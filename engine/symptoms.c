@@ -153,16 +153,30 @@ static void symptom_free(struct symptom *s)
 /* Localisation: the node a symptom happened on and how that is known.  A
  * host on a scheduler or job line that is not one of the job's nodes sets
  * the symptom aside (slurmctld speaks of the whole cluster). */
+int symptom_named_node(const struct analysis *a, const struct symptom *s, enum located *how)
+{
+	int n;
+
+	*how = LOC_FILE;
+	if (s->file_node)
+		return identity_node(a->id, s->file_node);
+	*how = LOC_HOST;
+	if (s->node_raw && (n = identity_node(a->id, s->node_raw)) >= 0)
+		return n;
+	*how = LOC_RANK;
+	if (s->rank && (n = identity_rank_node(a->id, atoi(s->rank))) >= 0)
+		return n;
+	*how = LOC_NONE;
+	return -1;
+}
+
 static int resolve_node(const struct analysis *a, struct symptom *s)
 {
-	int n = -1;
+	enum located how;
+	int n = symptom_named_node(a, s, &how);
 
-	if (s->file_node) {
-		s->located = LOC_FILE;
-		return identity_node(a->id, s->file_node);
-	}
-	if (s->node_raw && (n = identity_node(a->id, s->node_raw)) >= 0) {
-		s->located = LOC_HOST;
+	if (how == LOC_FILE || how == LOC_HOST) {
+		s->located = how;
 		return n;
 	}
 	if (s->node_raw && (s->source & (SRC_SCHED | SRC_JOB))) {
@@ -170,8 +184,8 @@ static int resolve_node(const struct analysis *a, struct symptom *s)
 			s->aside = ASIDE_OTHER_NODE;
 		return -1;
 	}
-	if (s->rank && (n = identity_rank_node(a->id, atoi(s->rank))) >= 0) {
-		s->located = LOC_RANK;
+	if (how == LOC_RANK) {
+		s->located = how;
 		return n;
 	}
 	/* the batch script runs on the batch host: job.json's batch_host, or

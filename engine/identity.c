@@ -190,29 +190,20 @@ const char *identity_gpu_pci(const struct identity *id, int node, const char *gp
 	return NULL;
 }
 
-void identity_devices(const struct identity *id, struct strlist *per_node, int n)
+void identity_job_gpus(const struct identity *id, struct strlist *devices, struct strlist *pids, int n)
 {
 	struct lh_entry *e;
 
 	lh_foreach(id->gpus, e) {
-		int node = atoi(lh_entry_k(e));	/* "node/..." */
-		const char *v = lh_entry_v(e);
-
-		if (node >= 0 && node < n && !strlist_has(&per_node[node], v))
-			strlist_add(&per_node[node], v);
-	}
-}
-
-void identity_pids(const struct identity *id, struct strlist *per_node, int n)
-{
-	struct lh_entry *e;
-
-	lh_foreach(id->gpus, e) {
-		const char *k = lh_entry_k(e), *p = strchr(k, '/');
+		const char *k = lh_entry_k(e), *p = strchr(k, '/'), *v = lh_entry_v(e);	/* "node/gGPU", "node/pPID" */
 		int node = atoi(k);
 
-		if (p && p[1] == 'p' && node >= 0 && node < n && !strlist_has(&per_node[node], p + 2))
-			strlist_add(&per_node[node], p + 2);
+		if (node < 0 || node >= n)
+			continue;
+		if (!strlist_has(&devices[node], v))
+			strlist_add(&devices[node], v);
+		if (p && p[1] == 'p' && !strlist_has(&pids[node], p + 2))
+			strlist_add(&pids[node], p + 2);
 	}
 }
 

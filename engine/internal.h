@@ -230,12 +230,10 @@ void identity_learn_gpu(struct identity *id, int node, const char *gpu, const ch
 bool pci_normalise(const char *in, char *out, size_t outlen);
 /* The PCI id of the GPU a process (pid > 0) or a device index used. */
 const char *identity_gpu_pci(const struct identity *id, int node, const char *gpu, long pid);
-/* The distinct PCI ids the job's processes were seen using, per node
- * (per_node has n lists), in one pass. */
-void identity_devices(const struct identity *id, struct strlist *per_node, int n);
-/* The job's processes seen using a GPU (NCCL's busId lines carry their
- * pid), per node, as decimal strings. */
-void identity_pids(const struct identity *id, struct strlist *per_node, int n);
+/* Per node (n lists each), in one pass: the distinct PCI ids the job's
+ * processes were seen using, and those processes' pids (NCCL's busId lines
+ * carry them) as decimal strings. */
+void identity_job_gpus(const struct identity *id, struct strlist *devices, struct strlist *pids, int n);
 /* Expands a Slurm hostlist ("node-[02-03,07],gpu1") into out; false if it
  * is not one or names more than max hosts. */
 bool hostlist_expand(const char *list, struct strlist *out, int max);

@@ -167,8 +167,7 @@ static void scope_gpus(struct analysis *a)
 			ranks[a->job.ranks[i].node]++;
 	struct strlist *pids = xcalloc(n + 1, sizeof(*pids));
 
-	identity_devices(a->id, dev, n);
-	identity_pids(a->id, pids, n);
+	identity_job_gpus(a->id, dev, pids, n);
 	for (int i = 0; i < a->nsym; i++) {
 		struct symptom *s = a->sym[i];
 		int node = s->node;

@@ -406,7 +406,7 @@ static int cmd_drain(int argc, char **argv)
 			}
 		} else if (c == 'n') {
 			dry = true;
-		} else if (c == 'f' && nforce < DRAIN_MAX_NODES && svc_valid_name(optarg)) {
+		} else if (c == 'f' && nforce < DRAIN_MAX_NODES && contract_valid_name(optarg)) {
 			force[nforce++] = optarg;
 		} else if (c == 'h') {
 			usage_drain(stdout);
@@ -416,7 +416,7 @@ static int cmd_drain(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1 || !svc_valid_name(argv[optind])) {
+	if (optind != argc - 1 || !contract_valid_name(argv[optind])) {
 		usage_drain(stderr);
 		return EXIT_USAGE;
 	}
@@ -489,7 +489,7 @@ static int drain_to_json(const struct drain_row *d, void *arg)
 	struct json_object *o = json_object_new_object();
 	char when[32];
 
-	svc_rfc3339((time_t)d->created, when, sizeof(when));
+	time_format_sec((time_t)d->created, when, sizeof(when));
 	json_object_object_add(o, "time", json_object_new_string(when));
 	json_object_object_add(o, "attempt", json_object_new_int64(d->attempt));
 	json_object_object_add(o, "node", json_object_new_string(d->node ? d->node : ""));
@@ -563,7 +563,7 @@ static int cmd_show(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1 || !svc_valid_name(argv[optind])) {
+	if (optind != argc - 1 || !contract_valid_name(argv[optind])) {
 		usage_show(stderr);
 		return EXIT_USAGE;
 	}
@@ -718,7 +718,7 @@ static int list_row_clean(const struct store_row *r, void *arg)
 	struct list_out *lo = arg;
 	char when[40];
 
-	svc_rfc3339((time_t)r->created, when, sizeof(when));
+	time_format_sec((time_t)r->created, when, sizeof(when));
 	if (lo->json) {
 		struct json_object *o = json_object_new_object(), *cul = json_object_new_array();
 		char *copy = r->culprits ? strdup(r->culprits) : NULL, *save = NULL;

@@ -3,7 +3,7 @@
  * The engine knows no particular failure: what log lines mean, which
  * symptom explains which and what to do about it come from the rule
  * catalog (YAML files, see doc/rule-format.md).  The result is the JSON
- * object of the evidence/result contract, built with json-c.
+ * object of doc/formats.md (attrib.result/v1), built with json-c.
  */
 #ifndef ATTRIB_H
 #define ATTRIB_H
@@ -11,8 +11,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
-#define ATTRIB_RESULT_SCHEMA "attrib.result/v1"
-#define ATTRIB_JOB_SCHEMA "attrib.job/v1"
+#include "contract.h"	/* the formats: schema names, the result's fields */
 
 typedef struct attrib_catalog attrib_catalog;
 

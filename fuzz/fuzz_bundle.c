@@ -52,7 +52,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (!fuzz_record)
 		abort();
 	/* the service's errors (a file it cannot write) are not findings */
-	svc_log_set_level(SVC_ERROR);
+	log_set_level(LOGL_ERROR);
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 /*
  * Helpers shared by the Slurm plugins (jobcomp/attrib, spank attrib):
- * JSON members through json-c (strict UTF-8), RFC 3339 times, and an
- * atomic write (temporary file, fsync, rename) relative to a directory
+ * JSON members through json-c (strict UTF-8: common/text.c; RFC 3339:
+ * common/timefmt.c, both compiled in), and an atomic write (temporary file, fsync, rename) relative to a directory
  * descriptor.
  *
  * Nothing here uses Slurm: the same object is linked into both plugins.
@@ -27,9 +27,6 @@ void jo_int(struct json_object *o, const char *key, long long val);
 void jo_time(struct json_object *o, const char *key, time_t t);
 /* o as one line of compact JSON with a newline (malloc), or NULL. */
 char *jo_line(struct json_object *o, size_t *len);
-
-/* "YYYY-MM-DDTHH:MM:SSZ"; returns buf. */
-char *fmt_rfc3339(time_t t, char *buf, size_t len);
 
 /*
  * Write buf to dirfd/name atomically: create dirfd/tmpname (O_EXCL,

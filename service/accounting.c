@@ -131,12 +131,12 @@ bool accounting_init(void)
 	if (!conf || !*conf)
 		conf = "/etc/slurm/slurm.conf";
 	if (stat(conf, &st) < 0) {
-		svc_log(SVC_WARNING,
+		log_msg(LOGL_WARNING,
 			"no slurm.conf at %s: accounting is off; summaries stay queued", conf);
 		return enabled = false;
 	}
 	slurm_init(conf);
-	svc_log(SVC_INFO, "accounting through slurmdbd of cluster %s (%s)",
+	log_msg(LOGL_INFO, "accounting through slurmdbd of cluster %s (%s)",
 		slurm_conf.cluster_name ? slurm_conf.cluster_name : "?", conf);
 	return enabled = true;
 }

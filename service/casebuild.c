@@ -102,7 +102,7 @@ static int open_as(const char *path, uid_t uid, gid_t gid, char *err, size_t err
 	setfsgid(old_gid);
 	if (syscall(SYS_setgroups, nsaved, saved) < 0 || (uid_t)setfsuid((uid_t)-1) != old_uid) {
 		/* cannot happen as root; never go on with a foreign identity */
-		svc_log(SVC_ERROR, "cannot return to the service's identity: %s", strerror(errno));
+		log_msg(LOGL_ERROR, "cannot return to the service's identity: %s", strerror(errno));
 		abort();
 	}
 	if (fd < 0 && e)
@@ -223,7 +223,7 @@ static void safe_name(const char *name, char *out, size_t cap, const char *fallb
 		memmove(out, out + 1, strlen(out));
 	for (char *d; (d = strstr(out, ".."));)
 		d[0] = '_';
-	if (!svc_valid_name(out))
+	if (!contract_valid_name(out))
 		snprintf(out, cap, "%s", fallback);
 }
 
@@ -342,18 +342,18 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 		return;
 	}
 	free(bpath);
-	if (!(s = svc_json_str(b, "schema")) || strcmp(s, BUNDLE_SCHEMA) ||
+	if (!(s = svc_json_str(b, "schema")) || strcmp(s, ATTRIB_BUNDLE_SCHEMA) ||
 	    !(s = svc_json_str(b, "job_id")) || strcmp(s, job_id) ||
 	    !(s = svc_json_str(b, "node")) || strcmp(s, node)) {
 		snprintf(dir, sizeof(dir), "nodes/%s", node);
-		cov_add(cov, dir, "error", "bundle is not %s of job %s from %s", BUNDLE_SCHEMA, job_id,
+		cov_add(cov, dir, "error", "bundle is not %s of job %s from %s", ATTRIB_BUNDLE_SCHEMA, job_id,
 			node);
 		json_object_put(b);
 		return;
 	}
 	snprintf(dir, sizeof(dir), "%s/nodes/%s", case_dir, node);
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		svc_log(SVC_ERROR, "cannot create %s: %s", dir, strerror(errno));
+		log_msg(LOGL_ERROR, "cannot create %s: %s", dir, strerror(errno));
 		json_object_put(b);
 		return;
 	}
@@ -374,7 +374,7 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 				snprintf(name + strlen(name), sizeof(name) - strlen(name), ".%zu", i);
 			if (write_in(dir, name, json_object_get_string(t),
 				     json_object_get_string_len(t)) < 0) {
-				svc_log(SVC_ERROR, "cannot write %s/%s: %s", dir, name, strerror(errno));
+				log_msg(LOGL_ERROR, "cannot write %s/%s: %s", dir, name, strerror(errno));
 			} else {
 				struct json_object *m = json_object_new_object();
 				char rel[PATH_MAX];
@@ -450,12 +450,12 @@ static void app_file(const struct attrib_config *conf, const char *case_dir,
 				 err, sizeof(err));
 	if (!data) {
 		cov_add(cov, source, missing ? "missing" : "error", "%s %s: %s; not read", key, path, err);
-		svc_log(SVC_INFO, "%s %s of uid %lld not read: %s", key, path, uid, err);
+		log_msg(LOGL_INFO, "%s %s of uid %lld not read: %s", key, path, uid, err);
 		return;
 	}
 	snprintf(dir, sizeof(dir), "%s/app", case_dir);
 	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) || write_in(dir, name, data, len) < 0)
-		svc_log(SVC_ERROR, "cannot write %s/%s: %s", dir, name, strerror(errno));
+		log_msg(LOGL_ERROR, "cannot write %s/%s: %s", dir, name, strerror(errno));
 	free(data);
 }
 
@@ -525,7 +525,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 	char *dir = NULL, sub[PATH_MAX], outname[NAME_MAX_LEN + 16] = "", errname[NAME_MAX_LEN + 16];
 	const char *so, *se;
 
-	if (!svc_valid_name(job_id)) {
+	if (!contract_valid_name(job_id)) {
 		snprintf(err, errlen, "job id \"%.64s\" cannot be a path", job_id);
 		goto fail;
 	}
@@ -555,7 +555,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 		for (size_t i = 0; i < json_object_array_length(nodes); i++) {
 			const char *node = json_object_get_string(json_object_array_get_idx(nodes, i));
 
-			if (!svc_valid_name(node)) {
+			if (!contract_valid_name(node)) {
 				cov_add(cov, "nodes", "error", "node name \"%.64s\" is not usable; not read",
 					node ? node : "");
 				continue;
@@ -588,7 +588,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 	if (se && *se && !(so && !strcmp(so, se)))
 		app_file(conf, dir, record, "std_err", se, outname, errname, sizeof(errname), cov);
 	if (json_object_object_get_ex(record, "std_out_guessed", &v) && json_object_get_boolean(v))
-		svc_log(SVC_DEBUG, "job %s: std_out guessed as %s", job_id, so);
+		log_msg(LOGL_DEBUG, "job %s: std_out guessed as %s", job_id, so);
 	sched_log(conf, dir, job_id, cov);
 
 	/* a job that never started has no start time: its window is its end */

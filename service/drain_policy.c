@@ -180,7 +180,7 @@ void drain_policy_apply(const struct attrib_config *conf, store *s, struct json_
 
 	if (recent < 0) {
 		/* the count cannot be had: assume the limit is reached */
-		svc_log(SVC_ERROR, "job %s attempt %ld: cannot count the recent drains", job_id,
+		log_msg(LOGL_ERROR, "job %s attempt %ld: cannot count the recent drains", job_id,
 			attempt);
 		recent = conf->drain_max_per_hour;
 	}
@@ -199,9 +199,9 @@ void drain_policy_apply(const struct attrib_config *conf, store *s, struct json_
 
 		if (store_add_drain(s, job_id, attempt, v->node, text,
 				    drain_decision_name(v->decision), by, now) < 0)
-			svc_log(SVC_ERROR, "job %s attempt %ld: cannot record the drain decision for %s",
+			log_msg(LOGL_ERROR, "job %s attempt %ld: cannot record the drain decision for %s",
 				job_id, attempt, v->node);
-		svc_log(v->decision == DECIDE_FAILED ? SVC_WARNING : SVC_INFO,
+		log_msg(v->decision == DECIDE_FAILED ? LOGL_WARNING : LOGL_INFO,
 			"job %s attempt %ld: %s %s (class %s, policy %s): %s", job_id, attempt,
 			v->node, drain_decision_name(v->decision), *d.class_name ? d.class_name : "none",
 			drain_mode_name(d.mode), text);

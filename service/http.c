@@ -130,7 +130,7 @@ static enum MHD_Result reject(struct MHD_Connection *c, enum reject_reason r, co
 	char addr[64];
 
 	atomic_fetch_add(&svc_metrics.bundles_rejected[r], 1);
-	svc_log(r == REJ_INTERNAL || r == REJ_MUNGE_DOWN ? SVC_ERROR : SVC_WARNING,
+	log_msg(r == REJ_INTERNAL || r == REJ_MUNGE_DOWN ? LOGL_ERROR : LOGL_WARNING,
 		"bundle from %s rejected (%s%s%s%s%s): %s", peer(c, addr, sizeof(addr)),
 		reject_name(r), job && *job ? ", job " : "", job ? job : "",
 		node && *node ? ", node " : "", node ? node : "", why);
@@ -264,14 +264,14 @@ static enum MHD_Result finish_bundle(struct http_server *h, struct MHD_Connectio
 	if (u->io_error)
 		return reject(c, REJ_INTERNAL, "cannot spool the bundle", u->claim.job_id,
 			      u->claim.node);
-	sha256_hex(&u->sha, hex);
+	sha256_final_hex(&u->sha, hex);
 	if (strcmp(hex, u->claim.sha256))
 		return reject(c, REJ_HASH, "the credential was not made for this body",
 			      u->claim.job_id, u->claim.node);
 	if (bscan_end(&u->scan) < 0)
 		return reject(c, REJ_BAD_BODY, u->scan.err, u->claim.job_id, u->claim.node);
-	if (u->scan.top_type != '{' || strcmp(u->scan.schema, BUNDLE_SCHEMA))
-		return reject(c, REJ_BAD_BODY, "not a " BUNDLE_SCHEMA " object", u->claim.job_id,
+	if (u->scan.top_type != '{' || strcmp(u->scan.schema, ATTRIB_BUNDLE_SCHEMA))
+		return reject(c, REJ_BAD_BODY, "not a " ATTRIB_BUNDLE_SCHEMA " object", u->claim.job_id,
 			      u->claim.node);
 	if (strcmp(u->scan.job_id, u->claim.job_id) || strcmp(u->scan.node, u->claim.node))
 		return reject(c, REJ_BAD_BODY, "job_id and node differ from the credential's",
@@ -290,7 +290,7 @@ static enum MHD_Result finish_bundle(struct http_server *h, struct MHD_Connectio
 	}
 	u->tmp[0] = 0;
 	atomic_fetch_add(&svc_metrics.bundles_accepted, 1);
-	svc_log(SVC_INFO, "bundle of job %s from %s accepted (%zu bytes)", u->claim.job_id,
+	log_msg(LOGL_INFO, "bundle of job %s from %s accepted (%zu bytes)", u->claim.job_id,
 		u->claim.node, u->got);
 	if (h->wake_fd >= 0 && write(h->wake_fd, "b", 1) < 0) {
 		/* the main loop looks every second anyway */
@@ -395,7 +395,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 					char addr[64];
 
 					atomic_fetch_add(&svc_metrics.bundles_rejected[REJ_TOO_LARGE], 1);
-					svc_log(SVC_WARNING,
+					log_msg(LOGL_WARNING,
 						"bundle from %s rejected (too_large, job %s, node %s): "
 						"more than twice MaxBundleBytes (%zu) sent without "
 						"Content-Length; connection closed",
@@ -456,7 +456,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	(void)cls;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	msg[strcspn(msg, "\n")] = 0;
-	svc_log(SVC_DEBUG, "http: %s", msg);
+	log_msg(LOGL_DEBUG, "http: %s", msg);
 }
 
 struct http_server *http_start(const char *listen, const char *state_dir, size_t max_bundle,

@@ -75,35 +75,6 @@ static void kick_accounting(void)
 
 /* ---- one job attempt ------------------------------------------------------ */
 
-static struct json_object *unusable_result(struct json_object *rec, const char *job_id,
-					   const char *why)
-{
-	struct json_object *o = json_object_new_object(), *cov = json_object_new_array(),
-			   *c = json_object_new_object();
-	const char *state = svc_json_str(rec, "state");
-	char ex[600];
-
-	json_object_object_add(o, "schema", json_object_new_string(ATTRIB_RESULT_SCHEMA));
-	json_object_object_add(o, "job_id", json_object_new_string(job_id));
-	json_object_object_add(o, "terminal_state", json_object_new_string(state ? state : "UNKNOWN"));
-	json_object_object_add(o, "outcome", json_object_new_string("Fail"));
-	json_object_object_add(o, "domain", json_object_new_string("unknown"));
-	json_object_object_add(o, "sub_domain", json_object_new_string("unattributed"));
-	json_object_object_add(o, "root_cause", NULL);
-	json_object_object_add(o, "culprit_nodes", json_object_new_array());
-	json_object_object_add(o, "affected_nodes", json_object_new_array());
-	json_object_object_add(o, "symptoms", json_object_new_array());
-	json_object_object_add(o, "actions", json_object_new_array());
-	json_object_object_add(c, "source", json_object_new_string("job.json"));
-	json_object_object_add(c, "status", json_object_new_string("error"));
-	json_object_object_add(c, "detail", json_object_new_string(why));
-	json_object_array_add(cov, c);
-	json_object_object_add(o, "coverage", cov);
-	snprintf(ex, sizeof(ex), "The job's record could not be analysed (%s).", why);
-	json_object_object_add(o, "explanation", json_object_new_string(ex));
-	return o;
-}
-
 /* The service's coverage entries (bundle sources, app files) after the
  * engine's, each once. */
 static void merge_coverage(struct json_object *res, struct json_object *cov)
@@ -174,7 +145,7 @@ static int keep_inputs(const struct attrib_config *conf, struct json_object *rec
 	const char *text = json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PLAIN);
 	struct stat st;
 
-	if (!svc_valid_name(job_id))
+	if (!contract_valid_name(job_id))
 		return -1;
 	snprintf(in, sizeof(in), "%s/incoming/%s", conf->state_dir, job_id);
 	snprintf(done, sizeof(done), "%s/done/%s", conf->state_dir, job_id);
@@ -204,12 +175,12 @@ static void finish_inputs(const struct attrib_config *conf, const char *path, co
 	if (!rec) {
 		spool_drop_bundles(conf->state_dir, job_id);
 	} else if (keep_inputs(conf, rec, job_id) < 0) {
-		svc_log(SVC_WARNING, "job %s: cannot keep its inputs for late bundles: %s", job_id,
+		log_msg(LOGL_WARNING, "job %s: cannot keep its inputs for late bundles: %s", job_id,
 			strerror(errno));
 		spool_drop_bundles(conf->state_dir, job_id);
 	}
 	if (path && unlink(path) < 0 && errno != ENOENT)
-		svc_log(SVC_WARNING, "cannot remove the record %s: %s", path, strerror(errno));
+		log_msg(LOGL_WARNING, "cannot remove the record %s: %s", path, strerror(errno));
 }
 
 /* The revision's entry: what the diagnosis said before, and why it changed. */
@@ -228,7 +199,7 @@ static void add_revision(store *s, struct json_object *res, const struct record_
 		revs = json_object_get(v);
 	else
 		revs = json_object_new_array();
-	svc_rfc3339((time_t)now, at, sizeof(at));
+	time_format_sec((time_t)now, at, sizeof(at));
 	json_object_object_add(rev, "at", json_object_new_string(at));
 	json_object_object_add(rev, "reason", json_object_new_string(late));
 	if (prev) {
@@ -269,17 +240,22 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	clock_gettime(CLOCK_MONOTONIC, &began);
 	case_dir = casebuild(conf, rec, rn->job_id, rn->attempt, cov, err, sizeof(err));
 	if (!case_dir) {
-		svc_log(SVC_ERROR, "job %s attempt %ld: cannot build the case: %s", rn->job_id,
+		log_msg(LOGL_ERROR, "job %s attempt %ld: cannot build the case: %s", rn->job_id,
 			rn->attempt, err);
 		json_object_put(cov);
 		return -1;
 	}
 	res = attrib_analyze(cat, case_dir, err, sizeof(err));
 	if (!res) {
-		svc_log(SVC_WARNING, "job %s attempt %ld: the case %s is unusable: %s", rn->job_id,
+		log_msg(LOGL_WARNING, "job %s attempt %ld: the case %s is unusable: %s", rn->job_id,
 			rn->attempt, case_dir, err);
 		atomic_fetch_add(&svc_metrics.engine_unusable, 1);
-		res = unusable_result(rec, rn->job_id, err);
+		res = result_unusable(rn->job_id, svc_json_str(rec, "state"), err);
+		if (!res) {
+			json_object_put(cov);
+			free(case_dir);
+			return -1;
+		}
 	}
 	merge_coverage(res, cov);
 	json_object_put(cov);
@@ -326,12 +302,12 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	if (put == 0)
 		put = store_put(s, &row, comment, now);
 	if (put < 0) {
-		svc_log(SVC_ERROR, "job %s attempt %ld: cannot store the result", rn->job_id,
+		log_msg(LOGL_ERROR, "job %s attempt %ld: cannot store the result", rn->job_id,
 			rn->attempt);
 	} else {
 		if (put > 0) {
 			atomic_fetch_add(late ? &svc_metrics.jobs_revised : &svc_metrics.jobs_attributed, 1);
-			svc_log(SVC_INFO, "job %s attempt %ld (%s): %s%s%s", rn->job_id, rn->attempt,
+			log_msg(LOGL_INFO, "job %s attempt %ld (%s): %s%s%s", rn->job_id, rn->attempt,
 				row.state ? row.state : "?", comment ? comment : "",
 				late ? "; late evidence: " : "", late ? late : "");
 			kick_accounting();
@@ -359,7 +335,7 @@ static void quarantine(const char *dir, const char *file, const char *why)
 
 	snprintf(from, sizeof(from), "%s/%s", dir, file);
 	snprintf(to, sizeof(to), "%s/.invalid.%s", dir, file);
-	svc_log(SVC_ERROR, "%s: %s; moved to %s", from, why, to);
+	log_msg(LOGL_ERROR, "%s: %s; moved to %s", from, why, to);
 	if (rename(from, to) < 0)
 		unlink(from);
 }
@@ -410,7 +386,7 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 		return 1;
 	}
 	if (!config_has_state(conf, state)) {
-		svc_log(SVC_INFO, "job %s attempt %ld ended %s: not in AttributeStates, no diagnosis",
+		log_msg(LOGL_INFO, "job %s attempt %ld ended %s: not in AttributeStates, no diagnosis",
 			rn->job_id, rn->attempt, state);
 		atomic_fetch_add(&svc_metrics.jobs_not_attributed, 1);
 		finish_inputs(conf, path, rn->job_id, NULL);
@@ -429,7 +405,7 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 			if (b && access(b, F_OK) == 0 &&
 			    !spool_bundle_fresh(b, start, conf->max_bundle_bytes)) {
 				/* an earlier attempt's: this attempt's own replaces it */
-				svc_log(SVC_INFO, "job %s attempt %ld: dropping %s, from an earlier attempt",
+				log_msg(LOGL_INFO, "job %s attempt %ld: dropping %s, from an earlier attempt",
 					rn->job_id, rn->attempt, b);
 				unlink(b);
 			}
@@ -442,7 +418,7 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 		return 0;	/* waiting for bundles */
 	}
 	if (missing)
-		svc_log(SVC_INFO, "job %s attempt %ld: %d of %zu bundles missing%s", rn->job_id,
+		log_msg(LOGL_INFO, "job %s attempt %ld: %d of %zu bundles missing%s", rn->job_id,
 			rn->attempt, missing, json_object_array_length(nodes),
 			reconciled ? "" : " at BundleDeadline");
 	rc = attribute(conf, cat, s, rec, path, rn, now, NULL);
@@ -490,7 +466,7 @@ static int take_late(const struct attrib_config *conf, const char *job_id, char 
 		snprintf(from, sizeof(from), "%s/%s", in, e->d_name);
 		snprintf(to, sizeof(to), "%s/done/%s/%s", conf->state_dir, job_id, e->d_name);
 		if (access(to, F_OK) == 0) {
-			svc_log(SVC_INFO, "job %s: %s's bundle came again after the diagnosis; dropped",
+			log_msg(LOGL_INFO, "job %s: %s's bundle came again after the diagnosis; dropped",
 				job_id, e->d_name);
 			unlink(from);
 		} else if (rename(from, to) == 0) {
@@ -518,7 +494,7 @@ static void revise_late(struct loop *l)
 	if (!(d = opendir(dir)))
 		return;
 	while ((e = readdir(d)) && nn < 32)
-		if (e->d_name[0] != '.' && svc_valid_name(e->d_name) &&
+		if (e->d_name[0] != '.' && contract_valid_name(e->d_name) &&
 		    (len = strlen(e->d_name)) < sizeof(names[0]))
 			memcpy(names[nn++], e->d_name, len + 1);
 	closedir(d);
@@ -554,13 +530,13 @@ static void revise_late(struct loop *l)
 			for (int k = 0; k < 3 && rmdir(in) < 0; k++)
 				take_late(conf, job, late, sizeof(late));
 			if (rename(done, in) < 0) {
-				svc_log(SVC_WARNING, "job %s: cannot revise with the late bundles (%s): %s",
+				log_msg(LOGL_WARNING, "job %s: cannot revise with the late bundles (%s): %s",
 					job, late, strerror(errno));
 				json_object_put(rec);
 				continue;
 			}
 		}
-		svc_log(SVC_INFO, "job %s attempt %ld: bundles after the diagnosis (%s): revising", job,
+		log_msg(LOGL_INFO, "job %s attempt %ld: bundles after the diagnosis (%s): revising", job,
 			rn.attempt, late[0] ? late : "an interrupted revision");
 		char why[1100];
 
@@ -598,7 +574,7 @@ static void *accounting_thread(void *p)
 	long long next_reconcile = 0;
 
 	if (!s) {
-		svc_log(SVC_ERROR, "accounting: %s", err);
+		log_msg(LOGL_ERROR, "accounting: %s", err);
 		return NULL;
 	}
 	for (;;) {
@@ -615,7 +591,7 @@ static void *accounting_thread(void *p)
 			atomic_fetch_add(&svc_metrics.reconcile_runs, 1);
 			if (r < 0) {
 				atomic_fetch_add(&svc_metrics.reconcile_failures, 1);
-				svc_log(SVC_WARNING, "reconcile: %s", err);
+				log_msg(LOGL_WARNING, "reconcile: %s", err);
 			} else if (r > 0) {
 				atomic_fetch_add(&svc_metrics.reconciled_jobs, r);
 				if (wake_pipe[1] >= 0 && write(wake_pipe[1], "r", 1) < 0) {
@@ -632,14 +608,14 @@ static void *accounting_thread(void *p)
 						     err, sizeof(err)) == 0) {
 					store_comment_done(s, it->job_id, it->attempt);
 					atomic_fetch_add(&svc_metrics.comments_written, 1);
-					svc_log(SVC_INFO, "job %s attempt %ld: %s written", it->job_id,
+					log_msg(LOGL_INFO, "job %s attempt %ld: %s written", it->job_id,
 						it->attempt, conf->comment_field);
 				} else {
 					long wait = comment_backoff(it->tries);
 
 					store_comment_retry(s, it->job_id, it->attempt, now + wait);
 					atomic_fetch_add(&svc_metrics.comment_failures, 1);
-					svc_log(it->tries ? SVC_INFO : SVC_WARNING,
+					log_msg(it->tries ? LOGL_INFO : LOGL_WARNING,
 						"job %s attempt %ld: %s not written (try %d, again in %ld s): %s",
 						it->job_id, it->attempt, conf->comment_field, it->tries + 1,
 						wait, err);
@@ -680,7 +656,7 @@ static void drop_capabilities(unsigned port)
 		return;
 	memset(keep, 0, sizeof(keep));
 	if (syscall(SYS_capget, &hdr, have) < 0) {
-		svc_log(SVC_WARNING, "capget: %s; keeping every capability", strerror(errno));
+		log_msg(LOGL_WARNING, "capget: %s; keeping every capability", strerror(errno));
 		return;
 	}
 	for (size_t i = 0; i < sizeof(wanted) / sizeof(*wanted); i++) {
@@ -700,9 +676,9 @@ static void drop_capabilities(unsigned port)
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	hdr.pid = 0;
 	if (syscall(SYS_capset, &hdr, keep) < 0)
-		svc_log(SVC_WARNING, "capset: %s; keeping every capability", strerror(errno));
+		log_msg(LOGL_WARNING, "capset: %s; keeping every capability", strerror(errno));
 	else
-		svc_log(SVC_DEBUG, "capabilities kept: setuid setgid dac_override dac_read_search%s",
+		log_msg(LOGL_DEBUG, "capabilities kept: setuid setgid dac_override dac_read_search%s",
 			port < 1024 ? " net_bind_service" : "");
 }
 
@@ -772,22 +748,22 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 	int report = -1, status = 1;
 
 	umask(077);
-	if (svc_log_open(conf->log_file, !foreground) < 0) {
+	if (log_open(conf->log_file, 0600, !foreground) < 0) {
 		fprintf(stderr, "attrib: cannot open LogFile %s: %s\n", conf->log_file, strerror(errno));
 		return 1;
 	}
 	if (getenv("ATTRIB_DEBUG"))
-		svc_log_set_level(SVC_DEBUG);
-	svc_log_tee(true);
+		log_set_level(LOGL_DEBUG);
+	log_tee(true);
 	if (!foreground && (report = daemonize()) < 0) {
 		fprintf(stderr, "attrib: cannot go to the background: %s\n", strerror(errno));
 		return 1;
 	}
 	if (geteuid() != 0)
-		svc_log(SVC_WARNING, "not running as root: job output cannot be read as its user, "
+		log_msg(LOGL_WARNING, "not running as root: job output cannot be read as its user, "
 				     "and slurmdbd will refuse %s", conf->comment_field);
 	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-		svc_log(SVC_ERROR, "pipe: %s", strerror(errno));
+		log_msg(LOGL_ERROR, "pipe: %s", strerror(errno));
 		goto out;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -799,22 +775,22 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 	sigaction(SIGPIPE, &sa, NULL);
 
 	if (spool_prepare(conf->state_dir, err, sizeof(err)) < 0) {
-		svc_log(SVC_ERROR, "StateDir: %s", err);
+		log_msg(LOGL_ERROR, "StateDir: %s", err);
 		goto out;
 	}
 	snprintf(db, sizeof(db), "%s/attrib.db", conf->state_dir);
 	if (!(s = store_open(db, false, err, sizeof(err)))) {
-		svc_log(SVC_ERROR, "store: %s", err);
+		log_msg(LOGL_ERROR, "store: %s", err);
 		goto out;
 	}
 	accounting_init();
 	spool_set_slurm_user(accounting_slurm_user());
 	if (spool_check_dir(conf->spool_dir, err, sizeof(err)) < 0) {
-		svc_log(SVC_ERROR, "SpoolDir: %s", err);
+		log_msg(LOGL_ERROR, "SpoolDir: %s", err);
 		goto out;
 	}
 	if (nodetable_start(conf, true, err, sizeof(err)) < 0) {
-		svc_log(SVC_ERROR, "%s", err);
+		log_msg(LOGL_ERROR, "%s", err);
 		goto out;
 	}
 	nodetable_started = true;
@@ -827,7 +803,7 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
 			rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
 			if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < want)
-				svc_log(SVC_WARNING, "open files limited to %lu, below HttpConnections + 256",
+				log_msg(LOGL_WARNING, "open files limited to %lu, below HttpConnections + 256",
 					(unsigned long)rl.rlim_cur);
 		}
 	}
@@ -841,25 +817,25 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 	};
 	if (!(http = http_start(conf->listen, conf->state_dir, conf->max_bundle_bytes, &lim,
 				wake_pipe[1], err, sizeof(err)))) {
-		svc_log(SVC_ERROR, "%s", err);
+		log_msg(LOGL_ERROR, "%s", err);
 		goto out;
 	}
 	/* (threads after drop_capabilities: capabilities are per thread) */
 	if (webhook_start(conf, s, db, err, sizeof(err)) < 0) {
-		svc_log(SVC_ERROR, "%s", err);
+		log_msg(LOGL_ERROR, "%s", err);
 		goto out;
 	}
 	snprintf(aa.db, sizeof(aa.db), "%s", db);
 	if (pthread_create(&acct, NULL, accounting_thread, &aa)) {
-		svc_log(SVC_ERROR, "cannot start the accounting thread");
+		log_msg(LOGL_ERROR, "cannot start the accounting thread");
 		goto out;
 	}
 	acct_started = true;
-	svc_log(SVC_INFO, "attrib %s serving on %s (records: %s/jobs, state: %s)", PACKAGE_VERSION,
+	log_msg(LOGL_INFO, "attrib %s serving on %s (records: %s/jobs, state: %s)", PACKAGE_VERSION,
 		conf->listen, conf->spool_dir, conf->state_dir);
 	ready(report, true);
 	report = -1;
-	svc_log_tee(false);
+	log_tee(false);
 
 	snprintf(jobs, sizeof(jobs), "%s/jobs", conf->spool_dir);
 	snprintf(rec, sizeof(rec), "%s/reconcile", conf->state_dir);
@@ -872,18 +848,18 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 
 		if (reopen_log) {
 			reopen_log = 0;
-			svc_log_open(conf->log_file, !foreground);
+			log_open(conf->log_file, 0600, !foreground);
 		}
 		/* again each round: the spool may be changed while we run */
 		if (spool_check_dir(conf->spool_dir, err, sizeof(err)) < 0) {
 			if (strcmp(err, spool_refused)) {
-				svc_log(SVC_ERROR, "SpoolDir: %s; its records are not read", err);
+				log_msg(LOGL_ERROR, "SpoolDir: %s; its records are not read", err);
 				snprintf(spool_refused, sizeof(spool_refused), "%s", err);
 			}
 		} else {
 			spool_refused[0] = 0;
 			if (spool_each_record(jobs, record_cb, &l) < 0)
-				svc_log(SVC_ERROR, "cannot read %s: %s", jobs, strerror(errno));
+				log_msg(LOGL_ERROR, "cannot read %s: %s", jobs, strerror(errno));
 		}
 		spool_each_record(rec, record_cb, &l);
 		revise_late(&l);
@@ -896,7 +872,7 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 			while (read(wake_pipe[0], drain, sizeof(drain)) > 0)
 				;
 	}
-	svc_log(SVC_INFO, "stopping");
+	log_msg(LOGL_INFO, "stopping");
 	status = 0;
 out:
 	ready(report, false);

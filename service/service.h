@@ -21,27 +21,16 @@
 #include <json-c/json.h>
 #include "attrib.h"
 #include "conf.h"
+#include "contract.h"
+#include "log.h"
+#include "sha256.h"
+#include "timefmt.h"
 
-#define BUNDLE_SCHEMA "attrib.bundle/v1"
 #define RECORD_MAX_BYTES (16L << 20)	/* a job record (jobcomp/attrib) */
 #define JSON_MAX_DEPTH 32		/* records, bundles, stored results */
-#define NAME_MAX_LEN 128		/* job ids, node names, file names */
+#define NAME_MAX_LEN CONTRACT_NAME_MAX	/* job ids, node names, file names */
 
-/* ---- util.c: logging, names, files ------------------------------------- */
-
-enum svc_level { SVC_ERROR, SVC_WARNING, SVC_INFO, SVC_DEBUG };
-
-/* Log to path (appended, mode 0600), to syslog when path is NULL and
- * use_syslog, else to standard error.  Thread-safe: one write per line. */
-int svc_log_open(const char *path, bool use_syslog);
-void svc_log(enum svc_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void svc_log_set_level(enum svc_level max);
-/* Errors and warnings also to standard error (while starting). */
-void svc_log_tee(bool on);
-
-/* A job id, node name or file name that may become one path component:
- * 1..NAME_MAX_LEN of [A-Za-z0-9._-], not starting with '.' or '-', no "..". */
-bool svc_valid_name(const char *s);
+/* ---- util.c: files ---------------------------------------------------- */
 
 /* Reads a whole regular file of at most max bytes (no symlink followed)
  * and parses one JSON value with at most depth levels.  NULL with a reason. */
@@ -73,18 +62,6 @@ int svc_fsync_dir(const char *dir);
 int svc_json_clean(struct json_object *o);
 /* The string field k of o, or NULL when absent or not a string/number. */
 const char *svc_json_str(struct json_object *o, const char *k);
-/* "2026-11-29T08:12:01Z" */
-void svc_rfc3339(time_t t, char *buf, size_t len);
-
-/* ---- sha256.c: libcrypto's SHA-256, streamed --------------------------- */
-
-struct sha256 {
-	struct evp_md_ctx_st *ctx;
-};
-void sha256_init(struct sha256 *s);
-void sha256_update(struct sha256 *s, const void *data, size_t len);
-void sha256_hex(struct sha256 *s, char out[65]);	/* finishes s */
-void sha256_free(struct sha256 *s);	/* abandons s (no-op once finished) */
 
 /* ---- metrics.c: counters for GET /metrics --------------------------------- */
 
@@ -106,7 +83,7 @@ enum reject_reason {
 };
 
 /* Label sets of the counters below (metrics.c names them). */
-enum { SUBDOM_N = 14 };		/* the contract's sub-domains, then "other" */
+enum { SUBDOM_N = SUB_DOMAIN_N + 1 };	/* contract.h's sub-domains, then "other" */
 enum cov_source { COV_NODES, COV_APP, COV_SCHEDULER, COV_JOB, COV_OTHER, COV_SRC_N };
 enum cov_status { COV_MISSING, COV_ERROR, COV_ST_OTHER, COV_ST_N };
 /* drain decisions recorded in the store, as /metrics counts them */
@@ -168,12 +145,8 @@ struct auth_claim {
 	struct in_addr origin;	/* where munged encoded it (MUNGE_OPT_ADDR4) */
 };
 
-#define AUTH_PAYLOAD_PREFIX "attrib-bundle:v1:"
-
 /* The socket of munged: $ATTRIB_MUNGE_SOCKET, or libmunge's default. */
 const char *auth_socket(void);
-/* Splits "attrib-bundle:v1:JOBID:NODE:SHA256HEX" (validating each part). */
-int auth_parse_payload(const char *p, size_t len, struct auth_claim *c);
 /* Decodes cred with munged; on success fills c.  Anything else is a
  * rejection reason (REJ_UID for a valid credential of another user). */
 enum reject_reason auth_decode(const char *cred, struct auth_claim *c, char *why, size_t whylen);

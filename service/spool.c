@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "internal.h"
 #include "service.h"
 
 int spool_parse_name(const char *file, struct record_name *rn)
@@ -35,7 +34,7 @@ int spool_parse_name(const char *file, struct record_name *rn)
 	    dot[1] == '+')
 		return -1;
 	buf[dot - buf] = 0;
-	if (!svc_valid_name(buf))
+	if (!contract_valid_name(buf))
 		return -1;
 	strcpy(rn->job_id, buf);
 	return 0;
@@ -81,7 +80,7 @@ int spool_each_record(const char *dir,
 		if (spool_parse_name(names[i], &rn) == 0)
 			fn(dir, names[i], &rn, arg);
 		else
-			svc_log(SVC_DEBUG, "%s/%s: not a JOBID.ATTEMPT.json record; ignored", dir,
+			log_msg(LOGL_DEBUG, "%s/%s: not a JOBID.ATTEMPT.json record; ignored", dir,
 				names[i]);
 		free(names[i]);
 	}
@@ -93,7 +92,7 @@ char *spool_bundle_path(const char *state_dir, const char *job_id, const char *n
 {
 	char *p;
 
-	if (!svc_valid_name(job_id) || !svc_valid_name(node))
+	if (!contract_valid_name(job_id) || !contract_valid_name(node))
 		return NULL;
 	if (asprintf(&p, "%s/incoming/%s/%s.json", state_dir, job_id, node) < 0)
 		return NULL;
@@ -137,11 +136,11 @@ void spool_drop_bundles(const char *state_dir, const char *job_id)
 {
 	char dir[PATH_MAX];
 
-	if (!svc_valid_name(job_id))
+	if (!contract_valid_name(job_id))
 		return;
 	snprintf(dir, sizeof(dir), "%s/incoming/%s", state_dir, job_id);
 	if (svc_rmtree(dir) < 0)
-		svc_log(SVC_WARNING, "cannot remove %s: %s", dir, strerror(errno));
+		log_msg(LOGL_WARNING, "cannot remove %s: %s", dir, strerror(errno));
 }
 
 void spool_gc(const char *state_dir, long max_age)
@@ -164,7 +163,7 @@ void spool_gc(const char *state_dir, long max_age)
 				continue;
 			snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
 			if (lstat(sub, &st) == 0 && now - st.st_mtime > max_age) {
-				svc_log(k ? SVC_DEBUG : SVC_INFO, "removing %s of job %s: %s %ld s",
+				log_msg(k ? LOGL_DEBUG : LOGL_INFO, "removing %s of job %s: %s %ld s",
 					k ? "the kept inputs" : "bundles", e->d_name,
 					k ? "diagnosed more than" : "no record for them in", max_age);
 				svc_rmtree(sub);

@@ -1,5 +1,5 @@
-/* What the service's files share: the log, name checks, bounded JSON
- * reading and atomic file writes. */
+/* What the service's files share: bounded JSON reading and file writes
+ * (the log: common/log.c; names: common/contract.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,94 +12,6 @@
 #include <unistd.h>
 #include "service.h"
 #include "text.h"
-
-static int log_fd = 2;
-static bool log_syslog;
-static enum svc_level log_max = SVC_INFO;
-static bool log_tee;
-
-int svc_log_open(const char *path, bool use_syslog)
-{
-	if (path && *path) {
-		int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-
-		if (fd < 0)
-			return -1;
-		if (log_fd > 2)
-			close(log_fd);
-		log_fd = fd;
-		log_syslog = false;
-	} else if (use_syslog) {
-		openlog("attrib", LOG_PID, LOG_DAEMON);
-		log_syslog = true;
-	}
-	return 0;
-}
-
-void svc_log_set_level(enum svc_level max)
-{
-	log_max = max;
-}
-
-void svc_log_tee(bool on)
-{
-	log_tee = on;
-}
-
-void svc_log(enum svc_level level, const char *fmt, ...)
-{
-	static const char *names[] = { "error", "warning", "info", "debug" };
-	static const int prio[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
-	char msg[2048], line[2200], ts[40];
-	va_list ap;
-	int n;
-
-	if (level > log_max)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	/* one message, one line: a job's output path, a bundle's text or a
-	 * user name with a newline, ESC or bidi control must not forge a
-	 * line of its own, nor rewrite the terminal that reads the log */
-	char *clean = text_clean(msg, strlen(msg), sizeof(msg) - 8);
-
-	snprintf(msg, sizeof(msg), "%s", clean);
-	free(clean);
-	if (log_tee && level <= SVC_WARNING && (log_syslog || log_fd != 2))
-		fprintf(stderr, "attrib: %s: %s\n", names[level], msg);
-	if (log_syslog) {
-		syslog(prio[level], "%s", msg);
-		return;
-	}
-	svc_rfc3339(time(NULL), ts, sizeof(ts));
-	n = snprintf(line, sizeof(line), "%s attrib[%d]: %s: %s\n", ts, (int)getpid(), names[level],
-		     msg);
-	if (n > (int)sizeof(line) - 1)
-		n = sizeof(line) - 1;
-	if (write(log_fd, line, n) < 0) {
-		/* nowhere else to say it */
-	}
-}
-
-bool svc_valid_name(const char *s)
-{
-	size_t n;
-
-	if (!s || !*s || *s == '.' || *s == '-')
-		return false;
-	n = strlen(s);
-	if (n > NAME_MAX_LEN || strstr(s, ".."))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = s[i];
-
-		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-		      c == '.' || c == '_' || c == '-'))
-			return false;
-	}
-	return true;
-}
 
 struct json_object *svc_parse_json(const char *buf, size_t len, int depth, char *err,
 				   size_t errlen)
@@ -363,13 +275,6 @@ const char *svc_json_str(struct json_object *o, const char *k)
 	return json_object_get_string(v);
 }
 
-void svc_rfc3339(time_t t, char *buf, size_t len)
-{
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
 
 int svc_json_clean(struct json_object *o)
 {

@@ -534,6 +534,6 @@ int main(void)
 	tcase_add_test(t, store_counts_drains_done);
 	tcase_add_test(t, engine_result_carries_the_class);
 	suite_add_tcase(s, t);
-	svc_log_set_level(SVC_ERROR);
+	log_set_level(LOGL_ERROR);
 	return run_suite(s);
 }

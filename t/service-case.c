@@ -66,7 +66,7 @@ static void setup(void)
 	ck_assert_int_eq(chown(home, uid, gid), 0);
 	ck_assert_int_eq(chmod(home, 0755), 0);
 	free(home);
-	svc_log_set_level(SVC_ERROR);
+	log_set_level(LOGL_ERROR);
 }
 
 static void teardown(void)

@@ -142,7 +142,7 @@ static char *cred_for(const char *job, const char *node, const char *body, size_
 
 	sha256_init(&h);
 	sha256_update(&h, body, len);
-	sha256_hex(&h, hex);
+	sha256_final_hex(&h, hex);
 	snprintf(payload, sizeof(payload), "attrib-bundle:v1:%s:%s:%s", job, node, hex);
 	return cred_as(uid, payload, ttl);
 }
@@ -279,7 +279,7 @@ static void setup(void)
 	ck_assert_msg(srv != NULL, "%s", err);
 	port = http_port(srv);
 	ck_assert_uint_ne(port, 0);
-	svc_log_set_level(SVC_ERROR);
+	log_set_level(LOGL_ERROR);
 }
 
 static void teardown(void)
@@ -417,7 +417,7 @@ START_TEST(credential_bound_to_body_403)
 	char hex[65];
 	sha256_init(&h);
 	sha256_update(&h, b, strlen(b));
-	sha256_hex(&h, hex);
+	sha256_final_hex(&h, hex);
 	/* (a name of this run's own: /tmp/x may be anyone's) */
 	char trav_path[64];
 	snprintf(trav_path, sizeof(trav_path), "/tmp/attrib-trav-%d", (int)getpid());

@@ -25,7 +25,7 @@ static char *hex(const char *s, size_t len, size_t chunk)
 	sha256_init(&h);
 	for (size_t o = 0; o < len; o += chunk)
 		sha256_update(&h, s + o, len - o < chunk ? len - o : chunk);
-	sha256_hex(&h, out);
+	sha256_final_hex(&h, out);
 	return out;
 }
 
@@ -65,16 +65,16 @@ START_TEST(names_that_become_paths)
 	char longname[200];
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++)
-		ck_assert_msg(svc_valid_name(good[i]), "%s refused", good[i]);
+		ck_assert_msg(contract_valid_name(good[i]), "%s refused", good[i]);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
-		ck_assert_msg(!svc_valid_name(bad[i]), "\"%s\" taken", bad[i]);
-	ck_assert(!svc_valid_name(NULL));
+		ck_assert_msg(!contract_valid_name(bad[i]), "\"%s\" taken", bad[i]);
+	ck_assert(!contract_valid_name(NULL));
 	memset(longname, 'a', sizeof(longname));
 	longname[NAME_MAX_LEN] = 0;
-	ck_assert(svc_valid_name(longname));
+	ck_assert(contract_valid_name(longname));
 	longname[NAME_MAX_LEN] = 'a';
 	longname[NAME_MAX_LEN + 1] = 0;
-	ck_assert(!svc_valid_name(longname));
+	ck_assert(!contract_valid_name(longname));
 
 	/* bundle paths are built only from valid names */
 	ck_assert_ptr_null(spool_bundle_path("/s", "../../etc", "n"));
@@ -108,14 +108,15 @@ END_TEST
 START_TEST(credential_payloads)
 {
 	struct auth_claim c;
+	struct bundle_claim bc;
 	char p[256];
 	const char *h = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 	snprintf(p, sizeof(p), "attrib-bundle:v1:4242:node-02:%s", h);
-	ck_assert_int_eq(auth_parse_payload(p, strlen(p), &c), 0);
-	ck_assert_str_eq(c.job_id, "4242");
-	ck_assert_str_eq(c.node, "node-02");
-	ck_assert_str_eq(c.sha256, h);
+	ck_assert_int_eq(bundle_payload_parse(p, strlen(p), &bc), 0);
+	ck_assert_str_eq(bc.job_id, "4242");
+	ck_assert_str_eq(bc.node, "node-02");
+	ck_assert_str_eq(bc.sha256, h);
 	const char *bad[] = {
 		"attrib-bundle:v2:4242:node-02:%s", "attrib-bundle:v1::node-02:%s",
 		"attrib-bundle:v1:4242::%s",	     "attrib-bundle:v1:../x:node-02:%s",
@@ -125,13 +126,13 @@ START_TEST(credential_payloads)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		snprintf(p, sizeof(p), bad[i], h);
-		ck_assert_msg(auth_parse_payload(p, strlen(p), &c) == -1, "taken: %s", p);
+		ck_assert_msg(bundle_payload_parse(p, strlen(p), &bc) == -1, "taken: %s", p);
 	}
 	snprintf(p, sizeof(p), "attrib-bundle:v1:4242:node-02:%s", h);
 	p[strlen(p) - 1] = 'F';	/* upper case */
-	ck_assert_int_eq(auth_parse_payload(p, strlen(p), &c), -1);
+	ck_assert_int_eq(bundle_payload_parse(p, strlen(p), &bc), -1);
 	snprintf(p, sizeof(p), "attrib-bundle:v1:4242:node-02:%s", h);
-	ck_assert_int_eq(auth_parse_payload(p, strlen(p) + 1, &c), -1);	/* a NUL inside */
+	ck_assert_int_eq(bundle_payload_parse(p, strlen(p) + 1, &bc), -1);	/* a NUL inside */
 	ck_assert_int_eq(auth_decode(NULL, &c, p, sizeof(p)), REJ_NO_CREDENTIAL);
 	ck_assert_int_eq(auth_decode("", &c, p, sizeof(p)), REJ_NO_CREDENTIAL);
 }
@@ -924,8 +925,8 @@ START_TEST(log_message_is_one_line)
 	ssize_t n;
 	int fd;
 
-	ck_assert_int_eq(svc_log_open(p, false), 0);
-	svc_log(SVC_ERROR, "std_out %s not read",
+	ck_assert_int_eq(log_open(p, 0600, false), 0);
+	log_msg(LOGL_ERROR, "std_out %s not read",
 		"/home/u/x\n2026-12-01T00:00:00Z attrib[1]: error: FORGED\r\x1b[2J\xe2\x80\xae\xff.out");
 	fd = open(p, O_RDONLY);
 	ck_assert_int_ge(fd, 0);
@@ -1131,6 +1132,6 @@ int main(void)
 	tcase_add_test(t, record_of_ordinary_user_refused);
 	tcase_add_test(t, service_strings_cleaned);
 	suite_add_tcase(s, t);
-	svc_log_set_level(SVC_ERROR);
+	log_set_level(LOGL_ERROR);
 	return run_suite(s);
 }

@@ -67,7 +67,7 @@ static void usage_analyze(FILE *out)
 	      "first symptom on each node, the downstream symptoms, missing evidence\n"
 	      "and the recommended actions.\n"
 	      "\n"
-	      "  --json   print the result object of the evidence/result contract\n"
+	      "  --json   print the result object (doc/formats.md)\n"
 	      "           (schema attrib.result/v1) instead\n"
 	      "\n"
 	      "Exit status: 0 a diagnosis was printed; 2 the case is unusable (one line\n"

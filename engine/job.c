@@ -1,4 +1,5 @@
-/* job.json: the execution context of one job attempt (contract section 1). */
+/* job.json: the job record of one job attempt (doc/formats.md, "The job
+ * record"). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>

@@ -300,7 +300,7 @@ int svc_json_clean(struct json_object *o)
 		break;
 	case json_type_object: {
 		json_object_object_foreach(o, k, v) {
-			(void)k;	/* keys are the contract's own, never from input */
+			(void)k;	/* keys are doc/formats.md's, never from input */
 			changed += svc_json_clean(v);
 		}
 		break;

@@ -12,7 +12,7 @@
 #include "conf.h"
 #include "text.h"
 
-/* ---- timestamps: every format of the contract ---- */
+/* ---- timestamps: every format evidence carries ---- */
 
 static struct timectx tc_utc = { .ref = 1764403200.0 /* 2025-11-29T08:00:00Z */, .tz = NULL };
 

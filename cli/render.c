@@ -2,6 +2,7 @@
  * object (so the terminal shows exactly what --json and the store hold). */
 #include <stdio.h>
 #include <string.h>
+#include "contract.h"
 #include "render.h"
 
 static const char *s(struct json_object *o, const char *k)
@@ -47,11 +48,15 @@ static void node_list(FILE *out, struct json_object *a)
 
 void render_text(FILE *out, struct json_object *r)
 {
-	struct json_object *rc, *syms = arr(r, "symptoms"), *cov = arr(r, "coverage"),
-			       *acts = arr(r, "actions");
+	struct result_view rv;
 
-	fprintf(out, "job %s %s: %s / %s\n\n", s(r, "job_id"), s(r, "terminal_state"), s(r, "outcome"),
-		s(r, "sub_domain"));
+	result_view_of(r, &rv);
+
+	struct json_object *rc = rv.root_cause, *syms = rv.symptoms, *cov = rv.coverage,
+			   *acts = rv.actions;
+
+	fprintf(out, "job %s %s: %s / %s\n\n", rv.job_id, rv.terminal_state, rv.outcome,
+		rv.sub_domain);
 	/* the service redid the diagnosis when evidence arrived late */
 	struct json_object *revs = arr(r, "revisions");
 	for (size_t i = 0; revs && i < json_object_array_length(revs); i++) {
@@ -64,7 +69,7 @@ void render_text(FILE *out, struct json_object *r)
 	}
 	if (revs && json_object_array_length(revs))
 		fputs("\n", out);
-	if (json_object_object_get_ex(r, "root_cause", &rc) && rc) {
+	if (rc) {
 		fprintf(out, "Root cause   %s [%s]\n", s(rc, "symptom"), s(rc, "code"));
 		fprintf(out, "             on %s%s%s at %s\n", s(rc, "node") ? s(rc, "node") : "(no single node)",
 			s(rc, "device") ? " " : "", s(rc, "device") ? s(rc, "device") : "", s(rc, "time"));
@@ -85,9 +90,9 @@ void render_text(FILE *out, struct json_object *r)
 		}
 	}
 	fputs("Culprit      ", out);
-	node_list(out, arr(r, "culprit_nodes"));
+	node_list(out, rv.culprit_nodes);
 	fputs("\nAffected     ", out);
-	node_list(out, arr(r, "affected_nodes"));
+	node_list(out, rv.affected_nodes);
 	fputs("\n\n", out);
 
 	/* first symptom per node, in time order (symptoms are sorted by role
@@ -192,5 +197,5 @@ void render_text(FILE *out, struct json_object *r)
 		fprintf(out, "%s%s %s: %s\n", i ? "             " : "", s(c, "action"), s(c, "node"),
 			s(c, "reason"));
 	}
-	fprintf(out, "\n%s\n", s(r, "explanation"));
+	fprintf(out, "\n%s\n", rv.explanation);
 }

@@ -349,6 +349,7 @@ bool result_view_of(struct json_object *r, struct result_view *v)
 	v->root_code = str_of(v->root_cause, "code");
 	v->root_class = str_of(v->root_cause, "class");
 	v->root_title = str_of(v->root_cause, "symptom");
+	v->root_device = str_of(v->root_cause, "device");
 	v->culprit_nodes = typed(r, "culprit_nodes", json_type_array);
 	v->affected_nodes = typed(r, "affected_nodes", json_type_array);
 	v->symptoms = typed(r, "symptoms", json_type_array);
@@ -370,6 +371,53 @@ const char *result_array_str(struct json_object *a, size_t n)
 	    !json_object_is_type(s, json_type_string))
 		return NULL;
 	return json_object_get_string(s);
+}
+
+char *result_join_culprits(const struct result_view *v)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!result_array_len(v->culprit_nodes) || !(f = open_memstream(&out, &len)))
+		return NULL;
+	for (size_t i = 0; i < result_array_len(v->culprit_nodes); i++) {
+		const char *n = result_array_str(v->culprit_nodes, i);
+
+		fprintf(f, "%s%s", i ? "," : "", n ? n : "");
+	}
+	if (fclose(f)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+bool result_names_node(const struct result_view *v, const char *node)
+{
+	struct json_object *lists[2] = { v->affected_nodes, v->culprit_nodes };
+
+	for (int l = 0; l < 2; l++)
+		for (size_t i = 0; i < result_array_len(lists[l]); i++) {
+			const char *n = result_array_str(lists[l], i);
+
+			if (n && !strcmp(n, node))
+				return true;
+		}
+	return false;
+}
+
+bool result_action_at(const struct result_view *v, size_t n, const char **node,
+		      const char **action)
+{
+	struct json_object *a;
+
+	if (n >= result_array_len(v->actions))
+		return false;
+	a = json_object_array_get_idx(v->actions, n);
+	*node = str_of(a, "node");
+	*action = str_of(a, "action");
+	return *node && *action;
 }
 
 struct json_object *result_unusable(const char *job_id, const char *state, const char *why)

@@ -121,7 +121,7 @@ struct result_view {
 	const char *end_time;		/* service: the record's end_time */
 	long attempt;			/* service: -1 when absent */
 	struct json_object *root_cause;	/* object or NULL */
-	const char *root_code, *root_class, *root_title;
+	const char *root_code, *root_class, *root_title, *root_device;
 	struct json_object *culprit_nodes, *affected_nodes, *symptoms, *actions, *coverage;
 };
 /* Fills v from r (a result object); false when r is not an object. */
@@ -129,6 +129,15 @@ bool result_view_of(struct json_object *r, struct result_view *v);
 /* The n-th string of a view's array (culprit_nodes, ...), or NULL. */
 const char *result_array_str(struct json_object *a, size_t n);
 size_t result_array_len(struct json_object *a);
+/* The culprit nodes joined with commas (malloc); NULL when there is none
+ * or no memory. */
+char *result_join_culprits(const struct result_view *v);
+/* Whether node is one of the view's culprit or affected nodes. */
+bool result_names_node(const struct result_view *v, const char *node);
+/* The n-th of the view's actions: false past the end or when it lacks
+ * its node or action. */
+bool result_action_at(const struct result_view *v, size_t n, const char **node,
+		      const char **action);
 
 /* The result of a case the engine could not read (no or invalid job.json):
  * unattributed, with why as its coverage entry.  NULL when out of memory. */

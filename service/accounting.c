@@ -45,27 +45,16 @@ void comment_sanitise(char *s, size_t max)
 
 char *comment_summary(struct json_object *result)
 {
-	struct json_object *rc = NULL, *culprits = NULL;
-	const char *sub = svc_json_str(result, "sub_domain");
-	const char *code = NULL, *title = NULL;
-	char *nodes = NULL, *out = NULL;
-	size_t nlen = 0;
-	FILE *f;
+	struct result_view v;
+	const char *sub, *code, *title;
+	char *nodes, *out = NULL;
 
-	if (json_object_object_get_ex(result, "root_cause", &rc) &&
-	    json_object_is_type(rc, json_type_object)) {
-		code = svc_json_str(rc, "code");
-		title = svc_json_str(rc, "symptom");
-	}
-	f = open_memstream(&nodes, &nlen);
-	if (!f)
+	result_view_of(result, &v);
+	sub = v.sub_domain;
+	code = v.root_code;
+	title = v.root_title;
+	if (!(nodes = result_join_culprits(&v)) && !(nodes = strdup("")))
 		return NULL;
-	if (json_object_object_get_ex(result, "culprit_nodes", &culprits) &&
-	    json_object_is_type(culprits, json_type_array))
-		for (size_t i = 0; i < json_object_array_length(culprits); i++)
-			fprintf(f, "%s%s", i ? "," : "",
-				json_object_get_string(json_object_array_get_idx(culprits, i)));
-	fclose(f);
 	/* sanitise each part first so that no part can fake another's place */
 	char *parts[4] = { strdup(sub && *sub ? sub : "unattributed"), nodes,
 			   strdup(code && *code ? code : "-"), strdup(title ? title : "") };

@@ -80,12 +80,10 @@ int drain_fraction_allowed(double fraction, int total)
 
 static const char *root_class(struct json_object *result)
 {
-	struct json_object *rc;
+	struct result_view v;
 
-	if (!json_object_object_get_ex(result, "root_cause", &rc) ||
-	    !json_object_is_type(rc, json_type_object))
-		return NULL;
-	return svc_json_str(rc, "class");
+	result_view_of(result, &v);
+	return v.root_class;
 }
 
 void drain_policy_decide(const struct attrib_config *conf, struct json_object *result,

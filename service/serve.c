@@ -104,24 +104,6 @@ static void merge_coverage(struct json_object *res, struct json_object *cov)
 	}
 }
 
-static char *join_culprits(struct json_object *res)
-{
-	struct json_object *a;
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	if (!json_object_object_get_ex(res, "culprit_nodes", &a) ||
-	    !json_object_is_type(a, json_type_array) || !json_object_array_length(a))
-		return NULL;
-	if (!(f = open_memstream(&out, &len)))
-		return NULL;
-	for (size_t i = 0; i < json_object_array_length(a); i++)
-		fprintf(f, "%s%s", i ? "," : "", json_object_get_string(json_object_array_get_idx(a, i)));
-	fclose(f);
-	return out;
-}
-
 /* ---- late evidence --------------------------------------------------------
  * A diagnosis made at BundleDeadline without some node's bundle (its
  * collector gave up; the bundle waits in its outbox for the next epilog)
@@ -190,6 +172,7 @@ static void add_revision(store *s, struct json_object *res, const struct record_
 	char *prev_text = store_get(s, rn->job_id, rn->attempt, NULL), at[40];
 	struct json_object *prev = prev_text ? json_tokener_parse(prev_text) : NULL, *v, *revs,
 			   *rev = json_object_new_object(), *before = json_object_new_object();
+	struct result_view was;
 	long n = 0;
 
 	if (prev && json_object_object_get_ex(prev, "revised", &v))
@@ -202,21 +185,14 @@ static void add_revision(store *s, struct json_object *res, const struct record_
 	time_format_sec((time_t)now, at, sizeof(at));
 	json_object_object_add(rev, "at", json_object_new_string(at));
 	json_object_object_add(rev, "reason", json_object_new_string(late));
-	if (prev) {
-		struct json_object *rc;
-
+	if (result_view_of(prev, &was)) {
 		json_object_object_add(before, "sub_domain",
-				       svc_json_str(prev, "sub_domain")
-					       ? json_object_new_string(svc_json_str(prev, "sub_domain"))
-					       : NULL);
+				       was.sub_domain ? json_object_new_string(was.sub_domain) : NULL);
 		json_object_object_add(before, "root_code",
-				       json_object_object_get_ex(prev, "root_cause", &rc) &&
-						       json_object_is_type(rc, json_type_object) &&
-						       svc_json_str(rc, "code")
-					       ? json_object_new_string(svc_json_str(rc, "code"))
-					       : NULL);
-		if (json_object_object_get_ex(prev, "culprit_nodes", &v))
-			json_object_object_add(before, "culprit_nodes", json_object_get(v));
+				       was.root_code ? json_object_new_string(was.root_code) : NULL);
+		if (was.culprit_nodes)
+			json_object_object_add(before, "culprit_nodes",
+					       json_object_get(was.culprit_nodes));
 	}
 	json_object_object_add(rev, "before", before);
 	json_object_array_add(revs, rev);
@@ -231,7 +207,8 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 		     struct json_object *rec, const char *path, const struct record_name *rn,
 		     long long now, const char *late)
 {
-	struct json_object *cov = json_object_new_array(), *res, *rc;
+	struct json_object *cov = json_object_new_array(), *res;
+	struct result_view view;
 	char err[512], *case_dir, *culprits, *comment;
 	const char *text;
 	int put;
@@ -269,7 +246,8 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 
 	if (late)
 		add_revision(s, res, rn, late, now);
-	culprits = join_culprits(res);
+	result_view_of(res, &view);
+	culprits = result_join_culprits(&view);
 	comment = comment_summary(res);
 	if (late && comment) {
 		/* replaces the earlier summary in CommentField (comment_append) */
@@ -280,8 +258,6 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 			comment = c2;
 		}
 	}
-	rc = NULL;
-	json_object_object_get_ex(res, "root_cause", &rc);
 	text = json_object_to_json_string_ext(res, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	/* the record's user and cluster are columns attrib list prints */
 	char *user = text_clean_str(svc_json_str(rec, "user"), NAME_MAX_LEN);
@@ -291,10 +267,10 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 		.attempt = rn->attempt,
 		.cluster = cluster,
 		.user = user,
-		.state = svc_json_str(res, "terminal_state"),
-		.sub_domain = svc_json_str(res, "sub_domain"),
+		.state = view.terminal_state,
+		.sub_domain = view.sub_domain,
 		.culprits = culprits,
-		.root_code = rc && json_object_is_type(rc, json_type_object) ? svc_json_str(rc, "code") : NULL,
+		.root_code = view.root_code,
 		.created = now,
 		.result_json = text,
 	};

@@ -514,9 +514,9 @@ static void print_drains(struct json_object *drains, bool json)
 		struct json_object *o = json_object_array_get_idx(drains, i);
 		char line[1024];
 
-		snprintf(line, sizeof(line), "%s %s %s %s %s: %s", svc_json_str(o, "time"),
-			 svc_json_str(o, "attempt"), svc_json_str(o, "node"), svc_json_str(o, "decision"),
-			 svc_json_str(o, "by"), svc_json_str(o, "reason"));
+		snprintf(line, sizeof(line), "%s %s %s %s %s: %s", json_str(o, "time"),
+			 json_str(o, "attempt"), json_str(o, "node"), json_str(o, "decision"),
+			 json_str(o, "by"), json_str(o, "reason"));
 		for (char *p = line; *p; p++)
 			if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
 				*p = '?';
@@ -601,7 +601,7 @@ static int cmd_show(int argc, char **argv)
 		return EXIT_STORE;
 	}
 	char err[256];
-	struct json_object *r = svc_parse_json(text, strlen(text), JSON_MAX_DEPTH, err, sizeof(err));
+	struct json_object *r = json_parse_bounded(text, strlen(text), JSON_MAX_DEPTH, err, sizeof(err));
 	free(text);
 	if (!r) {
 		fprintf(stderr, "attrib: the stored result of job %s is damaged: %s\n", argv[optind], err);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "contract.h"
+#include "jsonread.h"
 #include "text.h"
 #include "timefmt.h"
 
@@ -312,15 +313,6 @@ const struct result_field result_fields[] = {
 };
 const size_t result_nfields = sizeof(result_fields) / sizeof(*result_fields);
 
-static const char *str_of(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-
-	if (!o || !json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 static struct json_object *typed(struct json_object *o, const char *k, json_type t)
 {
 	struct json_object *v;
@@ -336,20 +328,20 @@ bool result_view_of(struct json_object *r, struct result_view *v)
 	v->attempt = -1;
 	if (!json_object_is_type(r, json_type_object))
 		return false;
-	v->job_id = str_of(r, "job_id");
-	v->terminal_state = str_of(r, "terminal_state");
-	v->outcome = str_of(r, "outcome");
-	v->domain = str_of(r, "domain");
-	v->sub_domain = str_of(r, "sub_domain");
-	v->explanation = str_of(r, "explanation");
-	v->end_time = str_of(r, "end_time");
+	v->job_id = json_str(r, "job_id");
+	v->terminal_state = json_str(r, "terminal_state");
+	v->outcome = json_str(r, "outcome");
+	v->domain = json_str(r, "domain");
+	v->sub_domain = json_str(r, "sub_domain");
+	v->explanation = json_str(r, "explanation");
+	v->end_time = json_str(r, "end_time");
 	if ((a = typed(r, "attempt", json_type_int)))
 		v->attempt = (long)json_object_get_int64(a);
 	v->root_cause = typed(r, "root_cause", json_type_object);
-	v->root_code = str_of(v->root_cause, "code");
-	v->root_class = str_of(v->root_cause, "class");
-	v->root_title = str_of(v->root_cause, "symptom");
-	v->root_device = str_of(v->root_cause, "device");
+	v->root_code = json_str(v->root_cause, "code");
+	v->root_class = json_str(v->root_cause, "class");
+	v->root_title = json_str(v->root_cause, "symptom");
+	v->root_device = json_str(v->root_cause, "device");
 	v->culprit_nodes = typed(r, "culprit_nodes", json_type_array);
 	v->affected_nodes = typed(r, "affected_nodes", json_type_array);
 	v->symptoms = typed(r, "symptoms", json_type_array);
@@ -415,8 +407,8 @@ bool result_action_at(const struct result_view *v, size_t n, const char **node,
 	if (n >= result_array_len(v->actions))
 		return false;
 	a = json_object_array_get_idx(v->actions, n);
-	*node = str_of(a, "node");
-	*action = str_of(a, "action");
+	*node = json_str(a, "node");
+	*action = json_str(a, "action");
 	return *node && *action;
 }
 

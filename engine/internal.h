@@ -10,6 +10,7 @@
 #include <json-c/linkhash.h>
 #include "attrib.h"
 #include "contract.h"
+#include "jsonread.h"
 #include "timefmt.h"
 #include "xalloc.h"
 

@@ -36,17 +36,6 @@ static const char *quoted(const char *s, char *buf, size_t len)
 	return buf;
 }
 
-static const char *str_field(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, k, &v) || json_object_is_type(v, json_type_null))
-		return NULL;
-	if (!json_object_is_type(v, json_type_string) && !json_object_is_type(v, json_type_int))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 static int int_field(struct json_object *o, const char *k, int def)
 {
 	struct json_object *v;
@@ -58,53 +47,17 @@ static int int_field(struct json_object *o, const char *k, int def)
 
 struct json_object *read_json(const char *path, char *err, size_t errlen)
 {
-	/* O_NONBLOCK: a FIFO named job.json must not block the open */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	struct json_tokener *tok;
-	struct json_object *o;
-	struct stat st;
-	char *buf;
-	ssize_t n;
-	size_t got = 0;
+	char why[400];
+	struct json_object *o = json_read_file(path, JOB_JSON_MAX, JOB_JSON_DEPTH, why, sizeof(why));
 
-	if (fd < 0) {
-		fail(err, errlen, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > JOB_JSON_MAX) {
-		fail(err, errlen, "%s: not a regular file of at most %ld bytes", path, JOB_JSON_MAX);
-		close(fd);
-		return NULL;
-	}
-	buf = xmalloc(st.st_size + 1);
-	while (got < (size_t)st.st_size && (n = read(fd, buf + got, st.st_size - got)) > 0)
-		got += n;
-	close(fd);
-	tok = json_tokener_new_ex(JOB_JSON_DEPTH);
-	o = json_tokener_parse_ex(tok, buf, (int)got);
-	if (!o || json_tokener_get_error(tok) != json_tokener_success ||
-	    json_tokener_get_parse_end(tok) < got) {
-		enum json_tokener_error e = json_tokener_get_error(tok);
-		size_t at = json_tokener_get_parse_end(tok);
-
-		/* trailing white space after the object is fine */
-		while (o && at < got && strchr(" \t\r\n", buf[at]))
-			at++;
-		if (!o || at < got) {
-			fail(err, errlen, "%s: invalid JSON at byte %zu: %s", path, at,
-			     o ? "trailing data" : json_tokener_error_desc(e));
-			json_object_put(o);
-			o = NULL;
-		}
-	}
-	json_tokener_free(tok);
-	free(buf);
+	if (!o)
+		fail(err, errlen, "%s: %s", path, why);
 	return o;
 }
 
 static int time_field(struct json_object *o, const char *k, double *t, char *err, size_t len)
 {
-	const char *s = str_field(o, k);
+	const char *s = json_str(o, k);
 	char q[80];
 
 	if (!s)
@@ -127,15 +80,15 @@ int job_load(struct job *job, const char *path, char *err, size_t errlen)
 		return -1;
 	if (!json_object_is_type(o, json_type_object))
 		return fail(err, errlen, "job.json: not a JSON object");
-	schema = str_field(o, "schema");
+	schema = json_str(o, "schema");
 	if (!schema)
 		return fail(err, errlen, "job.json: missing required field \"schema\"");
 	if (strcmp(schema, ATTRIB_JOB_SCHEMA))
 		return fail(err, errlen, "job.json: schema is \"%s\", expected \"%s\"",
 			    quoted(schema, q, sizeof(q)), ATTRIB_JOB_SCHEMA);
-	if (!(job->job_id = str_field(o, "job_id")) || !*job->job_id)
+	if (!(job->job_id = json_str(o, "job_id")) || !*job->job_id)
 		return fail(err, errlen, "job.json: missing required field \"job_id\"");
-	if (!(job->state = str_field(o, "state")))
+	if (!(job->state = json_str(o, "state")))
 		return fail(err, errlen, "job.json: missing required field \"state\"");
 	if (!json_object_object_get_ex(o, "nodes", &nodes) ||
 	    !json_object_is_type(nodes, json_type_array))
@@ -152,11 +105,11 @@ int job_load(struct job *job, const char *path, char *err, size_t errlen)
 	if (time_field(o, "start_time", &job->start, err, errlen) ||
 	    time_field(o, "end_time", &job->end, err, errlen))
 		return -1;
-	job->reason = str_field(o, "reason");
-	job->exit_code = str_field(o, "exit_code");
-	job->derived_exit_code = str_field(o, "derived_exit_code");
-	job->tz = str_field(o, "log_timezone");
-	job->batch_host = str_field(o, "batch_host");
+	job->reason = json_str(o, "reason");
+	job->exit_code = json_str(o, "exit_code");
+	job->derived_exit_code = json_str(o, "derived_exit_code");
+	job->tz = json_str(o, "log_timezone");
+	job->batch_host = json_str(o, "batch_host");
 
 	if (json_object_object_get_ex(o, "ranks", &ranks) &&
 	    json_object_is_type(ranks, json_type_array)) {
@@ -181,17 +134,17 @@ int job_load(struct job *job, const char *path, char *err, size_t errlen)
 			void *k;
 
 			if (!json_object_is_type(r, json_type_object) ||
-			    !(node = str_field(r, "node")))
+			    !(node = json_str(r, "node")))
 				continue;
 			ri->rank = int_field(r, "rank", -1);
 			if (ri->rank < 0)
 				continue;	/* nothing allocated for it yet */
 			ri->node = lh_table_lookup_ex(index, node, &k) ? (int)(intptr_t)k - 1 : -1;
-			ri->gpu = strdup_or_die(str_field(r, "gpu"));
+			ri->gpu = strdup_or_die(json_str(r, "gpu"));
 			ri->exit_code = int_field(r, "exit_code", -1);
 			ri->signal = int_field(r, "signal", -1);
 			ri->has_exit = ri->exit_code >= 0 || ri->signal >= 0;
-			if ((t = str_field(r, "exit_time")))
+			if ((t = json_str(r, "exit_time")))
 				time_parse_rfc3339(t, &ri->exit_time);
 			job->nranks++;
 		}

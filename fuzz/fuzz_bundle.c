@@ -2,7 +2,7 @@
  * receives it.
  *
  * The bytes go the way an upload goes once its credential is accepted:
- * parsed as one JSON value with the service's depth limit (svc_parse_json,
+ * parsed as one JSON value with the service's depth limit (json_parse_bounded,
  * the check http.c makes before the 202), then, whatever the answer, spooled
  * as STATE/incoming/4242/node-02.json (a file on disk may be anything: a
  * crash mid-write, a hand edit) and taken by the service's own path for a
@@ -76,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ok_whole != ok_pieces || (!ok_whole && !whole.err[0]) ||
 	    strcmp(whole.schema, pieces.schema) || strcmp(whole.node, pieces.node))
 		abort();
-	parsed = svc_parse_json((const char *)data, size, JSON_MAX_DEPTH, err, sizeof(err));
+	parsed = json_parse_bounded((const char *)data, size, JSON_MAX_DEPTH, err, sizeof(err));
 	if (!parsed && (!memchr(err, 0, sizeof(err)) || !*err))
 		abort();
 	/* what http.c takes (the scan, and a top-level object: it refuses

@@ -114,19 +114,14 @@ long comment_backoff(int tries)
 
 bool accounting_init(void)
 {
-	const char *conf = getenv("SLURM_CONF");
-	struct stat st;
+	char why[256];
 
-	if (!conf || !*conf)
-		conf = "/etc/slurm/slurm.conf";
-	if (stat(conf, &st) < 0) {
-		log_msg(LOGL_WARNING,
-			"no slurm.conf at %s: accounting is off; summaries stay queued", conf);
+	if (!slurm_ready(why, sizeof(why))) {
+		log_msg(LOGL_WARNING, "%s: accounting is off; summaries stay queued", why);
 		return enabled = false;
 	}
-	slurm_init(conf);
 	log_msg(LOGL_INFO, "accounting through slurmdbd of cluster %s (%s)",
-		slurm_conf.cluster_name ? slurm_conf.cluster_name : "?", conf);
+		slurm_conf.cluster_name ? slurm_conf.cluster_name : "?", slurm_conf_file());
 	return enabled = true;
 }
 

@@ -241,7 +241,7 @@ static int write_in(const char *dir, const char *name, const char *data, size_t 
 /* Order of steps: a later srun step wins over the batch script's. */
 static long step_key(struct json_object *r)
 {
-	const char *s = svc_json_str(r, "step");
+	const char *s = json_str(r, "step");
 	char *end;
 	long v;
 
@@ -272,7 +272,7 @@ static void add_ranks(struct json_object *ranks, struct json_object *bundle, con
 		    !json_object_object_get_ex(r, "rank", &v) || !json_object_is_type(v, json_type_int) ||
 		    (rank = json_object_get_int(v)) < 0)
 			continue;
-		rn = svc_json_str(r, "node");
+		rn = json_str(r, "node");
 		if (rn && strcmp(rn, node))
 			continue;	/* a node speaks for itself only */
 		if (json_object_deep_copy(r, &copy, NULL) || !copy)
@@ -311,7 +311,7 @@ static int by_rank(const void *a, const void *b)
 static const char *origin_of(struct json_object *f)
 {
 	static const char *const known[] = { "kernel", "journal", "journal-user", "file" };
-	const char *o = svc_json_str(f, "origin");
+	const char *o = json_str(f, "origin");
 
 	for (size_t i = 0; o && i < sizeof(known) / sizeof(*known); i++)
 		if (!strcmp(o, known[i]))
@@ -332,7 +332,7 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 
 	if (!bpath)
 		return;
-	b = svc_read_json(bpath, conf->max_bundle_bytes, JSON_MAX_DEPTH, err, sizeof(err));
+	b = json_read_file(bpath, conf->max_bundle_bytes, JSON_MAX_DEPTH, err, sizeof(err));
 	if (!b) {
 		if (access(bpath, F_OK) == 0) {
 			snprintf(dir, sizeof(dir), "nodes/%s", node);
@@ -342,9 +342,9 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 		return;
 	}
 	free(bpath);
-	if (!(s = svc_json_str(b, "schema")) || strcmp(s, ATTRIB_BUNDLE_SCHEMA) ||
-	    !(s = svc_json_str(b, "job_id")) || strcmp(s, job_id) ||
-	    !(s = svc_json_str(b, "node")) || strcmp(s, node)) {
+	if (!(s = json_str(b, "schema")) || strcmp(s, ATTRIB_BUNDLE_SCHEMA) ||
+	    !(s = json_str(b, "job_id")) || strcmp(s, job_id) ||
+	    !(s = json_str(b, "node")) || strcmp(s, node)) {
 		snprintf(dir, sizeof(dir), "nodes/%s", node);
 		cov_add(cov, dir, "error", "bundle is not %s of job %s from %s", ATTRIB_BUNDLE_SCHEMA, job_id,
 			node);
@@ -368,7 +368,7 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 			    !json_object_is_type(t, json_type_string))
 				continue;
 			snprintf(fallback, sizeof(fallback), "file-%zu.log", i);
-			safe_name(svc_json_str(f, "name"), name, NAME_MAX_LEN - 24, fallback);
+			safe_name(json_str(f, "name"), name, NAME_MAX_LEN - 24, fallback);
 			snprintf(p, sizeof(p), "%s/%s", dir, name);
 			if (access(p, F_OK) == 0)	/* two files of one name: the second gets .N */
 				snprintf(name + strlen(name), sizeof(name) - strlen(name), ".%zu", i);
@@ -390,8 +390,8 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 	if (json_object_object_get_ex(b, "coverage", &bc) && json_object_is_type(bc, json_type_array))
 		for (size_t i = 0; i < json_object_array_length(bc) && i < 64; i++) {
 			struct json_object *c = json_object_array_get_idx(bc, i);
-			const char *src = svc_json_str(c, "source"), *st = svc_json_str(c, "status");
-			const char *det = svc_json_str(c, "detail");
+			const char *src = json_str(c, "source"), *st = json_str(c, "status");
+			const char *det = json_str(c, "detail");
 			char source[256];
 
 			if (!src)
@@ -414,7 +414,7 @@ static void app_file(const struct attrib_config *conf, const char *case_dir,
 {
 	struct json_object *v;
 	char err[256], source[NAME_MAX_LEN + 32], full[PATH_MAX], dir[PATH_MAX];
-	const char *wd = svc_json_str(rec, "work_dir");
+	const char *wd = json_str(rec, "work_dir");
 	long long uid = -1, gid = -1;
 	bool missing;
 	size_t len;
@@ -581,8 +581,8 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 		json_object_object_add(job, "ranks", json_object_get(ranks));
 	}
 
-	so = svc_json_str(record, "std_out");
-	se = svc_json_str(record, "std_err");
+	so = json_str(record, "std_out");
+	se = json_str(record, "std_err");
 	if (so && *so)
 		app_file(conf, dir, record, "std_out", so, NULL, outname, sizeof(outname), cov);
 	if (se && *se && !(so && !strcmp(so, se)))
@@ -592,9 +592,9 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 	sched_log(conf, dir, job_id, cov);
 
 	/* a job that never started has no start time: its window is its end */
-	if (!svc_json_str(job, "start_time") && svc_json_str(job, "end_time"))
+	if (!json_str(job, "start_time") && json_str(job, "end_time"))
 		json_object_object_add(job, "start_time",
-				       json_object_new_string(svc_json_str(job, "end_time")));
+				       json_object_new_string(json_str(job, "end_time")));
 	snprintf(sub, sizeof(sub), "%s/job.json", dir);
 	{
 		const char *text = json_object_to_json_string_ext(job, JSON_C_TO_STRING_PRETTY |

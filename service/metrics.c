@@ -76,12 +76,12 @@ void metrics_note_result(struct json_object *result, const char *job_end,
 	if ((cov = rv.coverage))
 		for (size_t k = 0; k < json_object_array_length(cov); k++) {
 			struct json_object *c = json_object_array_get_idx(cov, k);
-			const char *st = svc_json_str(c, "status");
+			const char *st = json_str(c, "status");
 			enum cov_status cs = !st ? COV_ST_OTHER : !strcmp(st, "missing") ? COV_MISSING
 					     : !strcmp(st, "error")		    ? COV_ERROR
 										    : COV_ST_OTHER;
 
-			atomic_fetch_add(&svc_metrics.coverage_gaps[cov_source_of(svc_json_str(c, "source"))][cs], 1);
+			atomic_fetch_add(&svc_metrics.coverage_gaps[cov_source_of(json_str(c, "source"))][cs], 1);
 		}
 	if (job_end && time_parse_rfc3339(job_end, &end))
 		observe(&svc_metrics.attribution_latency, latency_le, (double)time(NULL) - end);

@@ -88,12 +88,12 @@ static void merge_coverage(struct json_object *res, struct json_object *cov)
 	}
 	for (size_t i = 0; i < json_object_array_length(cov); i++) {
 		struct json_object *c = json_object_array_get_idx(cov, i);
-		const char *src = svc_json_str(c, "source"), *st = svc_json_str(c, "status");
+		const char *src = json_str(c, "source"), *st = json_str(c, "status");
 		size_t k;
 
 		for (k = 0; k < json_object_array_length(arr); k++) {
 			struct json_object *e = json_object_array_get_idx(arr, k);
-			const char *es = svc_json_str(e, "source"), *est = svc_json_str(e, "status");
+			const char *es = json_str(e, "source"), *est = json_str(e, "status");
 
 			if (es && est && src && st && !strcmp(es, src) && !strcmp(est, st) &&
 			    strncmp(src, "nodes/", 6))
@@ -227,7 +227,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 		log_msg(LOGL_WARNING, "job %s attempt %ld: the case %s is unusable: %s", rn->job_id,
 			rn->attempt, case_dir, err);
 		atomic_fetch_add(&svc_metrics.engine_unusable, 1);
-		res = result_unusable(rn->job_id, svc_json_str(rec, "state"), err);
+		res = result_unusable(rn->job_id, json_str(rec, "state"), err);
 		if (!res) {
 			json_object_put(cov);
 			free(case_dir);
@@ -237,8 +237,8 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	merge_coverage(res, cov);
 	json_object_put(cov);
 	json_object_object_add(res, "attempt", json_object_new_int64(rn->attempt));
-	if (svc_json_str(rec, "end_time"))	/* when its nodes were last seen (attrib nodes) */
-		json_object_object_add(res, "end_time", json_object_new_string(svc_json_str(rec, "end_time")));
+	if (json_str(rec, "end_time"))	/* when its nodes were last seen (attrib nodes) */
+		json_object_object_add(res, "end_time", json_object_new_string(json_str(rec, "end_time")));
 	/* the engine's strings are clean; the service's own (coverage from
 	 * bundles and app paths, the record's fields) are made so here, once,
 	 * for the store, attrib show, the webhook and the comment alike */
@@ -260,8 +260,8 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	}
 	text = json_object_to_json_string_ext(res, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	/* the record's user and cluster are columns attrib list prints */
-	char *user = text_clean_str(svc_json_str(rec, "user"), NAME_MAX_LEN);
-	char *cluster = text_clean_str(svc_json_str(rec, "cluster"), NAME_MAX_LEN);
+	char *user = text_clean_str(json_str(rec, "user"), NAME_MAX_LEN);
+	char *cluster = text_clean_str(json_str(rec, "cluster"), NAME_MAX_LEN);
 	struct store_row row = {
 		.job_id = rn->job_id,
 		.attempt = rn->attempt,
@@ -287,7 +287,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 				row.state ? row.state : "?", comment ? comment : "",
 				late ? "; late evidence: " : "", late ? late : "");
 			kick_accounting();
-			metrics_note_result(res, svc_json_str(rec, "end_time"), &began);
+			metrics_note_result(res, json_str(rec, "end_time"), &began);
 			webhook_kick();
 			drain_policy_apply(conf, s, res, rn->job_id, rn->attempt, now);
 		}
@@ -332,7 +332,7 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 		return -1;
 	if (have) {
 		/* attributed before a crash or restart: only the clean-up is left */
-		rec = svc_read_json(path, RECORD_MAX_BYTES, JSON_MAX_DEPTH, err, sizeof(err));
+		rec = json_read_file(path, RECORD_MAX_BYTES, JSON_MAX_DEPTH, err, sizeof(err));
 		finish_inputs(conf, path, rn->job_id, rec);
 		json_object_put(rec);
 		return 1;
@@ -341,14 +341,14 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 		return -1;
 	/* a record names the uid whose files the service reads as root: only
 	 * one written by slurmctld (SlurmUser), root or the service counts */
-	rec = svc_read_json_owned(path, RECORD_MAX_BYTES, JSON_MAX_DEPTH, spool_writer_ok, &st, err,
+	rec = json_read_file_owned(path, RECORD_MAX_BYTES, JSON_MAX_DEPTH, spool_writer_ok, &st, err,
 				  sizeof(err));
 	if (!rec) {
 		quarantine(dir, file, err);
 		return 1;
 	}
-	s_id = svc_json_str(rec, "job_id");
-	state = svc_json_str(rec, "state");
+	s_id = json_str(rec, "job_id");
+	state = json_str(rec, "state");
 	if (!json_object_is_type(rec, json_type_object) || !s_id || strcmp(s_id, rn->job_id) ||
 	    !state) {
 		quarantine(dir, file, "not a job record of this job (job_id, state)");
@@ -490,7 +490,7 @@ static void revise_late(struct loop *l)
 			if (access(rp, F_OK) < 0)
 				continue;	/* a job not diagnosed yet */
 		}
-		if (!(rec = svc_read_json(rp, RECORD_MAX_BYTES, JSON_MAX_DEPTH, err, sizeof(err))))
+		if (!(rec = json_read_file(rp, RECORD_MAX_BYTES, JSON_MAX_DEPTH, err, sizeof(err))))
 			continue;
 		memcpy(rn.job_id, job, strlen(job) + 1);
 		rn.attempt = json_object_object_get_ex(rec, "attempt", &v) ? json_object_get_int64(v) : 0;

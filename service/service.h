@@ -22,6 +22,7 @@
 #include "attrib.h"
 #include "conf.h"
 #include "contract.h"
+#include "jsonread.h"
 #include "log.h"
 #include "sha256.h"
 #include "timefmt.h"
@@ -32,21 +33,9 @@
 
 /* ---- util.c: files ---------------------------------------------------- */
 
-/* Reads a whole regular file of at most max bytes (no symlink followed)
- * and parses one JSON value with at most depth levels.  NULL with a reason. */
-struct json_object *svc_read_json(const char *path, size_t max, int depth, char *err, size_t errlen);
-/* svc_read_json, and the opened file must also be owned by a uid
- * owner_ok() accepts and have one link (no hard link to another file);
- * its stat in *st. */
-struct json_object *svc_read_json_owned(const char *path, size_t max, int depth,
-					bool (*owner_ok)(uid_t), struct stat *st, char *err,
-					size_t errlen);
 /* False when the bundle's window ended before the attempt started (a
  * requeued job's earlier attempt). */
 bool spool_bundle_fresh(const char *bundle_path, const char *start, size_t max);
-/* Parses len bytes as exactly one JSON value (white space may follow). */
-struct json_object *svc_parse_json(const char *buf, size_t len, int depth, char *err, size_t errlen);
-
 /* Writes data to path atomically: a dot-file beside it, fsync, rename,
  * fsync of the directory.  Mode 0600.  0 or -1 with errno. */
 int svc_write_atomic(const char *path, const void *data, size_t len);
@@ -60,8 +49,6 @@ int svc_fsync_dir(const char *dir);
  * SVC_TEXT_MAX bytes.  Returns how many strings it changed. */
 #define SVC_TEXT_MAX (1 << 20)
 int svc_json_clean(struct json_object *o);
-/* The string field k of o, or NULL when absent or not a string/number. */
-const char *svc_json_str(struct json_object *o, const char *k);
 
 /* ---- metrics.c: counters for GET /metrics --------------------------------- */
 
@@ -447,7 +434,17 @@ void webhook_kick(void);
 /* Stops the thread (an ongoing POST is aborted). */
 void webhook_stop(void);
 
-/* ---- nodestate.c: a node's current state from slurmctld ----------------- */
+/* ---- nodestate.c: libslurm, and a node's current state from slurmctld ---- */
+
+/* $SLURM_CONF, else /etc/slurm/slurm.conf. */
+const char *slurm_conf_file(void);
+/* slurm_init once for the process (thread-safe), and only when slurm.conf
+ * is there: libslurm exits the process when it cannot read it.  false
+ * with a reason when it is not there. */
+bool slurm_ready(char *err, size_t errlen);
+/* A node state as sinfo's long form names it ("IDLE", "DRAINED",
+ * "DRAINING", "DOWN*", "MIXED+MAINT"), from slurm.h's public bits only. */
+void node_state_name(uint32_t state, char *buf, size_t len);
 
 struct node_state_map;
 /* slurm_load_node of every node; NULL with a reason when there is no

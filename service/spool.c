@@ -233,7 +233,7 @@ bool spool_bundle_fresh(const char *bundle_path, const char *start, size_t max)
 
 	if (!start || !time_parse_rfc3339(start, &t_start))
 		return true;
-	b = svc_read_json(bundle_path, max, JSON_MAX_DEPTH, err, sizeof(err));
+	b = json_read_file(bundle_path, max, JSON_MAX_DEPTH, err, sizeof(err));
 	if (!b)
 		return true;	/* unreadable: casebuild says so in coverage */
 	if (json_object_object_get_ex(b, "ranks", &ranks) && json_object_is_type(ranks, json_type_array))

@@ -107,7 +107,7 @@ static int post(CURL *c, const struct comment_item *it, char *err, size_t errlen
 static char *clean_body(const char *text)
 {
 	char err[128];
-	struct json_object *r = svc_parse_json(text, strlen(text), JSON_MAX_DEPTH, err, sizeof(err));
+	struct json_object *r = json_parse_bounded(text, strlen(text), JSON_MAX_DEPTH, err, sizeof(err));
 	char *body = NULL;
 
 	if (!r)

@@ -147,29 +147,29 @@ START_TEST(json_limits)
 	memset(buf, 0, sizeof(buf));
 	for (int i = 0; i < 40; i++)
 		buf[i] = '[', buf[79 - i] = ']';
-	ck_assert_ptr_null(svc_parse_json(buf, 80, JSON_MAX_DEPTH, err, sizeof(err)));
+	ck_assert_ptr_null(json_parse_bounded(buf, 80, JSON_MAX_DEPTH, err, sizeof(err)));
 	ck_assert_ptr_nonnull(strstr(err, "invalid JSON"));
-	o = svc_parse_json(buf + 30, 20, JSON_MAX_DEPTH, err, sizeof(err));
+	o = json_parse_bounded(buf + 30, 20, JSON_MAX_DEPTH, err, sizeof(err));
 	ck_assert_ptr_nonnull(o);
 	json_object_put(o);
-	ck_assert_ptr_null(svc_parse_json("{\"a\":1} x", 9, 8, err, sizeof(err)));
+	ck_assert_ptr_null(json_parse_bounded("{\"a\":1} x", 9, 8, err, sizeof(err)));
 	ck_assert_ptr_nonnull(strstr(err, "trailing"));
-	ck_assert_ptr_null(svc_parse_json("{\"a\":", 5, 8, err, sizeof(err)));
-	o = svc_parse_json("{\"a\":1}\n", 8, 8, err, sizeof(err));
+	ck_assert_ptr_null(json_parse_bounded("{\"a\":", 5, 8, err, sizeof(err)));
+	o = json_parse_bounded("{\"a\":1}\n", 8, 8, err, sizeof(err));
 	ck_assert_ptr_nonnull(o);
 	json_object_put(o);
 
 	/* files: size limit, no symlink */
 	write_file(dir, "big.json", "{\"text\": \"0123456789012345678901234567890123456789\"}");
 	snprintf(buf, sizeof(buf), "%s/big.json", dir);
-	ck_assert_ptr_null(svc_read_json(buf, 20, 8, err, sizeof(err)));
-	o = svc_read_json(buf, 200, 8, err, sizeof(err));
+	ck_assert_ptr_null(json_read_file(buf, 20, 8, err, sizeof(err)));
+	o = json_read_file(buf, 200, 8, err, sizeof(err));
 	ck_assert_ptr_nonnull(o);
 	json_object_put(o);
 	char link[600];
 	snprintf(link, sizeof(link), "%s/link.json", dir);
 	ck_assert_int_eq(symlink(buf, link), 0);
-	ck_assert_ptr_null(svc_read_json(link, 200, 8, err, sizeof(err)));
+	ck_assert_ptr_null(json_read_file(link, 200, 8, err, sizeof(err)));
 	rmtree(dir);
 }
 END_TEST
@@ -695,7 +695,7 @@ START_TEST(record_attributed_once)
 	ck_assert_ptr_nonnull(text);
 	struct json_object *r = json_tokener_parse(text), *x;
 	free(text);
-	ck_assert_str_eq(svc_json_str(r, "sub_domain"), "InfraHW");
+	ck_assert_str_eq(json_str(r, "sub_domain"), "InfraHW");
 	ck_assert(json_object_object_get_ex(r, "culprit_nodes", &x));
 	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(x, 0)), "a");
 	/* the bundle's own coverage entry is in the result */
@@ -705,7 +705,7 @@ START_TEST(record_attributed_once)
 	/* job.json got the node's rank, not the one claimed for another node */
 	char *jp = path_join(v.dir, "state/cases/77.0/job.json");
 	char err[128];
-	struct json_object *job = svc_read_json(jp, 1 << 20, 32, err, sizeof(err));
+	struct json_object *job = json_read_file(jp, 1 << 20, 32, err, sizeof(err));
 	free(jp);
 	ck_assert(json_object_object_get_ex(job, "ranks", &x));
 	ck_assert_int_eq(json_object_array_length(x), 1);
@@ -713,14 +713,14 @@ START_TEST(record_attributed_once)
 	/* evidence.json: each node file's origin, as its bundle gave it; a
 	 * file without one is "file" (nobody vouches the kernel wrote it) */
 	jp = path_join(v.dir, "state/cases/77.0/evidence.json");
-	struct json_object *ev = svc_read_json(jp, 1 << 20, 32, err, sizeof(err)), *files, *f;
+	struct json_object *ev = json_read_file(jp, 1 << 20, 32, err, sizeof(err)), *files, *f;
 	free(jp);
 	ck_assert_ptr_nonnull(ev);
 	ck_assert(json_object_object_get_ex(ev, "files", &files));
 	ck_assert(json_object_object_get_ex(files, "nodes/a/kern.log", &f));
-	ck_assert_str_eq(svc_json_str(f, "origin"), "kernel");
+	ck_assert_str_eq(json_str(f, "origin"), "kernel");
 	ck_assert(json_object_object_get_ex(files, "nodes/a/escape", &f));
-	ck_assert_str_eq(svc_json_str(f, "origin"), "file");
+	ck_assert_str_eq(json_str(f, "origin"), "file");
 	ck_assert_int_eq(json_object_object_length(files), 2);
 	json_object_put(ev);
 
@@ -947,7 +947,7 @@ START_TEST(json_strings_cleaned)
 	const char *in = "{\"a\":[\"x\\u001by\",{\"b\":\"\xe2\x80\xae\"}],\"c\":\"ok \xc3\xa9\","
 			 "\"d\":\"\xff\",\"n\":5,\"e\":null}";
 	char err[128];
-	struct json_object *o = svc_parse_json(in, strlen(in), 32, err, sizeof(err)), *v;
+	struct json_object *o = json_parse_bounded(in, strlen(in), 32, err, sizeof(err)), *v;
 	const char *out;
 
 	ck_assert_ptr_nonnull(o);

@@ -29,6 +29,7 @@
 #include <munge.h>
 #include "conf.h"
 #include "contract.h"
+#include "fileio.h"
 #include "log.h"
 #include "sha256.h"
 #include "text.h"
@@ -818,26 +819,11 @@ int open_spool(const char *path, char *why, size_t whylen)
 	return fd;
 }
 
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Writes body to outbox/ atomically (temporary dot-file, fsync, rename). */
 static int outbox_put(int spool, const char *job, const char *body, size_t len, char *err, size_t errlen)
 {
-	int ob, fd;
-	char tmp[256], name[128];
+	int ob;
+	char tmp[256], name[128], why[300];
 	struct timeval tv;
 
 	if (spool < 0) {
@@ -851,20 +837,8 @@ static int outbox_put(int spool, const char *job, const char *body, size_t len, 
 	gettimeofday(&tv, NULL);
 	snprintf(name, sizeof(name), "%010lld.%06ld-%s.json", (long long)tv.tv_sec, (long)tv.tv_usec, job);
 	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", name, (long)getpid());
-	fd = openat(ob, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || write_all(fd, body, len) || fsync(fd)) {
-		snprintf(err, errlen, "outbox/%s: %s", tmp, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlinkat(ob, tmp, 0);
-		}
-		close(ob);
-		return -1;
-	}
-	close(fd);
-	if (renameat(ob, tmp, ob, name)) {
-		snprintf(err, errlen, "outbox/%s: %s", name, strerror(errno));
-		unlinkat(ob, tmp, 0);
+	if (write_atomic_at(ob, name, tmp, body, len, 0600, true, why, sizeof(why))) {
+		snprintf(err, errlen, "outbox: %s", why);
 		close(ob);
 		return -1;
 	}

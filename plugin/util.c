@@ -59,63 +59,6 @@ char *jo_line(struct json_object *o, size_t *len)
 	return line;
 }
 
-int write_atomic_at(int dirfd, const char *name, const char *tmpname, const char *buf,
-		    size_t len, mode_t mode, bool sync, char *err, size_t errlen)
-{
-	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-	size_t off = 0;
-	int fd, e;
-
-	fd = openat(dirfd, tmpname, flags, mode);
-	if (fd < 0 && errno == EEXIST) {
-		/* left over from a crash: we own the name, remove and retry */
-		(void)unlinkat(dirfd, tmpname, 0);
-		fd = openat(dirfd, tmpname, flags, mode);
-	}
-	if (fd < 0) {
-		e = errno;
-		snprintf(err, errlen, "create %s: %s", tmpname, strerror(e));
-		errno = e;
-		return -1;
-	}
-	while (off < len) {
-		ssize_t n = write(fd, buf + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			e = n < 0 ? errno : EIO;
-			snprintf(err, errlen, "write %s: %s", tmpname, strerror(e));
-			goto fail;
-		}
-		off += (size_t)n;
-	}
-	if (sync && fsync(fd) < 0) {
-		e = errno;
-		snprintf(err, errlen, "fsync %s: %s", tmpname, strerror(e));
-		goto fail;
-	}
-	if (close(fd) < 0) {
-		e = errno;
-		fd = -1;
-		snprintf(err, errlen, "close %s: %s", tmpname, strerror(e));
-		goto fail;
-	}
-	fd = -1;
-	if (renameat(dirfd, tmpname, dirfd, name) < 0) {
-		e = errno;
-		snprintf(err, errlen, "rename %s to %s: %s", tmpname, name, strerror(e));
-		goto fail;
-	}
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	(void)unlinkat(dirfd, tmpname, 0);
-	errno = e;
-	return -1;
-}
-
 int open_dir_nofollow(const char *path, mode_t mode, bool create, char *err, size_t errlen)
 {
 	const int dflags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;

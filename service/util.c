@@ -5,11 +5,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
+#include "fileio.h"
 #include "service.h"
 #include "text.h"
 
@@ -23,24 +25,6 @@ int svc_fsync_dir(const char *dir)
 	rc = fsync(fd);
 	close(fd);
 	return rc;
-}
-
-static int write_all(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= n;
-	}
-	return 0;
 }
 
 int svc_write_file(const char *path, const void *data, size_t len)
@@ -61,9 +45,10 @@ int svc_write_file(const char *path, const void *data, size_t len)
 
 int svc_write_atomic(const char *path, const void *data, size_t len)
 {
-	char tmp[PATH_MAX], dir[PATH_MAX];
+	static atomic_ulong seq;
+	char tmp[NAME_MAX + 1], dir[PATH_MAX], why[256];
 	const char *slash = strrchr(path, '/');
-	int fd, e;
+	int dfd, rc, e;
 
 	if (!slash || (size_t)(slash - path) >= sizeof(dir)) {
 		errno = EINVAL;
@@ -71,28 +56,21 @@ int svc_write_atomic(const char *path, const void *data, size_t len)
 	}
 	memcpy(dir, path, slash - path);
 	dir[slash - path] = 0;
-	if (snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, slash + 1) >= (int)sizeof(tmp)) {
+	/* the service's threads may write beside each other: a name each */
+	if (snprintf(tmp, sizeof(tmp), ".%.200s.%d.%lu", slash + 1, (int)getpid(),
+		     (unsigned long)atomic_fetch_add(&seq, 1)) >= (int)sizeof(tmp)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	fd = mkostemp(tmp, O_CLOEXEC);	/* mode 0600 */
-	if (fd < 0)
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
-	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
-		e = errno;
-		close(fd);
-		unlink(tmp);
-		errno = e;
-		return -1;
-	}
-	close(fd);
-	if (rename(tmp, path) < 0) {
-		e = errno;
-		unlink(tmp);
-		errno = e;
-		return -1;
-	}
-	return svc_fsync_dir(dir);
+	rc = write_atomic_at(dfd, slash + 1, tmp, data, len, 0600, true, why, sizeof(why));
+	if (rc == 0)
+		rc = fsync(dfd);
+	e = errno;
+	close(dfd);
+	errno = e;
+	return rc;
 }
 
 int svc_mkdir_p(const char *path, mode_t mode)

@@ -122,6 +122,28 @@ static bool put_bool(struct json_object *o, const char *k, bool v)
 	return b && json_object_object_add(o, k, b) == 0;
 }
 
+bool job_record_add_node(struct attrib_job_record *r, char *h)
+{
+	char **n = realloc(r->nodes, (r->nnodes + 1) * sizeof(*n));
+
+	if (!n) {
+		free(h);
+		return false;
+	}
+	r->nodes = n;
+	r->nodes[r->nnodes++] = h;
+	return true;
+}
+
+void job_record_free_nodes(struct attrib_job_record *r)
+{
+	for (int i = 0; i < r->nnodes; i++)
+		free(r->nodes[i]);
+	free(r->nodes);
+	r->nodes = NULL;
+	r->nnodes = 0;
+}
+
 char *job_record_json(const struct attrib_job_record *r, size_t *len)
 {
 	struct json_object *o = json_object_new_object(), *nodes = json_object_new_array();

@@ -79,6 +79,10 @@ struct attrib_job_record {
 	bool reconciled;		/* written by reconciliation, not by slurmctld */
 };
 
+/* Appends host h to r->nodes, which takes it over (freed by
+ * job_record_free_nodes); false when out of memory (h is freed). */
+bool job_record_add_node(struct attrib_job_record *r, char *h);
+void job_record_free_nodes(struct attrib_job_record *r);
 /* The record as one line of compact JSON with a newline (malloc), or NULL
  * when out of memory.  The one writer of attrib.job/v1. */
 char *job_record_json(const struct attrib_job_record *r, size_t *len);

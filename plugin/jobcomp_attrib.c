@@ -266,10 +266,9 @@ out:
  * of doc/formats.md, written by common/contract.c's one writer */
 static char *rec_json(const struct rec *r, size_t *len)
 {
-	char pwbuf[4096], *out = NULL, *err = NULL, *line = NULL, **nodes = NULL, *h;
+	char pwbuf[4096], *out = NULL, *err = NULL, *line = NULL, *h;
 	struct passwd pw, *pwp = NULL;
 	hostlist_t hl = NULL;
-	int nnodes = 0;
 	bool ok = true;
 	struct attrib_job_record jr = {
 		.job_id = r->job_id,
@@ -310,23 +309,13 @@ static char *rec_json(const struct rec *r, size_t *len)
 	jr.std_out = out;
 	jr.std_err = err;
 	if (r->nodes && *r->nodes && (hl = hostlist_create(r->nodes))) {
-		while (ok && (h = hostlist_shift(hl))) {
-			char **n = realloc(nodes, (nnodes + 1) * sizeof(*nodes));
-
-			if ((ok = n != NULL))
-				(nodes = n)[nnodes++] = h;
-			else
-				free(h);
-		}
+		while (ok && (h = hostlist_shift(hl)))
+			ok = job_record_add_node(&jr, h);
 		hostlist_destroy(hl);
 	}
-	jr.nodes = nodes;
-	jr.nnodes = nnodes;
 	if (ok)
 		line = job_record_json(&jr, len);
-	for (int i = 0; i < nnodes; i++)
-		free(nodes[i]);
-	free(nodes);
+	job_record_free_nodes(&jr);
 	free(out);
 	free(err);
 	return line;

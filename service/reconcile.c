@@ -52,41 +52,12 @@ static bool has_record(const char *dir, const char *job_id)
 	return found;
 }
 
-/* How many records slurmdbd holds for the job (one per requeued attempt). */
-static long attempts(void *db, List clusters, uint32_t id)
-{
-	slurmdb_job_cond_t cond;
-	slurm_selected_step_t step;
-	List steps = slurm_list_create(NULL), got;
-	long n = 1;
-
-	memset(&step, 0, sizeof(step));
-	step.step_id.job_id = id;
-	step.step_id.step_id = NO_VAL;
-	step.step_id.step_het_comp = NO_VAL;
-	step.array_task_id = NO_VAL;
-	step.het_job_offset = NO_VAL;
-	slurm_list_append(steps, &step);
-	memset(&cond, 0, sizeof(cond));
-	cond.step_list = steps;
-	cond.cluster_list = clusters;
-	cond.flags = JOBCOND_FLAG_DUP | JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_DEFAULT_USAGE;
-	cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;
-	if ((got = slurmdb_jobs_get(db, &cond))) {
-		if (slurm_list_count(got) > 0)
-			n = slurm_list_count(got);
-		slurm_list_destroy(got);
-	}
-	slurm_list_destroy(steps);
-	return n;
-}
-
 /* The job record of a job slurmdbd knows (common/contract.c writes it):
  * slurmdbd keeps no output paths, so std_out is Slurm's default name. */
 static char *record_of(slurmdb_job_rec_t *j, long attempt, const char *state, size_t *len)
 {
-	char out[PATH_MAX], **nodes = NULL, *h, *line;
-	int nnodes = 0;
+	char out[PATH_MAX], *h, *line = NULL;
+	bool ok = true;
 	struct attrib_job_record jr = {
 		.job_id = j->jobid,
 		.cluster = j->cluster,
@@ -112,26 +83,19 @@ static char *record_of(slurmdb_job_rec_t *j, long attempt, const char *state, si
 	if (j->nodes && strcmp(j->nodes, "None assigned")) {
 		hostlist_t hl = slurm_hostlist_create(j->nodes);
 
-		while (hl && (h = slurm_hostlist_shift(hl))) {
-			nodes = realloc(nodes, (nnodes + 1) * sizeof(*nodes));
-			if (!nodes)
-				abort();
-			nodes[nnodes++] = h;
-		}
+		while (ok && hl && (h = slurm_hostlist_shift(hl)))
+			ok = job_record_add_node(&jr, h);
 		if (hl)
 			slurm_hostlist_destroy(hl);
 	}
-	jr.nodes = nodes;
-	jr.nnodes = nnodes;
 	if (j->work_dir && *j->work_dir == '/') {
 		snprintf(out, sizeof(out), "%s/slurm-%u.out", j->work_dir, j->jobid);
 		jr.std_out = out;
 		jr.std_out_guessed = true;
 	}
-	line = job_record_json(&jr, len);
-	for (int i = 0; i < nnodes; i++)
-		free(nodes[i]);
-	free(nodes);
+	if (ok)
+		line = job_record_json(&jr, len);
+	job_record_free_nodes(&jr);
 	return line;
 }
 
@@ -201,7 +165,7 @@ int reconcile_run(const struct attrib_config *conf, store *s, char *err, size_t 
 		if (store_has_any_result(s, id) != 0 || has_record(jobs_dir, id) ||
 		    has_record(rec_dir, id))
 			continue;
-		attempt = attempts(db, clusters, j->jobid) - 1;
+		attempt = accounting_attempts(db, clusters, j->jobid) - 1;
 		rec = record_of(j, attempt, state, &len);
 		snprintf(path, sizeof(path), "%s/%s.%ld.json", rec_dir, id, attempt);
 		if (rec && svc_write_atomic(path, rec, len) == 0) {

@@ -410,6 +410,10 @@ long comment_backoff(int tries);
  * comments stay queued. */
 bool accounting_init(void);
 bool accounting_enabled(void);
+/* How many records slurmdbd (connection db) holds for the job in clusters
+ * (a List; NULL: the default): one per requeued attempt. */
+struct xlist;
+long accounting_attempts(void *db, struct xlist *clusters, uint32_t id);
 /* SlurmUser from slurm.conf, (uid_t)-1 when accounting is off. */
 uid_t accounting_slurm_user(void);
 /* The local cluster's name from slurm.conf (NULL when accounting is off). */

@@ -159,7 +159,7 @@ static const char *keep_file(struct loader *L)
 
 static const char *const code_keys[] = {
 	"code", "class", "kind", "sub_domain", "scope", "action", "title", "doc",
-	"resolution", "mnemonic", "tags", "also", "decode", "xid", NULL
+	"resolution", "mnemonic", "tags", "also", "decode", NULL
 };
 static const char *const row_keys[] = {
 	"values", "class", "kind", "sub_domain", "scope", "action", "title", "doc",

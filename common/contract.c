@@ -1,4 +1,5 @@
 /* The formats' code: see contract.h and doc/formats.md. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,117 @@ char *job_record_json(const struct attrib_job_record *r, size_t *len)
 	json_object_put(nodes);
 	json_object_put(o);
 	return line;
+}
+
+/* A value fit for a one-line message: at most 64 bytes, control
+ * characters as '?'. */
+static const char *quoted(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s && o + 1 < len && o < 64; s++)
+		buf[o++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+	buf[o] = 0;
+	return buf;
+}
+
+static long long int_of(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_int)
+		       ? json_object_get_int64(v) : -1;
+}
+
+static bool bool_of(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) && json_object_get_boolean(v);
+}
+
+static bool __attribute__((format(printf, 3, 4))) fail_with(char *err, size_t errlen,
+							     const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+static bool time_of(const char *s, const char *k, double *t, char *err, size_t errlen)
+{
+	char q[80];
+
+	if (!s)
+		return fail_with(err, errlen, "missing required field \"%s\"", k);
+	if (!time_parse_rfc3339(s, t))
+		return fail_with(err, errlen, "\"%s\" is not an RFC 3339 time: %s", k,
+				 quoted(s, q, sizeof(q)));
+	return true;
+}
+
+bool job_record_read(struct json_object *o, struct job_record_view *v, char *err, size_t errlen)
+{
+	const char *schema = json_str(o, "schema");
+	struct json_object *a;
+	char q[80];
+
+	memset(v, 0, sizeof(*v));
+	v->uid = v->gid = v->attempt = -1;
+	if (!json_object_is_type(o, json_type_object))
+		return fail_with(err, errlen, "not a JSON object");
+	v->job_id = json_str(o, "job_id");
+	v->state = json_str(o, "state");
+	v->cluster = json_str(o, "cluster");
+	v->user = json_str(o, "user");
+	v->partition = json_str(o, "partition");
+	v->name = json_str(o, "name");
+	v->batch_host = json_str(o, "batch_host");
+	v->reason = json_str(o, "reason");
+	v->exit_code = json_str(o, "exit_code");
+	v->derived_exit_code = json_str(o, "derived_exit_code");
+	v->time_limit = json_str(o, "time_limit");
+	v->log_timezone = json_str(o, "log_timezone");
+	v->std_out = json_str(o, "std_out");
+	v->std_err = json_str(o, "std_err");
+	v->work_dir = json_str(o, "work_dir");
+	v->submit_time = json_str(o, "submit_time");
+	v->start_time = json_str(o, "start_time");
+	v->end_time = json_str(o, "end_time");
+	v->uid = int_of(o, "uid");
+	v->gid = int_of(o, "gid");
+	v->attempt = int_of(o, "attempt");
+	v->std_out_guessed = bool_of(o, "std_out_guessed");
+	v->reconciled = bool_of(o, "reconciled");
+	if (json_object_object_get_ex(o, "nodes", &a) && json_object_is_type(a, json_type_array))
+		v->nodes = a;
+	if (json_object_object_get_ex(o, "ranks", &a) && json_object_is_type(a, json_type_array))
+		v->ranks = a;
+
+	if (!schema)
+		return fail_with(err, errlen, "missing required field \"schema\"");
+	if (strcmp(schema, ATTRIB_JOB_SCHEMA))
+		return fail_with(err, errlen, "schema is \"%s\", expected \"%s\"",
+				 quoted(schema, q, sizeof(q)), ATTRIB_JOB_SCHEMA);
+	if (!v->job_id || !*v->job_id)
+		return fail_with(err, errlen, "missing required field \"job_id\"");
+	if (!v->state)
+		return fail_with(err, errlen, "missing required field \"state\"");
+	if (!v->nodes)
+		return fail_with(err, errlen, "missing required field \"nodes\" (a list)");
+	for (size_t i = 0; i < json_object_array_length(v->nodes); i++) {
+		struct json_object *n = json_object_array_get_idx(v->nodes, i);
+
+		if (!json_object_is_type(n, json_type_string) || !*json_object_get_string(n) ||
+		    strchr(json_object_get_string(n), '/')) {
+			return fail_with(err, errlen, "nodes[%zu] is not a host name", i);
+		}
+	}
+	return time_of(v->start_time, "start_time", &v->start, err, errlen) &&
+	       time_of(v->end_time, "end_time", &v->end, err, errlen);
 }
 
 /* ---- the bundle ---- */

@@ -89,6 +89,26 @@ char *job_record_json(const struct attrib_job_record *r, size_t *len);
 /* "code:signal" of a wait(2) status as sacct shows it. */
 void job_exit_string(uint32_t status, char *buf, size_t len);
 
+/* A job record as read: pointers into its JSON object (valid while it is),
+ * NULL or -1 when absent.  The engine's job.json and the service's spool
+ * record are read through it. */
+struct job_record_view {
+	const char *job_id, *state, *cluster, *user, *partition, *name, *batch_host, *reason;
+	const char *exit_code, *derived_exit_code, *time_limit, *log_timezone;
+	const char *std_out, *std_err, *work_dir;
+	const char *submit_time, *start_time, *end_time;	/* as written */
+	double start, end;		/* epoch seconds, once read */
+	long long uid, gid, attempt;
+	bool std_out_guessed, reconciled;
+	struct json_object *nodes, *ranks;	/* arrays or NULL */
+};
+/* The one reader of attrib.job/v1.  Fills every field v can take from o,
+ * then checks what the engine requires (an object of this schema with
+ * job_id, state, nodes as host names, start_time and end_time in RFC 3339):
+ * false with a one-line reason ("missing required field \"state\"") when
+ * o lacks it. */
+bool job_record_read(struct json_object *o, struct job_record_view *v, char *err, size_t errlen);
+
 /* ---- the bundle (attrib.bundle/v1) ---------------------------------------- */
 
 #define BUNDLE_URL_PATH "/v1/bundle"

@@ -24,18 +24,6 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 	return -1;
 }
 
-/* A job.json value fit for a one-line message: at most 64 bytes, control
- * characters as '?'. */
-static const char *quoted(const char *s, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	for (; *s && o + 1 < len && o < 64; s++)
-		buf[o++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
-	buf[o] = 0;
-	return buf;
-}
-
 static int int_field(struct json_object *o, const char *k, int def)
 {
 	struct json_object *v;
@@ -55,64 +43,36 @@ struct json_object *read_json(const char *path, char *err, size_t errlen)
 	return o;
 }
 
-static int time_field(struct json_object *o, const char *k, double *t, char *err, size_t len)
-{
-	const char *s = json_str(o, k);
-	char q[80];
-
-	if (!s)
-		return fail(err, len, "job.json: missing required field \"%s\"", k);
-	if (!time_parse_rfc3339(s, t))
-		return fail(err, len, "job.json: \"%s\" is not an RFC 3339 time: %s", k,
-			    quoted(s, q, sizeof(q)));
-	return 0;
-}
-
 int job_load(struct job *job, const char *path, char *err, size_t errlen)
 {
 	struct json_object *o, *nodes, *ranks;
-	const char *schema;
-	char q[80];
+	struct job_record_view v;
+	char why[300];
 
 	memset(job, 0, sizeof(*job));
 	o = job->root = read_json(path, err, errlen);
 	if (!o)
 		return -1;
-	if (!json_object_is_type(o, json_type_object))
-		return fail(err, errlen, "job.json: not a JSON object");
-	schema = json_str(o, "schema");
-	if (!schema)
-		return fail(err, errlen, "job.json: missing required field \"schema\"");
-	if (strcmp(schema, ATTRIB_JOB_SCHEMA))
-		return fail(err, errlen, "job.json: schema is \"%s\", expected \"%s\"",
-			    quoted(schema, q, sizeof(q)), ATTRIB_JOB_SCHEMA);
-	if (!(job->job_id = json_str(o, "job_id")) || !*job->job_id)
-		return fail(err, errlen, "job.json: missing required field \"job_id\"");
-	if (!(job->state = json_str(o, "state")))
-		return fail(err, errlen, "job.json: missing required field \"state\"");
-	if (!json_object_object_get_ex(o, "nodes", &nodes) ||
-	    !json_object_is_type(nodes, json_type_array))
-		return fail(err, errlen, "job.json: missing required field \"nodes\" (a list)");
+	if (!job_record_read(o, &v, why, sizeof(why)))
+		return fail(err, errlen, "job.json: %s", why);
+	job->job_id = v.job_id;
+	job->state = v.state;
+	nodes = v.nodes;
 	for (size_t i = 0; i < json_object_array_length(nodes); i++) {
-		struct json_object *n = json_object_array_get_idx(nodes, i);
+		const char *n = json_object_get_string(json_object_array_get_idx(nodes, i));
 
-		if (!json_object_is_type(n, json_type_string) || !*json_object_get_string(n) ||
-		    strchr(json_object_get_string(n), '/'))
-			return fail(err, errlen, "job.json: nodes[%zu] is not a host name", i);
-		if (!strlist_has(&job->nodes, json_object_get_string(n)))
-			strlist_add(&job->nodes, json_object_get_string(n));
+		if (!strlist_has(&job->nodes, n))
+			strlist_add(&job->nodes, n);
 	}
-	if (time_field(o, "start_time", &job->start, err, errlen) ||
-	    time_field(o, "end_time", &job->end, err, errlen))
-		return -1;
-	job->reason = json_str(o, "reason");
-	job->exit_code = json_str(o, "exit_code");
-	job->derived_exit_code = json_str(o, "derived_exit_code");
-	job->tz = json_str(o, "log_timezone");
-	job->batch_host = json_str(o, "batch_host");
+	job->start = v.start;
+	job->end = v.end;
+	job->reason = v.reason;
+	job->exit_code = v.exit_code;
+	job->derived_exit_code = v.derived_exit_code;
+	job->tz = v.log_timezone;
+	job->batch_host = v.batch_host;
 
-	if (json_object_object_get_ex(o, "ranks", &ranks) &&
-	    json_object_is_type(ranks, json_type_array)) {
+	if ((ranks = v.ranks)) {
 		size_t n = json_object_array_length(ranks);
 		/* node name -> index + 1, the last of equal names as before: a
 		 * linear search per rank is quadratic at thousands of ranks */

@@ -412,18 +412,18 @@ static void app_file(const struct attrib_config *conf, const char *case_dir,
 		     struct json_object *rec, const char *key, const char *path,
 		     const char *taken, char *name, size_t namecap, struct json_object *cov)
 {
-	struct json_object *v;
+	struct job_record_view jr;
 	char err[256], source[NAME_MAX_LEN + 32], full[PATH_MAX], dir[PATH_MAX];
-	const char *wd = json_str(rec, "work_dir");
-	long long uid = -1, gid = -1;
+	const char *wd;
+	long long uid, gid;
 	bool missing;
 	size_t len;
 	char *data;
 
-	if (json_object_object_get_ex(rec, "uid", &v) && json_object_is_type(v, json_type_int))
-		uid = json_object_get_int64(v);
-	if (json_object_object_get_ex(rec, "gid", &v) && json_object_is_type(v, json_type_int))
-		gid = json_object_get_int64(v);
+	job_record_read(rec, &jr, err, sizeof(err));	/* what it has is enough here */
+	wd = jr.work_dir;
+	uid = jr.uid;
+	gid = jr.gid;
 	if (*path != '/') {
 		if (!wd || *wd != '/') {
 			snprintf(source, sizeof(source), "app/%s", key);
@@ -520,9 +520,11 @@ static void sched_log(const struct attrib_config *conf, const char *case_dir, co
 char *casebuild(const struct attrib_config *conf, struct json_object *record, const char *job_id,
 		long attempt, struct json_object *cov, char *err, size_t errlen)
 {
-	struct json_object *job = NULL, *nodes, *ranks = json_object_new_array(), *v;
+	struct json_object *job = NULL, *nodes, *ranks = json_object_new_array();
 	struct json_object *evidence = json_object_new_object(), *manifest = json_object_new_object();
 	char *dir = NULL, sub[PATH_MAX], outname[NAME_MAX_LEN + 16] = "", errname[NAME_MAX_LEN + 16];
+	char why[256];
+	struct job_record_view jr;
 	const char *so, *se;
 
 	if (!contract_valid_name(job_id)) {
@@ -581,13 +583,14 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 		json_object_object_add(job, "ranks", json_object_get(ranks));
 	}
 
-	so = json_str(record, "std_out");
-	se = json_str(record, "std_err");
+	job_record_read(record, &jr, why, sizeof(why));	/* the engine judges the rest */
+	so = jr.std_out;
+	se = jr.std_err;
 	if (so && *so)
 		app_file(conf, dir, record, "std_out", so, NULL, outname, sizeof(outname), cov);
 	if (se && *se && !(so && !strcmp(so, se)))
 		app_file(conf, dir, record, "std_err", se, outname, errname, sizeof(errname), cov);
-	if (json_object_object_get_ex(record, "std_out_guessed", &v) && json_object_get_boolean(v))
+	if (jr.std_out_guessed)
 		log_msg(LOGL_DEBUG, "job %s: std_out guessed as %s", job_id, so);
 	sched_log(conf, dir, job_id, cov);
 

@@ -209,12 +209,14 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 {
 	struct json_object *cov = json_object_new_array(), *res;
 	struct result_view view;
+	struct job_record_view jr;
 	char err[512], *case_dir, *culprits, *comment;
 	const char *text;
 	int put;
 	struct timespec began;
 
 	clock_gettime(CLOCK_MONOTONIC, &began);
+	job_record_read(rec, &jr, err, sizeof(err));	/* the engine judges it */
 	case_dir = casebuild(conf, rec, rn->job_id, rn->attempt, cov, err, sizeof(err));
 	if (!case_dir) {
 		log_msg(LOGL_ERROR, "job %s attempt %ld: cannot build the case: %s", rn->job_id,
@@ -227,7 +229,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 		log_msg(LOGL_WARNING, "job %s attempt %ld: the case %s is unusable: %s", rn->job_id,
 			rn->attempt, case_dir, err);
 		atomic_fetch_add(&svc_metrics.engine_unusable, 1);
-		res = result_unusable(rn->job_id, json_str(rec, "state"), err);
+		res = result_unusable(rn->job_id, jr.state, err);
 		if (!res) {
 			json_object_put(cov);
 			free(case_dir);
@@ -237,8 +239,8 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	merge_coverage(res, cov);
 	json_object_put(cov);
 	json_object_object_add(res, "attempt", json_object_new_int64(rn->attempt));
-	if (json_str(rec, "end_time"))	/* when its nodes were last seen (attrib nodes) */
-		json_object_object_add(res, "end_time", json_object_new_string(json_str(rec, "end_time")));
+	if (jr.end_time)	/* when its nodes were last seen (attrib nodes) */
+		json_object_object_add(res, "end_time", json_object_new_string(jr.end_time));
 	/* the engine's strings are clean; the service's own (coverage from
 	 * bundles and app paths, the record's fields) are made so here, once,
 	 * for the store, attrib show, the webhook and the comment alike */
@@ -260,8 +262,8 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	}
 	text = json_object_to_json_string_ext(res, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	/* the record's user and cluster are columns attrib list prints */
-	char *user = text_clean_str(json_str(rec, "user"), NAME_MAX_LEN);
-	char *cluster = text_clean_str(json_str(rec, "cluster"), NAME_MAX_LEN);
+	char *user = text_clean_str(jr.user, NAME_MAX_LEN);
+	char *cluster = text_clean_str(jr.cluster, NAME_MAX_LEN);
 	struct store_row row = {
 		.job_id = rn->job_id,
 		.attempt = rn->attempt,
@@ -287,7 +289,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 				row.state ? row.state : "?", comment ? comment : "",
 				late ? "; late evidence: " : "", late ? late : "");
 			kick_accounting();
-			metrics_note_result(res, json_str(rec, "end_time"), &began);
+			metrics_note_result(res, jr.end_time, &began);
 			webhook_kick();
 			drain_policy_apply(conf, s, res, rn->job_id, rn->attempt, now);
 		}
@@ -320,7 +322,8 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 		 const char *dir, const char *file, const struct record_name *rn, long long now)
 {
 	char path[PATH_MAX], err[256];
-	struct json_object *rec, *nodes = NULL, *v;
+	struct json_object *rec, *nodes = NULL;
+	struct job_record_view jr;
 	const char *state, *s_id;
 	struct stat st;
 	int have, missing = 0, rc;
@@ -347,16 +350,18 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 		quarantine(dir, file, err);
 		return 1;
 	}
-	s_id = json_str(rec, "job_id");
-	state = json_str(rec, "state");
+	/* what the engine needs beyond job_id and state is its to judge: a
+	 * record it cannot use is stored as unattributed, with the reason */
+	job_record_read(rec, &jr, err, sizeof(err));
+	s_id = jr.job_id;
+	state = jr.state;
 	if (!json_object_is_type(rec, json_type_object) || !s_id || strcmp(s_id, rn->job_id) ||
 	    !state) {
 		quarantine(dir, file, "not a job record of this job (job_id, state)");
 		json_object_put(rec);
 		return 1;
 	}
-	if (json_object_object_get_ex(rec, "attempt", &v) && json_object_is_type(v, json_type_int) &&
-	    json_object_get_int64(v) != rn->attempt) {
+	if (jr.attempt >= 0 && jr.attempt != rn->attempt) {
 		quarantine(dir, file, "its attempt differs from its name's");
 		json_object_put(rec);
 		return 1;
@@ -369,11 +374,9 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 		json_object_put(rec);
 		return 1;
 	}
-	if (json_object_object_get_ex(rec, "reconciled", &v))
-		reconciled = json_object_get_boolean(v);
-	const char *start = json_object_object_get_ex(rec, "start_time", &v) ? json_object_get_string(v) : NULL;
-	if (json_object_object_get_ex(rec, "nodes", &nodes) &&
-	    json_object_is_type(nodes, json_type_array))
+	reconciled = jr.reconciled;
+	const char *start = jr.start_time;
+	if ((nodes = jr.nodes))
 		for (size_t i = 0; i < json_object_array_length(nodes); i++) {
 			char *b = spool_bundle_path(conf->state_dir, rn->job_id,
 						    json_object_get_string(json_object_array_get_idx(nodes, i)));
@@ -478,7 +481,8 @@ static void revise_late(struct loop *l)
 		const char *job = names[i];
 		char rp[PATH_MAX + 64], in[PATH_MAX], done[PATH_MAX], err[256], late[1024] = "";
 		struct record_name rn;
-		struct json_object *rec, *v;
+		struct json_object *rec;
+		struct job_record_view jr;
 		bool interrupted;
 
 		if (snprintf(in, sizeof(in), "%s/%s", dir, job) >= (int)sizeof(in) ||
@@ -493,7 +497,8 @@ static void revise_late(struct loop *l)
 		if (!(rec = json_read_file(rp, RECORD_MAX_BYTES, JSON_MAX_DEPTH, err, sizeof(err))))
 			continue;
 		memcpy(rn.job_id, job, strlen(job) + 1);
-		rn.attempt = json_object_object_get_ex(rec, "attempt", &v) ? json_object_get_int64(v) : 0;
+		job_record_read(rec, &jr, err, sizeof(err));
+		rn.attempt = jr.attempt >= 0 ? jr.attempt : 0;
 		if (!interrupted) {
 			if (record_pending(conf, job, rn.attempt) ||
 			    !take_late(conf, job, late, sizeof(late))) {

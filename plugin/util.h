@@ -1,8 +1,8 @@
 /*
  * Helpers shared by the Slurm plugins (jobcomp/attrib, spank attrib):
  * JSON members through json-c (strict UTF-8: common/text.c; RFC 3339:
- * common/timefmt.c, both compiled in; the atomic write: common/fileio.c) (temporary file, fsync, rename) relative to a directory
- * descriptor.
+ * common/timefmt.c; both compiled in, as is common/fileio.c, the atomic
+ * write), and opening a directory without following symbolic links.
  *
  * Nothing here uses Slurm: the same object is linked into both plugins.
  * None of these names is exported (see plugin/plugin.map).

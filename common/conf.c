@@ -72,11 +72,12 @@ static const struct key keys[] = {
 	  "the cause, the device and the job). Every decision, refusals with their reason included, "
 	  "is kept in the store and shown by attrib show JOBID." },
 	{ "DrainClasses", T_LIST, O(drain_classes), O(ndrain_classes),
-	  "gpu-hardware,gpu-memory,nvlink", "off|suggest|auto",
+	  "", "off|suggest|auto",
 	  "Rule classes (rules/00-base.yaml) whose culprits the policy may drain, each CLASS (DrainPolicy "
 	  "applies) or CLASS:MODE with a mode of its own (off, suggest or auto), e.g. "
 	  "gpu-hardware:auto,nvlink with DrainPolicy = suggest. Culprits of any other class are never "
-	  "drained by the policy." },
+	  "drained by the policy. Not set: the classes the rules mark drain_by_default (the shipped "
+	  "rules: gpu-hardware, gpu-memory, nvlink)." },
 	{ "DrainMaxPerHour", T_INT, O(drain_max_per_hour), 0, "2", NULL,
 	  "At most this many drains in any hour, counting those of the policy and of attrib drain; "
 	  "beyond it the policy and attrib drain refuse (attrib drain --force overrides) and record why." },

@@ -44,6 +44,9 @@ struct code {
 	 * corroborates it (an Xid 31 alone: the program or the GPU) */
 	char *also;
 	struct strlist tags;
+	/* a class attrib serve's drain policy may drain when DrainClasses is
+	 * not set (drain_by_default: true; classes only) */
+	bool drain_by_default;
 	unsigned flags;		/* CODE_* from the tags the engine reads, set at load */
 	int index;		/* 1.. over every code a symptom can have (0: none) */
 	/* decode: choose a row by (field >> shift) & mask */

@@ -371,7 +371,9 @@ struct drain_decisions {
 const char *drain_mode_name(enum drain_mode m);
 const char *drain_decision_name(enum drain_decision d);
 /* The mode of a rule class: its own in DrainClasses (CLASS:MODE), else
- * DrainPolicy; *listed false (and off) when DrainClasses does not name it. */
+ * DrainPolicy; *listed false (and off) when DrainClasses does not name it.
+ * DrainClasses not set: the catalog's drain_by_default classes (as given
+ * to drain_policy_set_defaults), in DrainPolicy's mode. */
 enum drain_mode drain_class_mode(const struct attrib_config *conf, const char *class_name,
 				 bool *listed);
 /* How many nodes of a partition of total nodes may be drained or down:
@@ -385,11 +387,14 @@ int drain_fraction_allowed(double fraction, int total);
 void drain_policy_decide(const struct attrib_config *conf, struct json_object *result,
 			 long drains_last_hour, drain_state_fn state, void *arg,
 			 struct drain_decisions *d);
+/* The classes DrainClasses means when attrib.conf does not set it: the
+ * catalog's drain_by_default ones (rules/00-base.yaml). */
+void drain_policy_set_defaults(const attrib_catalog *cat);
 /* attrib serve, after storing a new result: decides, drains through Slurm
  * (auto), records each decision in the store, counts it in the metrics and
  * logs it.  Slurm's errors are recorded (DRAIN_FAILED), never fatal. */
-void drain_policy_apply(const struct attrib_config *conf, store *s, struct json_object *result,
-			const char *job_id, long attempt, long long now);
+void drain_policy_apply(const struct attrib_config *conf, const attrib_catalog *cat, store *s,
+			struct json_object *result, const char *job_id, long attempt, long long now);
 
 /* ---- accounting.c: the summary in the job's accounting record ------------- */
 

@@ -225,9 +225,11 @@ static void *watchdog(void *p)
 
 		for (struct conn *k = h->conns; k; k = k->next)
 			if (!k->in_request && k->fd >= 0 && now - k->since_ms > limit) {
+				/* counted before the close, so that whoever sees the
+				 * connection end sees it counted */
+				atomic_fetch_add(&svc_metrics.http_header_timeouts, 1);
 				shutdown(k->fd, SHUT_RDWR);
 				k->fd = -1;	/* once */
-				atomic_fetch_add(&svc_metrics.http_header_timeouts, 1);
 			}
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += 250 * 1000000L;

@@ -93,6 +93,10 @@ static const struct key keys[] = {
 	  "Time limit of one Webhook delivery, connection included." },
 	{ "LogFile", T_PATH, O(log_file), 0, "", NULL,
 	  "Log file of the service and the collector (empty: standard error)." },
+	{ "PidFile", T_PATH, O(pid_file), 0, "", NULL,
+	  "File the service writes its process id to once it has started (empty: none), and "
+	  "removes when it stops; for a start without systemd: stop it with "
+	  "kill -TERM $(cat FILE)." },
 	{ "AllowFrom", T_LIST, O(allow_from), O(nallow_from), "slurm,127.0.0.0/8,::1", NULL,
 	  "Who may connect to attrib serve: slurm (the NodeAddr and NodeHostname of every node in "
 	  "Slurm's node table, and NodeAddresses), IPv4 or IPv6 addresses and CIDR ranges; the address "

@@ -33,6 +33,7 @@ struct attrib_config {
 	char *webhook;		/* Webhook URL, or NULL */
 	long webhook_timeout;	/* WebhookTimeout, seconds */
 	char *log_file;		/* LogFile, or NULL for stderr */
+	char *pid_file;		/* PidFile, or NULL for none */
 	char **allow_from;	/* AllowFrom: "slurm", addresses, CIDR ranges */
 	int nallow_from;
 	char **node_addresses;	/* NodeAddresses: NAME=ADDRESS beside Slurm's node table */

@@ -697,6 +697,28 @@ static int daemonize(void)
 	return p[1];
 }
 
+/* PidFile: this process's id, for an init system or an administrator
+ * without systemd (kill -TERM $(cat FILE)); never through a symbolic
+ * link, since the service runs as root */
+static int pidfile_write(const char *path)
+{
+	char buf[32];
+	int fd, n;
+
+	if (!path || !*path)
+		return 0;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (write(fd, buf, (size_t)n) != n) {
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	return close(fd);
+}
+
 static void ready(int fd, bool ok)
 {
 	char c = ok ? 0 : 1;
@@ -724,7 +746,7 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 	struct acct_arg aa = { .conf = conf };
 	struct sigaction sa;
 	pthread_t acct;
-	bool acct_started = false, nodetable_started = false;
+	bool acct_started = false, nodetable_started = false, pidfile = false;
 	store *s = NULL;
 	int report = -1, status = 1;
 
@@ -740,6 +762,11 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 		fprintf(stderr, "attrib: cannot go to the background: %s\n", strerror(errno));
 		return 1;
 	}
+	if (pidfile_write(conf->pid_file) < 0) {
+		log_msg(LOGL_ERROR, "cannot write PidFile %s: %s", conf->pid_file, strerror(errno));
+		goto out;
+	}
+	pidfile = conf->pid_file && *conf->pid_file;
 	if (geteuid() != 0)
 		log_msg(LOGL_WARNING, "not running as root: job output cannot be read as its user, "
 				     "and slurmdbd will refuse %s", conf->comment_field);
@@ -869,5 +896,7 @@ out:
 	if (nodetable_started)
 		nodetable_stop();
 	store_close(s);
+	if (pidfile)
+		unlink(conf->pid_file);
 	return status;
 }

@@ -199,23 +199,25 @@ check "still one comment queued" grep -qx 'attrib_comment_queue 1' "$T/metrics"
 check "and nothing attributed in this run" grep -qx 'attrib_jobs_attributed_total 0' "$T/metrics"
 check "SIGTERM stops it again" stop
 
-# ---- in the background ----
-"$A" serve --config "$T/attrib.conf" 2>"$T/bg.err"
+# ---- in the background, stopped through its PidFile ----
+{ cat "$T/attrib.conf"; echo "PidFile = $T/serve.pid"; } >"$T/bg.conf"
+"$A" serve --config "$T/bg.conf" 2>"$T/bg.err"
 check "attrib serve (background) exits 0 once it is ready" test $? -eq 0
-bgpid=
-for p in /proc/[0-9]*; do
-	if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "serve --config $T/attrib.conf"; then
-		bgpid=${p#/proc/}
-	fi
-done 2>/dev/null
+bgpid=$(cat "$T/serve.pid" 2>/dev/null)
+check "PidFile names the running service" \
+	sh -c "[ -n '$bgpid' ] && tr '\\0' ' ' </proc/$bgpid/cmdline | grep -qF -- '--config $T/bg.conf'"
 check "the background service answers" curl -sf "$URL/v1/health" -o /dev/null
 if [ -n "$bgpid" ]; then
-	kill -TERM "$bgpid"
+	kill -TERM "$(cat "$T/serve.pid")"
 	for _ in $(seq 50); do kill -0 "$bgpid" 2>/dev/null || break; sleep 0.1; done
-	check "the background service stops on SIGTERM" sh -c "! kill -0 $bgpid 2>/dev/null"
+	check "kill -TERM \$(cat PidFile) stops it" sh -c "! kill -0 $bgpid 2>/dev/null"
+	check "and it removed its PidFile" test ! -e "$T/serve.pid"
 	bgpid=
-else
-	bad "the background service's process found"
 fi
+ln -s "$T/elsewhere" "$T/link.pid"
+{ cat "$T/attrib.conf"; echo "PidFile = $T/link.pid"; } >"$T/bglink.conf"
+"$A" serve --config "$T/bglink.conf" --foreground 2>"$T/bglink.err"
+check "a PidFile that is a symbolic link is refused (exit 1)" test $? -eq 1
+check "and not followed" test ! -e "$T/elsewhere"
 
 finish

@@ -44,8 +44,9 @@ static void usage(FILE *out)
 	      "  drain JOBID [--dry-run] drain the culprits of a stored diagnosis\n"
 	      "\n"
 	      "Options:\n"
-	      "  --rules DIR   rule catalog to use (default: $ATTRIB_RULES, then\n"
-	      "                " RULESDIR ", then rules/ beside the program)\n"
+	      "  --rules DIR   rule catalog to use (default: $ATTRIB_RULES, then rules/\n"
+	      "                beside the program (a build tree), then " RULESDIR ");\n"
+	      "                a diagnosis names the one it used\n"
 	      "  -h, --help    this text; `attrib COMMAND --help` for a command\n"
 	      "  -V, --version print the version\n"
 	      "\n"
@@ -92,8 +93,10 @@ static bool is_dir(const char *p)
 	return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The catalog to use: --rules, $ATTRIB_RULES, the installed one, or the
- * rules/ directory beside the program (a build tree). */
+/* The catalog to use: --rules, $ATTRIB_RULES, the rules/ directory beside
+ * the program (a build tree: before the installed catalog, so that a
+ * development tree's ./attrib never silently uses an installed one), or the
+ * installed one.  A diagnosis names the catalog it used ("catalog"). */
 static const char *rules_path(void)
 {
 	static char beside[PATH_MAX];
@@ -104,8 +107,6 @@ static const char *rules_path(void)
 		return rules_opt;
 	if (getenv("ATTRIB_RULES") && *getenv("ATTRIB_RULES"))
 		return getenv("ATTRIB_RULES");
-	if (is_dir(RULESDIR))
-		return RULESDIR;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = 0;

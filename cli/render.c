@@ -192,4 +192,6 @@ void render_text(FILE *out, struct json_object *r)
 			json_str(c, "reason"));
 	}
 	fprintf(out, "\n%s\n", rv.explanation);
+	if (json_str(r, "catalog"))
+		fprintf(out, "\nRules        %s\n", json_str(r, "catalog"));
 }

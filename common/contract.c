@@ -433,6 +433,7 @@ const struct result_field result_fields[] = {
 	{ "engine.files", "integer", "engine" },
 	{ "engine.matched_lines", "integer", "engine" },
 	{ "engine.events", "integer", "engine" },
+	{ "catalog", "string", "engine" },
 	{ "explanation", "string", "engine" },
 	{ "attempt", "integer", "service" },
 	{ "end_time", "string", "service" },

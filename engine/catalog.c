@@ -869,6 +869,9 @@ attrib_catalog *attrib_catalog_load(const char *path, FILE *err)
 	cat->set = (struct settings){ .window_before = 300, .window_after = 120, .clock_skew = 5,
 				      .tie_window = 5, .history = 86400, .report_lag = 600,
 				      .max_evidence = 3 };
+	cat->path = realpath(path, NULL);
+	if (!cat->path)
+		cat->path = strdup_or_die(path);
 	list_files(path, &paths, err);
 	if (!paths.n) {
 		fprintf(err, "%s: no rule files (*.yaml)\n", path);
@@ -1020,6 +1023,7 @@ void attrib_catalog_free(attrib_catalog *cat)
 {
 	if (!cat)
 		return;
+	free(cat->path);
 	strlist_free(&cat->set.gpu_tags);
 	matcher_free(cat->matcher);
 	if (cat->code_index)

@@ -151,6 +151,7 @@ struct settings {
 };
 
 struct attrib_catalog {
+	char *path;	/* where it was loaded from (absolute when it exists): results name it */
 	struct settings set;
 	struct code **codes;
 	int ncodes;

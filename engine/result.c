@@ -466,6 +466,9 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 	json_object_object_add(eng, "matched_lines", json_object_new_int64(a->lines_scanned));
 	json_object_object_add(eng, "events", json_object_new_int64(a->events));
 	json_object_object_add(o, "engine", eng);
+	/* which catalog decided: a development tree's ./attrib and an installed
+	 * one may use different ones */
+	json_object_object_add(o, "catalog", str(a->cat->path));
 
 	free(culprit);
 	free(affected);

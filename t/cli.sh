@@ -18,6 +18,11 @@ check "analyze --json prints node-02 as culprit" "tr -d ' \n' <\"$tmp/out\" | gr
 check "analyze (text) exits 0" "[ $rc -eq 0 ]"
 check "text names the root cause line" "grep -q 'NVRM: Xid (PCI:0000:43:00): 149' \"$tmp/text\""
 check "text has a timeline" "grep -q '^Timeline' \"$tmp/text\""
+# the catalog a diagnosis used is named, in the text and the JSON
+cp -r "${ATTRIB_RULES:-$SRC/rules}" "$tmp/rules-copy"
+check "text names the catalog it used (\$ATTRIB_RULES)" "grep -qx 'Rules        $(cd "${ATTRIB_RULES:-$SRC/rules}" && pwd -P)' \"$tmp/text\""
+"$A" --rules "$tmp/rules-copy" analyze "$SRC/examples/xid149-nvlink" --json >"$tmp/out"
+check "JSON names the catalog --rules gave" "tr -d ' \n' <\"$tmp/out\" | grep -qF '\"catalog\":\"$(cd "$tmp/rules-copy" && pwd -P)\"'"
 
 # unusable cases: exit 2, one line on stderr
 mkdir -p "$tmp/empty"

@@ -690,6 +690,25 @@ static char *column(const char *s, size_t max)
 	return c;
 }
 
+/* column() for the text's fixed-width columns: a value cut to fit ends in
+ * '+' (an ASCII byte, so the column keeps its width), so a reader never
+ * takes a cut name for a whole one */
+static char *column_marked(const char *s, size_t max)
+{
+	char *c = column(s, SIZE_MAX / 4);
+
+	if (c && strlen(c) > max && max > 0) {
+		char *cut = column(c, max - 1);
+
+		free(c);
+		c = realloc(cut, strlen(cut) + 2);
+		if (!c)
+			abort();
+		strcat(c, "+");
+	}
+	return c;
+}
+
 static int list_row_clean(const struct store_row *r, void *arg);
 
 /* A row as the store holds it: its text columns come from job records and
@@ -701,9 +720,9 @@ static int list_row(const struct store_row *r, void *arg)
 	char *f[6];
 	int rc;
 
-	/* (text: USER is 8 bytes wide, cut at a character's start) */
+	/* (text: USER is 8 bytes wide, cut at a character's start and marked) */
 	c.cluster = f[0] = column(r->cluster, NAME_MAX_LEN);
-	c.user = f[1] = column(r->user, lo->json ? NAME_MAX_LEN : 8);
+	c.user = f[1] = lo->json ? column(r->user, NAME_MAX_LEN) : column_marked(r->user, 8);
 	c.state = f[2] = column(r->state, NAME_MAX_LEN);
 	c.sub_domain = f[3] = column(r->sub_domain, NAME_MAX_LEN);
 	c.culprits = f[4] = column(r->culprits, SVC_TEXT_MAX);

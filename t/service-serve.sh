@@ -87,8 +87,8 @@ make_bundle() { # JOB NODE > file (the example's node logs, as read from the ker
 	printf '{"schema":"attrib.bundle/v1","job_id":"%s","node":"%s","collected_at":"2026-11-29T08:15:00Z","files":[%s],"ranks":[{"rank":0,"node":"%s","local_rank":0,"gpu":"0","step":"0"}],"coverage":[]}' \
 		"$job" "$node" "$files" "$node"
 }
-make_record() { # JOB STATE > file (the example job, output read as root)
-	sed -e "s/\"job_id\": \"4242\"/\"job_id\": \"$1\"/" -e "s/\"state\": \"FAILED\"/\"state\": \"$2\"/" \
+make_record() { # JOB STATE > file (the example job, output read as root, a long user name)
+	sed -e 's/"user": "[^"]*"/"user": "maximiliana"/' -e "s/\"job_id\": \"4242\"/\"job_id\": \"$1\"/" -e "s/\"state\": \"FAILED\"/\"state\": \"$2\"/" \
 		-e "s|^{|{\"uid\": 0, \"gid\": 0, \"attempt\": 0, \"std_out\": \"$T/out/slurm-$1.out\",|" "$EX/job.json"
 }
 
@@ -167,6 +167,8 @@ PY
 check "attrib show --json agrees with attrib analyze --json on the engine's fields" agree
 "$A" list --config "$T/attrib.conf" >"$T/list.txt"
 check "attrib list shows the job" grep -Eq '^[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}  500 +[^ ]+ +InfraHW +node-02 +xid\.' "$T/list.txt"
+check "attrib list: a user name cut to its column ends in +" grep -q ' maximil+ ' "$T/list.txt"
+check "attrib list --json: the whole user name" sh -c "'$A' list --json --config '$T/attrib.conf' | grep -Eq '\"user\": ?\"maximiliana\"'"
 check "attrib list: header and lines within 80 columns" awk 'length > 80 { exit 1 }' "$T/list.txt"
 check "attrib list --node node-02" sh -c "'$A' list --json --node node-02 --config '$T/attrib.conf' | grep -Eq '\"job_id\": ?\"500\"'"
 check "attrib list --node node-01: none" sh -c "! '$A' list --json --node node-01 --config '$T/attrib.conf' | grep -q job_id"

@@ -52,9 +52,9 @@ struct json_object *svc_read_json(const char *path, size_t max, int depth, char 
 struct json_object *svc_read_json_owned(const char *path, size_t max, int depth,
 					bool (*owner_ok)(uid_t), struct stat *st, char *err,
 					size_t errlen);
-/* False when the bundle's window ended before the attempt started (a
- * requeued job's earlier attempt). */
-bool spool_bundle_fresh(const char *bundle_path, const char *start, size_t max);
+/* False when the bundle's (parsed) tasks started before the attempt
+ * started at start (RFC 3339): a requeued job's earlier attempt's. */
+bool spool_bundle_fresh(struct json_object *bundle, const char *start);
 /* Parses len bytes as exactly one JSON value (white space may follow). */
 struct json_object *svc_parse_json(const char *buf, size_t len, int depth, char *err, size_t errlen);
 
@@ -236,9 +236,11 @@ char *read_tail_as_user(const char *path, uid_t uid, gid_t gid, size_t max, size
 /* Builds STATE/cases/JOBID.ATTEMPT from record (a parsed job record) and the
  * bundles in STATE/incoming/JOBID.  Returns the case path (caller frees) or
  * NULL with a reason; coverage entries the engine cannot know of (bundle
- * sources in error, app files not read, missing bundles) go to cov. */
+ * sources in error, app files not read, missing bundles) go to cov.  A
+ * bundle of an earlier attempt (spool_bundle_fresh) is removed, not used,
+ * and counted in *stale (stale may be NULL). */
 char *casebuild(const struct attrib_config *conf, struct json_object *record,
-		const char *job_id, long attempt, struct json_object *cov, char *err,
+		const char *job_id, long attempt, struct json_object *cov, int *stale, char *err,
 		size_t errlen);
 
 /* ---- store.c: SQLite (STATE/attrib.db) ------------------------------------ */

@@ -226,17 +226,13 @@ int spool_prepare(const char *state_dir, char *err, size_t errlen)
  * finish after the next attempt's record is written.  Without task start
  * times the bundle is taken (its window includes a margin, so it cannot
  * tell the attempts apart). */
-bool spool_bundle_fresh(const char *bundle_path, const char *start, size_t max)
+bool spool_bundle_fresh(struct json_object *b, const char *start)
 {
-	struct json_object *b, *ranks;
-	char err[256];
+	struct json_object *ranks;
 	double t_start, latest = 0;
 
 	if (!start || !time_parse_rfc3339(start, &t_start))
 		return true;
-	b = svc_read_json(bundle_path, max, JSON_MAX_DEPTH, err, sizeof(err));
-	if (!b)
-		return true;	/* unreadable: casebuild says so in coverage */
 	if (json_object_object_get_ex(b, "ranks", &ranks) && json_object_is_type(ranks, json_type_array))
 		for (size_t i = 0; i < json_object_array_length(ranks); i++) {
 			struct json_object *st;
@@ -247,7 +243,6 @@ bool spool_bundle_fresh(const char *bundle_path, const char *start, size_t max)
 			    time_parse_rfc3339(json_object_get_string(st), &t) && t > latest)
 				latest = t;
 		}
-	json_object_put(b);
 	/* a task of this attempt starts after slurmctld started the attempt;
 	 * one second absorbs the skew of NTP-synchronised clocks (a requeued
 	 * attempt can start seconds after the last one's tasks did) */

@@ -11,7 +11,9 @@
 # reads job output as the job's user, and MUNGE credentials must be
 # root's), munged, munge, python3: exit 77 (skip) otherwise.  Environment:
 # ATTRIB (./attrib), OUT (where summary.json and the logs stay; a temporary
-# directory, removed, by default), KEEP=1 keeps the temporary one.
+# directory, removed, by default), KEEP=1 keeps the temporary one,
+# STATE (StateDir: another file system, e.g. /dev/shm/x, to see what the
+# disk costs), CONF_EXTRA (lines added to attrib.conf, e.g. "HttpThreads = 16").
 set -u
 NODES=${1:-2048}
 LINES=${2:-1000}
@@ -71,13 +73,14 @@ nodes = json.load(open('$T/case/job.json'))['nodes']
 print(', '.join(f'{n}={node_addr(i)}' for i, n in enumerate(nodes)))")
 cat >"$T/attrib.conf" <<EOF
 SpoolDir = $T/spool
-StateDir = $T/state
+StateDir = ${STATE:-$T/state}
 RulesDir = $SRC/rules
 Listen = 127.0.0.1:$port
 BundleDeadline = 120
 ReconcileInterval = 0
 LogFile = $T/attrib.log
 NodeAddresses = $addrs
+${CONF_EXTRA:-}
 EOF
 URL=http://127.0.0.1:$port
 "$A" serve --config "$T/attrib.conf" --foreground 2>>"$T/serve.err" &
@@ -91,7 +94,7 @@ done
 [ -n "$up" ] || { cat "$T/serve.err"; echo "FAIL: attrib serve did not start"; exit 1; }
 
 echo "== burst: $NODES bundles within $SPREAD s (service pid $spid, load $(cut -d' ' -f1-3 /proc/loadavg))"
-python3 "$SRC/bench/burst/burst.py" --case "$T/case" --state "$T/state" --spool "$T/spool" \
+python3 "$SRC/bench/burst/burst.py" --case "$T/case" --state "${STATE:-$T/state}" --spool "$T/spool" \
 	--url "$URL" --service-pid "$spid" --munge-key "$T/munge/key" --out-dir "$T" --spread "$SPREAD"
 rc=$?
 "$A" show 4815162 --config "$T/attrib.conf" >"$T/show.txt" 2>&1 && head -5 "$T/show.txt"

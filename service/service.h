@@ -208,10 +208,18 @@ int spool_each_record(const char *dir, int (*fn)(const char *dir, const char *fi
 
 /* STATE/incoming/JOBID/NODE.json */
 char *spool_bundle_path(const char *state_dir, const char *job_id, const char *node);
-/* Moves the finished temporary file tmp_path (fsynced by the caller) to
- * STATE/incoming/JOBID/NODE.json atomically; 0 or -1 with errno. */
-int spool_commit_bundle(const char *state_dir, const char *tmp_path, const char *job_id,
-			const char *node);
+/* Finished uploads made durable together: each temporary file (fd, open;
+ * closed here) is fsynced and renamed to STATE/incoming/JOBID/NODE.json,
+ * and each directory that changed is fsynced once.  Each one's err: 0 when
+ * it is durable in place, else an errno; placed: it was renamed (tmp is
+ * gone) even if a later fsync failed. */
+struct spool_pending {
+	int fd;
+	const char *tmp, *job_id, *node;
+	int err;
+	bool placed;
+};
+void spool_commit_bundles(const char *state_dir, struct spool_pending *v, size_t n);
 /* A fresh temporary file for an upload in STATE/incoming/.tmp; fd or -1. */
 int spool_tmp_bundle(const char *state_dir, char *path, size_t pathlen);
 /* Removes STATE/incoming/JOBID (the job's bundles, after attribution). */

@@ -78,8 +78,11 @@ def bundle_of(case, job, node, ranks):
 
 def credentials(nodes, bodies, job_id, key, workdir, batch=64, ttl=900):
     """One credential per node, each encoded by a munged whose origin is
-    the node's address.  batch munged run at a time."""
+    the node's address.  batch munged run at a time.  And a forged one:
+    node 0's payload encoded on node 1 (its root claiming node 0's
+    evidence), which the service must refuse."""
     creds = [None] * len(nodes)
+    forged = None
     for lo in range(0, len(nodes), batch):
         procs = []
         idx = range(lo, min(lo + batch, len(nodes)))
@@ -106,6 +109,10 @@ def credentials(nodes, bodies, job_id, key, workdir, batch=64, ttl=900):
                 if r.returncode:
                     sys.exit(f'munge for {nodes[i]}: {r.stderr.strip()}')
                 creds[i] = r.stdout.strip()
+                if i == 1:
+                    payload = f'attrib-bundle:v1:{job_id}:{nodes[0]}:{hashlib.sha256(bodies[0]).hexdigest()}'
+                    forged = subprocess.run(['munge', '-S', sock, '-t', str(ttl), '-s', payload],
+                                            capture_output=True, text=True, check=True).stdout.strip()
         finally:
             for p in procs:
                 p.terminate()
@@ -113,7 +120,7 @@ def credentials(nodes, bodies, job_id, key, workdir, batch=64, ttl=900):
                 p.wait()
         for i in idx:
             shutil.rmtree(os.path.join(workdir, f'm{i}'), ignore_errors=True)
-    return creds
+    return creds, forged
 
 
 def proc_cpu(pid):
@@ -206,12 +213,14 @@ def main():
     t = time.perf_counter()
     work = tempfile.mkdtemp(prefix='munge-', dir=a.out_dir)
     os.chmod(work, 0o711)
-    creds = credentials(nodes, bodies, job_id, a.munge_key, work)
+    creds, forged = credentials(nodes, bodies, job_id, a.munge_key, work)
     os.rmdir(work)
     print(f'{N} credentials from {N} origins made, {time.perf_counter() - t:.1f} s', flush=True)
-    heads = [(f'POST /v1/bundle HTTP/1.1\r\nHost: {host}:{port}\r\nUser-Agent: attrib-burst\r\n'
-              f'Content-Type: application/json\r\nContent-Length: {len(bodies[i])}\r\n'
-              f'X-Attrib-Credential: {creds[i]}\r\nConnection: close\r\n\r\n').encode() for i in range(N)]
+    def head(i, cred):
+        return (f'POST /v1/bundle HTTP/1.1\r\nHost: {host}:{port}\r\nUser-Agent: attrib-burst\r\n'
+                f'Content-Type: application/json\r\nContent-Length: {len(bodies[i])}\r\n'
+                f'X-Attrib-Credential: {cred}\r\nConnection: close\r\n\r\n').encode()
+    heads = [head(i, creds[i]) for i in range(N)]
 
     # the job record, as jobcomp/attrib writes it (atomically) at the job's end
     rec = {k: v for k, v in job.items() if k != 'ranks'}
@@ -235,11 +244,15 @@ def main():
         await asyncio.gather(*(post(i, host, port, heads[i], bodies[i], t0, i * a.spread / N, res)
                                for i in range(N)))
     asyncio.run(burst())
-    t_sent = time.perf_counter()
     poller.join(a.wait)
     stop.set()
     poller.join()
     cpu1 = proc_cpu(a.service_pid)
+    # then the forgery: node 0's bundle from node 0's address, with a
+    # credential node 1's munged made (after the timing, so as not to count)
+    fres = [None]
+    if forged and N > 1:
+        asyncio.run(post(0, host, port, head(0, forged), bodies[0], time.perf_counter(), 0, fres))
 
     ok = [r for r in res if r and r[2] == 202]
     bad = [(nodes[i], r[2], r[3]) for i, r in enumerate(res) if not r or r[2] != 202]
@@ -261,6 +274,7 @@ def main():
         'diagnosis': {'sub_domain': result.get('sub_domain'), 'root_code': rc.get('code'),
                       'culprit_nodes': result.get('culprit_nodes')},
         'expected': {k: exp[k] for k in ('sub_domain', 'root_code', 'culprit_nodes')},
+        'forged_credential_status': fres[0][2] if fres[0] else None,
         'missing_nodes': sum(1 for c in result.get('coverage', [])
                              if c.get('status') == 'missing' and c.get('source', '').startswith('nodes/')),
     }
@@ -269,8 +283,8 @@ def main():
         f.write('\n')
     print(json.dumps(summary, indent=1))
     right = (summary['accepted'] == N and summary['diagnosis'] == summary['expected'] and
-             summary['missing_nodes'] == 0 and 'stored' in got)
-    del t_sent
+             summary['missing_nodes'] == 0 and 'stored' in got and
+             (N < 2 or summary['forged_credential_status'] == 403))
     return 0 if right else 1
 
 

@@ -141,13 +141,15 @@ def proc_status(pid, key):
 async def post(i, host, port, head, body, t0, at, res):
     await asyncio.sleep(max(0.0, t0 + at - time.perf_counter()))
     began = time.perf_counter()
-    status, err = 0, ''
+    status, err, conn, sent = 0, '', float('nan'), float('nan')
     try:
         r, w = await asyncio.wait_for(
             asyncio.open_connection(host, port, local_addr=(node_addr(i), 0)), 30)
+        conn = time.perf_counter() - began
         w.write(head)
         w.write(body)
         await w.drain()
+        sent = time.perf_counter() - began
         data = await asyncio.wait_for(r.read(), 60)      # Connection: close
         w.close()
         line = data.split(b'\r\n', 1)[0].split()
@@ -156,7 +158,7 @@ async def post(i, host, port, head, body, t0, at, res):
             err = data[-300:].decode('utf-8', 'replace')
     except Exception as e:                              # counted, not raised
         err = f'{type(e).__name__}: {e}'
-    res[i] = (began - t0, time.perf_counter() - began, status, err)
+    res[i] = (began - t0, time.perf_counter() - began, status, err, conn, sent)
 
 
 def poll_store(db, job_id, stop, out):
@@ -265,6 +267,12 @@ def main():
         'accepted': len(ok), 'rejected': len(bad), 'first_rejections': bad[:5],
         'accept_p50_ms': round(pct(acc, 50) * 1e3, 1), 'accept_p99_ms': round(pct(acc, 99) * 1e3, 1),
         'accept_max_ms': round(max(acc, default=float('nan')) * 1e3, 1),
+        # where an accept's time goes: connected, body written (into the
+        # socket buffers), then the answer (the service's checks and commit)
+        'connect_p50_ms': round(pct([r[4] for r in ok], 50) * 1e3, 1),
+        'sent_p50_ms': round(pct([r[5] for r in ok], 50) * 1e3, 1),
+        'answer_after_sent_p50_ms': round(pct([r[1] - r[5] for r in ok], 50) * 1e3, 1),
+        'late_start_p50_ms': round(pct([r[0] - i * a.spread / N for i, r in enumerate(res) if r and r[2] == 202], 50) * 1e3, 1),
         'last_bundle_s': round(last, 3),
         'last_to_stored_s': round(got['stored'] - t0 - last, 3) if 'stored' in got else None,
         'record_to_stored_s': round(got['stored'] - t0, 3) if 'stored' in got else None,

@@ -255,6 +255,8 @@ static long step_key(struct json_object *r)
 	return *end || v < 0 ? -1 : v;
 }
 
+/* Every task record of node's bundle into ranks, as it comes; one per
+ * rank is kept at the end (ranks_finish). */
 static void add_ranks(struct json_object *ranks, struct json_object *bundle, const char *node)
 {
 	struct json_object *arr, *v;
@@ -265,12 +267,10 @@ static void add_ranks(struct json_object *ranks, struct json_object *bundle, con
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		struct json_object *r = json_object_array_get_idx(arr, i), *copy = NULL;
 		const char *rn;
-		int rank;
-		size_t k;
 
 		if (!json_object_is_type(r, json_type_object) ||
 		    !json_object_object_get_ex(r, "rank", &v) || !json_object_is_type(v, json_type_int) ||
-		    (rank = json_object_get_int(v)) < 0)
+		    json_object_get_int(v) < 0)
 			continue;
 		rn = json_str(r, "node");
 		if (rn && strcmp(rn, node))
@@ -278,30 +278,53 @@ static void add_ranks(struct json_object *ranks, struct json_object *bundle, con
 		if (json_object_deep_copy(r, &copy, NULL) || !copy)
 			continue;
 		json_object_object_add(copy, "node", json_object_new_string(node));
-		for (k = 0; k < json_object_array_length(ranks); k++) {
-			struct json_object *o = json_object_array_get_idx(ranks, k), *ov;
-
-			json_object_object_get_ex(o, "rank", &ov);
-			if (json_object_get_int(ov) == rank)
-				break;
-		}
-		if (k == json_object_array_length(ranks))
-			json_object_array_add(ranks, copy);
-		else if (step_key(copy) >= step_key(json_object_array_get_idx(ranks, k)))
-			json_object_array_put_idx(ranks, k, copy);
-		else
-			json_object_put(copy);
+		json_object_array_add(ranks, copy);
 	}
 }
 
-static int by_rank(const void *a, const void *b)
-{
-	struct json_object *x = *(struct json_object *const *)a, *y = *(struct json_object *const *)b;
-	struct json_object *rx, *ry;
+struct rank_ref {
+	int rank;
+	long step;
+	size_t seq;	/* order of arrival */
+	struct json_object *o;
+};
 
-	json_object_object_get_ex(x, "rank", &rx);
-	json_object_object_get_ex(y, "rank", &ry);
-	return json_object_get_int(rx) - json_object_get_int(ry);
+static int by_rank_step_seq(const void *a, const void *b)
+{
+	const struct rank_ref *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The ranks by rank number, one record each: a later srun step wins over
+ * the batch script's, and of equal steps the record that came last.  By
+ * sorting, not by looking each record up among those before it: 16,384
+ * ranks would cost 134 million comparisons. */
+static struct json_object *ranks_finish(struct json_object *all)
+{
+	size_t n = json_object_array_length(all);
+	struct rank_ref *v = calloc(n ? n : 1, sizeof(*v));
+	struct json_object *out = json_object_new_array_ext((int)n), *r;
+
+	if (!v)
+		return out;
+	for (size_t i = 0; i < n; i++) {
+		v[i].o = json_object_array_get_idx(all, i);
+		json_object_object_get_ex(v[i].o, "rank", &r);
+		v[i].rank = json_object_get_int(r);
+		v[i].step = step_key(v[i].o);
+		v[i].seq = i;
+	}
+	qsort(v, n, sizeof(*v), by_rank_step_seq);
+	for (size_t i = 0; i < n; i++)
+		if (i + 1 == n || v[i + 1].rank != v[i].rank)
+			json_object_array_add(out, json_object_get(v[i].o));
+	free(v);
+	return out;
 }
 
 /* A bundle file's origin for evidence.json.  The bundle is the root
@@ -322,8 +345,9 @@ static const char *origin_of(struct json_object *f)
 /* nodes/NODE/<files> from NODE's bundle (each with its origin in
  * manifest); its ranks and coverage. */
 static void node_evidence(const struct attrib_config *conf, const char *case_dir,
-			  const char *job_id, const char *node, struct json_object *ranks,
-			  struct json_object *cov, struct json_object *manifest)
+			  const char *job_id, const char *node, const char *start,
+			  struct json_object *ranks, struct json_object *cov,
+			  struct json_object *manifest, int *stale)
 {
 	char *bpath = spool_bundle_path(conf->state_dir, job_id, node), dir[PATH_MAX], err[256];
 	struct json_object *b, *files, *bc;
@@ -341,7 +365,6 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 		free(bpath);
 		return;
 	}
-	free(bpath);
 	if (!(s = json_str(b, "schema")) || strcmp(s, ATTRIB_BUNDLE_SCHEMA) ||
 	    !(s = json_str(b, "job_id")) || strcmp(s, job_id) ||
 	    !(s = json_str(b, "node")) || strcmp(s, node)) {
@@ -349,8 +372,22 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 		cov_add(cov, dir, "error", "bundle is not %s of job %s from %s", ATTRIB_BUNDLE_SCHEMA, job_id,
 			node);
 		json_object_put(b);
+		free(bpath);
 		return;
 	}
+	/* checked here, on the bundle parsed once for the case, not by the
+	 * main loop on every bundle each time one more arrives */
+	if (!spool_bundle_fresh(b, start)) {
+		/* this attempt's own bundle replaces it (the caller may wait) */
+		log_msg(LOGL_INFO, "job %s: dropping %s, from an earlier attempt", job_id, bpath);
+		unlink(bpath);
+		if (stale)
+			(*stale)++;
+		json_object_put(b);
+		free(bpath);
+		return;
+	}
+	free(bpath);
 	snprintf(dir, sizeof(dir), "%s/nodes/%s", case_dir, node);
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		log_msg(LOGL_ERROR, "cannot create %s: %s", dir, strerror(errno));
@@ -518,7 +555,7 @@ static void sched_log(const struct attrib_config *conf, const char *case_dir, co
 }
 
 char *casebuild(const struct attrib_config *conf, struct json_object *record, const char *job_id,
-		long attempt, struct json_object *cov, char *err, size_t errlen)
+		long attempt, struct json_object *cov, int *stale, char *err, size_t errlen)
 {
 	struct json_object *job = NULL, *nodes, *ranks = json_object_new_array();
 	struct json_object *evidence = json_object_new_object(), *manifest = json_object_new_object();
@@ -527,6 +564,8 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 	struct job_record_view jr;
 	const char *so, *se;
 
+	if (stale)
+		*stale = 0;
 	if (!contract_valid_name(job_id)) {
 		snprintf(err, errlen, "job id \"%.64s\" cannot be a path", job_id);
 		goto fail;
@@ -562,7 +601,8 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 					node ? node : "");
 				continue;
 			}
-			node_evidence(conf, dir, job_id, node, ranks, cov, manifest);
+			node_evidence(conf, dir, job_id, node, json_str(record, "start_time"),
+				      ranks, cov, manifest, stale);
 		}
 	}
 	/* without it the engine would trust every node file as a hand-made
@@ -578,10 +618,8 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 			goto fail;
 		}
 	}
-	if (json_object_array_length(ranks)) {
-		json_object_array_sort(ranks, by_rank);
-		json_object_object_add(job, "ranks", json_object_get(ranks));
-	}
+	if (json_object_array_length(ranks))
+		json_object_object_add(job, "ranks", ranks_finish(ranks));
 
 	job_record_read(record, &jr, why, sizeof(why));	/* the engine judges the rest */
 	so = jr.std_out;

@@ -202,27 +202,35 @@ static void add_revision(store *s, struct json_object *res, const struct record_
 	free(prev_text);
 }
 
-/* late: NULL for a first diagnosis; for a revision, why (the late nodes) */
+/* late: NULL for a first diagnosis; for a revision, why (the late nodes).
+ * may_wait: a bundle of an earlier attempt among the inputs (casebuild
+ * drops it) means waiting for this attempt's own: 0, nothing stored. */
 static int attribute(const struct attrib_config *conf, const attrib_catalog *cat, store *s,
 		     struct json_object *rec, const char *path, const struct record_name *rn,
-		     long long now, const char *late)
+		     long long now, const char *late, bool may_wait)
 {
 	struct json_object *cov = json_object_new_array(), *res;
 	struct result_view view;
 	struct job_record_view jr;
 	char err[512], *case_dir, *culprits, *comment;
 	const char *text;
-	int put;
+	int put, stale = 0;
 	struct timespec began;
 
 	clock_gettime(CLOCK_MONOTONIC, &began);
 	job_record_read(rec, &jr, err, sizeof(err));	/* the engine judges it */
-	case_dir = casebuild(conf, rec, rn->job_id, rn->attempt, cov, err, sizeof(err));
+	case_dir = casebuild(conf, rec, rn->job_id, rn->attempt, cov, &stale, err, sizeof(err));
 	if (!case_dir) {
 		log_msg(LOGL_ERROR, "job %s attempt %ld: cannot build the case: %s", rn->job_id,
 			rn->attempt, err);
 		json_object_put(cov);
 		return -1;
+	}
+	if (stale && may_wait) {
+		svc_rmtree(case_dir);
+		free(case_dir);
+		json_object_put(cov);
+		return 0;
 	}
 	res = attrib_analyze(cat, case_dir, err, sizeof(err));
 	if (!res) {
@@ -375,24 +383,19 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 		return 1;
 	}
 	reconciled = jr.reconciled;
-	const char *start = jr.start_time;
+	bool may_wait = !reconciled && now - st.st_mtime < conf->bundle_deadline;
+	/* which bundles are there, not yet what they hold: this runs each
+	 * time a bundle arrives (casebuild drops an earlier attempt's) */
 	if ((nodes = jr.nodes))
 		for (size_t i = 0; i < json_object_array_length(nodes); i++) {
 			char *b = spool_bundle_path(conf->state_dir, rn->job_id,
 						    json_object_get_string(json_object_array_get_idx(nodes, i)));
 
-			if (b && access(b, F_OK) == 0 &&
-			    !spool_bundle_fresh(b, start, conf->max_bundle_bytes)) {
-				/* an earlier attempt's: this attempt's own replaces it */
-				log_msg(LOGL_INFO, "job %s attempt %ld: dropping %s, from an earlier attempt",
-					rn->job_id, rn->attempt, b);
-				unlink(b);
-			}
 			if (!b || access(b, F_OK) < 0)
 				missing++;
 			free(b);
 		}
-	if (missing && !reconciled && now - st.st_mtime < conf->bundle_deadline) {
+	if (missing && may_wait) {
 		json_object_put(rec);
 		return 0;	/* waiting for bundles */
 	}
@@ -400,7 +403,7 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 		log_msg(LOGL_INFO, "job %s attempt %ld: %d of %zu bundles missing%s", rn->job_id,
 			rn->attempt, missing, json_object_array_length(nodes),
 			reconciled ? "" : " at BundleDeadline");
-	rc = attribute(conf, cat, s, rec, path, rn, now, NULL);
+	rc = attribute(conf, cat, s, rec, path, rn, now, NULL, may_wait);
 	json_object_put(rec);
 	return rc;
 }
@@ -523,7 +526,7 @@ static void revise_late(struct loop *l)
 
 		snprintf(why, sizeof(why), "%s%s", late[0] ? "late bundles from " : "",
 			 late[0] ? late : "an interrupted revision, again");
-		attribute(conf, l->cat, l->s, rec, NULL, &rn, time(NULL), why);
+		attribute(conf, l->cat, l->s, rec, NULL, &rn, time(NULL), why, false);
 		json_object_put(rec);
 	}
 }

@@ -33,9 +33,9 @@
 
 /* ---- util.c: files ---------------------------------------------------- */
 
-/* False when the bundle's window ended before the attempt started (a
- * requeued job's earlier attempt). */
-bool spool_bundle_fresh(const char *bundle_path, const char *start, size_t max);
+/* False when the bundle's (parsed) tasks started before the attempt
+ * started at start (RFC 3339): a requeued job's earlier attempt's. */
+bool spool_bundle_fresh(struct json_object *bundle, const char *start);
 /* Writes data to path atomically: a dot-file beside it, fsync, rename,
  * fsync of the directory.  Mode 0600.  0 or -1 with errno. */
 int svc_write_atomic(const char *path, const void *data, size_t len);
@@ -168,10 +168,18 @@ int spool_each_record(const char *dir, int (*fn)(const char *dir, const char *fi
 
 /* STATE/incoming/JOBID/NODE.json */
 char *spool_bundle_path(const char *state_dir, const char *job_id, const char *node);
-/* Moves the finished temporary file tmp_path (fsynced by the caller) to
- * STATE/incoming/JOBID/NODE.json atomically; 0 or -1 with errno. */
-int spool_commit_bundle(const char *state_dir, const char *tmp_path, const char *job_id,
-			const char *node);
+/* Finished uploads made durable together: each temporary file (fd, open;
+ * closed here) is fsynced and renamed to STATE/incoming/JOBID/NODE.json,
+ * and each directory that changed is fsynced once.  Each one's err: 0 when
+ * it is durable in place, else an errno; placed: it was renamed (tmp is
+ * gone) even if a later fsync failed. */
+struct spool_pending {
+	int fd;
+	const char *tmp, *job_id, *node;
+	int err;
+	bool placed;
+};
+void spool_commit_bundles(const char *state_dir, struct spool_pending *v, size_t n);
 /* A fresh temporary file for an upload in STATE/incoming/.tmp; fd or -1. */
 int spool_tmp_bundle(const char *state_dir, char *path, size_t pathlen);
 /* Removes STATE/incoming/JOBID (the job's bundles, after attribution). */
@@ -196,9 +204,11 @@ char *read_tail_as_user(const char *path, uid_t uid, gid_t gid, size_t max, size
 /* Builds STATE/cases/JOBID.ATTEMPT from record (a parsed job record) and the
  * bundles in STATE/incoming/JOBID.  Returns the case path (caller frees) or
  * NULL with a reason; coverage entries the engine cannot know of (bundle
- * sources in error, app files not read, missing bundles) go to cov. */
+ * sources in error, app files not read, missing bundles) go to cov.  A
+ * bundle of an earlier attempt (spool_bundle_fresh) is removed, not used,
+ * and counted in *stale (stale may be NULL). */
 char *casebuild(const struct attrib_config *conf, struct json_object *record,
-		const char *job_id, long attempt, struct json_object *cov, char *err,
+		const char *job_id, long attempt, struct json_object *cov, int *stale, char *err,
 		size_t errlen);
 
 /* ---- store.c: SQLite (STATE/attrib.db) ------------------------------------ */

@@ -207,7 +207,10 @@ static void request(const char *method, const char *path, const char *cred, cons
 				break;
 			off += n;
 		}
-	shutdown(fd, SHUT_WR);
+	/* no shutdown(SHUT_WR): as curl, the collector's client, the sending
+	 * side stays open until the answer (a bundle's connection is suspended
+	 * while it is committed, and libmicrohttpd takes an end of stream read
+	 * then for an abort: the bundle is spooled, the answer lost) */
 	while (got < sizeof(buf) - 1 && (n = recv(fd, buf + got, sizeof(buf) - 1 - got, 0)) > 0)
 		got += n;
 	close(fd);

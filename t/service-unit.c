@@ -670,6 +670,82 @@ static int drain_line(const struct drain_row *d, void *arg)
 	return 0;
 }
 
+/* A bundle of the earlier attempt (its tasks started before this attempt
+ * did) is dropped when the case is built, and this attempt's own is waited
+ * for; nothing is stored meanwhile. */
+START_TEST(stale_bundle_waited_for)
+{
+	struct svc v;
+
+	svc_setup(&v, 120);
+	mkdir_p(v.dir, "out");
+	write_file(v.dir, "out/slurm-77.out", "starting\n");
+	put_record(&v, "spool/jobs/77.0.json", "FAILED", "[\"a\"]");
+	mkdir_p(v.dir, "state/incoming/77");
+	write_file(v.dir, "state/incoming/77/a.json",
+		   "{\"schema\":\"attrib.bundle/v1\",\"job_id\":\"77\",\"node\":\"a\",\"files\":[],"
+		   "\"ranks\":[{\"rank\":0,\"node\":\"a\",\"start_time\":\"2025-11-29T07:00:00Z\"}]}");
+	ck_assert_int_eq(process(&v, "77.0.json"), 0);
+	ck_assert(!exists(&v, "state/incoming/77/a.json"));	/* dropped */
+	ck_assert(!exists(&v, "state/cases/77.0"));
+	ck_assert_int_eq(store_has_result(v.s, "77", 0), 0);
+	ck_assert_int_eq(process(&v, "77.0.json"), 0);	/* still waiting, without it */
+	put_bundle(&v, "a", "2025-11-29T08:12:00+00:00 a kernel: GPU exploded\\n");
+	ck_assert_int_eq(process(&v, "77.0.json"), 1);
+	ck_assert_int_eq(store_has_result(v.s, "77", 0), 1);
+	svc_teardown(&v);
+}
+END_TEST
+
+/* job.json's ranks: one record per rank, by rank; a later srun step wins
+ * over the batch script's, and of equal steps the bundle read last. */
+START_TEST(ranks_merged_by_step)
+{
+	struct svc v;
+	static const char *const bundle =
+		"{\"schema\":\"attrib.bundle/v1\",\"job_id\":\"77\",\"node\":\"%s\",\"files\":[],"
+		"\"ranks\":[%s]}";
+	char buf[1024], err[256];
+
+	svc_setup(&v, 120);
+	mkdir_p(v.dir, "out");
+	write_file(v.dir, "out/slurm-77.out", "starting\n");
+	put_record(&v, "spool/jobs/77.0.json", "FAILED", "[\"a\",\"b\"]");
+	mkdir_p(v.dir, "state/incoming/77");
+	snprintf(buf, sizeof(buf), bundle, "a",
+		 "{\"rank\":2,\"step\":\"batch\",\"pid\":1},{\"rank\":1,\"step\":\"0\",\"pid\":2},"
+		 "{\"rank\":0,\"step\":\"1\",\"pid\":3},{\"rank\":3,\"step\":\"0\",\"pid\":4}");
+	write_file(v.dir, "state/incoming/77/a.json", buf);
+	snprintf(buf, sizeof(buf), bundle, "b",
+		 "{\"rank\":2,\"step\":\"0\",\"pid\":5},{\"rank\":1,\"step\":\"batch\",\"pid\":6},"
+		 "{\"rank\":0,\"step\":\"0\",\"pid\":7},{\"rank\":3,\"step\":\"0\",\"pid\":8}");
+	write_file(v.dir, "state/incoming/77/b.json", buf);
+	ck_assert_int_eq(process(&v, "77.0.json"), 1);
+
+	char *p = path_join(v.dir, "state/cases/77.0/job.json");
+	struct json_object *job = json_read_file(p, 1 << 20, 32, err, sizeof(err)), *ranks;
+	free(p);
+	ck_assert_msg(job != NULL, "%s", err);
+	ck_assert(json_object_object_get_ex(job, "ranks", &ranks));
+	ck_assert_int_eq(json_object_array_length(ranks), 4);
+	/* rank 0: step 1 (a) over step 0 (b); 1: step 0 (a) over batch (b);
+	 * 2: step 0 (b) over batch (a); 3: equal steps, b's came last */
+	static const int pid[4] = { 3, 2, 5, 8 };
+	static const char *const node[4] = { "a", "a", "b", "b" };
+	for (int i = 0; i < 4; i++) {
+		struct json_object *r = json_object_array_get_idx(ranks, i), *x;
+
+		ck_assert(json_object_object_get_ex(r, "rank", &x));
+		ck_assert_int_eq(json_object_get_int(x), i);
+		ck_assert(json_object_object_get_ex(r, "pid", &x));
+		ck_assert_int_eq(json_object_get_int(x), pid[i]);
+		ck_assert_str_eq(json_str(r, "node"), node[i]);
+	}
+	json_object_put(job);
+	svc_teardown(&v);
+}
+END_TEST
+
 START_TEST(record_attributed_once)
 {
 	struct svc v;
@@ -817,25 +893,23 @@ END_TEST
 
 START_TEST(bundle_of_earlier_attempt_is_stale)
 {
-	char *dir = tmpdir(), *p = path_join(dir, "n1.json");
+	struct json_object *p = json_tokener_parse("{\"schema\": \"attrib.bundle/v1\", \"ranks\": ["
+						   "{\"rank\": 0, \"start_time\": \"2026-11-29T08:00:00Z\"},"
+						   "{\"rank\": 1, \"start_time\": \"2026-11-29T08:00:01Z\"}]}");
 
-	write_file(dir, "n1.json", "{\"schema\": \"attrib.bundle/v1\", \"ranks\": ["
-		   "{\"rank\": 0, \"start_time\": \"2026-11-29T08:00:00Z\"},"
-		   "{\"rank\": 1, \"start_time\": \"2026-11-29T08:00:01Z\"}]}");
+	ck_assert_ptr_nonnull(p);
 	/* attempt 1 started at 08:30: these tasks ran in attempt 0 */
-	ck_assert(!spool_bundle_fresh(p, "2026-11-29T08:30:00Z", 1 << 20));
+	ck_assert(!spool_bundle_fresh(p, "2026-11-29T08:30:00Z"));
 	/* the attempt they ran in (a second of clock skew allowed) */
-	ck_assert(spool_bundle_fresh(p, "2026-11-29T08:00:01.500Z", 1 << 20));
+	ck_assert(spool_bundle_fresh(p, "2026-11-29T08:00:01.500Z"));
 	/* an attempt requeued seconds later is another attempt */
-	ck_assert(!spool_bundle_fresh(p, "2026-11-29T08:00:04Z", 1 << 20));
+	ck_assert(!spool_bundle_fresh(p, "2026-11-29T08:00:04Z"));
 	/* no task times to tell by, or no start in the record: taken */
-	write_file(dir, "n2.json", "{\"schema\": \"attrib.bundle/v1\", \"ranks\": []}");
-	char *p2 = path_join(dir, "n2.json");
-	ck_assert(spool_bundle_fresh(p2, "2026-11-29T08:30:00Z", 1 << 20));
-	ck_assert(spool_bundle_fresh(p, NULL, 1 << 20));
-	free(p);
-	free(p2);
-	rmtree(dir);
+	struct json_object *p2 = json_tokener_parse("{\"schema\": \"attrib.bundle/v1\", \"ranks\": []}");
+	ck_assert(spool_bundle_fresh(p2, "2026-11-29T08:30:00Z"));
+	ck_assert(spool_bundle_fresh(p, NULL));
+	json_object_put(p);
+	json_object_put(p2);
 }
 END_TEST
 
@@ -1112,6 +1186,8 @@ int main(void)
 	tcase_add_test(t, bundlescan_agrees_with_json_c);
 	tcase_add_test(t, drain_takes_only_drain_actions);
 	tcase_add_test(t, bundle_of_earlier_attempt_is_stale);
+	tcase_add_test(t, stale_bundle_waited_for);
+	tcase_add_test(t, ranks_merged_by_step);
 	tcase_add_test(t, drain_refuses_what_is_not_a_node_fault);
 	tcase_add_test(t, drain_reason_is_short_and_safe);
 	tcase_add_test(t, log_message_is_one_line);

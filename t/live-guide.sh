@@ -118,9 +118,12 @@ else
 	fi
 	ok "make deb builds the packages ($(since "$t") s)"
 fi
-DEBS=$(ls "$B"/deb/*.deb)
+DEBS=$(ls "$B"/deb/*.deb | grep -v -- '-dbgsym_')
 names=''
 for d in $DEBS; do names="$names $(dpkg-deb -f "$d" Package)"; done
+# the machine's one test cluster is ours before anything is installed, until
+# everything is purged: no other live test runs beside the packages
+wait_cluster_free || { bad "no other test cluster runs (waited ${ATTRIB_CLUSTER_WAIT:-900} s)"; finish; }
 pre=''
 for p in $names; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q ' installed$' && pre="$pre $p"
@@ -182,7 +185,10 @@ guide_config() {
 		guide_block "$g" "$name" | subst >"$f"
 		[ -s "$f" ] || { echo "no block '$name' in the guide"; return 1; }
 	done < <(echo "$BLOCKS" | tr '|' '\n')
-	{ cat "$d/attrib.conf-service" "$d/attrib.conf-nodes"; munge_origin_conf; } >"$d/attrib.conf"
+	{
+		cat "$d/attrib.conf-service" "$d/attrib.conf-nodes"
+		[ -S "$ATTRIB_MUNGE_SOCKET" ] && munge_origin_conf
+	} >"$d/attrib.conf"
 	# slurm.conf
 	v=$(conf_value "$d/slurm.conf" JobCompType)
 	[ "$v" = jobcomp/attrib ] || { echo "slurm.conf: JobCompType=$v, not jobcomp/attrib"; return 1; }
@@ -278,7 +284,6 @@ ATTRIB_JOBCOMP_LOC=$(conf_value "$G/slurm.conf" JobCompLoc)
 ATTRIB_SLURM_CONF_EXTRA=$(grep -Ev '^(JobCompType|JobCompLoc|Epilog)=|^#|^$' "$G/slurm.conf")
 export ATTRIB_SLURM_CONF_EXTRA
 unset ATTRIB_PLUGIN_DIR	# Slurm's own PluginDir: the installed plugins
-wait_cluster_free || { bad "no other test cluster runs (waited ${ATTRIB_CLUSTER_WAIT:-900} s)"; finish; }
 started_cluster=1
 cluster_t0=$(date +%s.%N)
 if ! "$CLUSTER" start >"$W/cluster.log" 2>&1; then

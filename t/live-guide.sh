@@ -367,7 +367,7 @@ else
 fi
 wait_comment "$jg" 60 >/dev/null
 JOB=$jg
-sed 's/#.*//' "$G/sacct" | grep . | while IFS= read -r line; do bash -c "$line"; done >"$W/sacct.out" 2>&1
+sed 's/#.*//' "$G/sacct" | subst | grep . | while IFS= read -r line; do bash -c "$line"; done >"$W/sacct.out" 2>&1
 JOB=''
 echo "# the guide's sacct line: $(tail -n1 "$W/sacct.out")"
 check "GPU fault: the guide's sacct line shows 'attrib: InfraHW node-02 xid.79'" \

@@ -341,7 +341,7 @@ PY
 jp=$(submit traceback -N1 -n1 -w node-03 --wrap "srun python3 $W/out/train.py")
 jg=$(submit gpufault -N3 -n6 -O --gres=gpu:2 --wrap "srun --label $RANK gpu-fault $W")
 jc=$(submit completed -N3 -n3 -O --wrap "srun --label $RANK ok $W")
-jx=$(submit cancelled -N2 -n2 -O -w node-02,node-03 --wrap "srun --label $RANK sleep $W")
+jx=$(submit cancelled -N2 -n2 -O -w node-01,node-03 --wrap "srun --label $RANK sleep $W")
 for j in "$jp" "$jg" "$jc" "$jx"; do watch "$j"; done
 note "jobs: time limit $jt, traceback $jp, GPU fault $jg, completed $jc, cancelled $jx"
 if wait_for 90 started "$jx" 2; then scancel "$jx"; else bad "job $jx starts its ranks"; scancel "$jx"; fi

@@ -51,7 +51,7 @@
 #                               a test file of /dev/kmsg records
 #                               (ATTRIB_COLLECT_KMSG), where the GPU job's
 #                               rank writes its Xid
-#   4242                     -> the job the command is about
+#   4242, JOBID              -> the job the command is about
 #   attrib show|drain|list|nodes -> with --config W/attrib.conf (the guide's
 #                               commands read /etc/slurm/attrib.conf)
 # and two additions: the service's attrib.conf gets NodeAddresses (the test
@@ -166,13 +166,13 @@ subst() { # the substitution list (above); JOB: the job of "4242"
 		-e "s|/etc/slurm/plugstack\.conf\.d|$W/plugstack.conf.d|g" \
 		-e "s|/etc/attrib-rules|$W/attrib-rules|g" \
 		-e "s|^LogSources *=.*|LogSources = kmsg|" \
-		-e "s|\b4242\b|${JOB:-4242}|g" \
+		-e "s|\b4242\b|${JOB:-4242}|g" -e "s|\bJOBID\b|${JOB:-JOBID}|g" \
 		-e "s#^attrib \(show\|drain\|list\|nodes\) #attrib \1 --config $W/attrib.conf #"
 }
 conf_value() { # FILE KEY: the value of "KEY = value" / "KEY=value" (comment cut)
 	sed -n "s/^$2 *= *//p" "$1" | sed 's/ *#.*//' | tail -n1
 }
-BLOCKS="slurm.conf|plugstack.conf|plugstack.conf.d|attrib.conf service|attrib.conf nodes|health|sacct|drain|undrain|rules copy|80-site.yaml|rules check"
+BLOCKS="slurm.conf|plugstack.conf|plugstack.conf.d|attrib.conf service|attrib.conf nodes|health|sacct|drain|undrain|rules copy|80-site.yaml|rules check|collect print"
 # guide_config GUIDE DIR: extracts and adapts every block into DIR (one file a
 # block, the name's blanks as -), DIR/attrib.conf the two halves and
 # NodeAddresses; then checks them as the guide says they must agree.
@@ -373,6 +373,13 @@ echo "# the guide's sacct line: $(tail -n1 "$W/sacct.out")"
 check "GPU fault: the guide's sacct line shows 'attrib: InfraHW node-02 xid.79'" \
 	grep -q "^ *$jg .*FAILED .*attrib: InfraHW node-02 xid\.79 " "$W/sacct.out"
 
+# the guide's troubleshooting command for "GPU faults not seen", on node-02
+# as its Epilog runs (the node's kernel ring, the test's attrib.conf)
+JOB=$jg
+pc=$(grep -v '^#' "$G/collect-print" | subst | head -n1)
+JOB=''
+"$CLUSTER" exec node-02 sh -c "ATTRIB_CONF=$W/attrib.conf ATTRIB_COLLECT_KMSG=$W/nodes/node-02/kmsg; export ATTRIB_CONF ATTRIB_COLLECT_KMSG; $pc" >"$W/collect-print.out" 2>&1
+check "the guide's '$pc' on node-02 shows a file of origin kernel" grep -q '"origin": "kernel"' "$W/collect-print.out"
 if show_json "$jp" 60; then
 	check "traceback: UserCode, no culprit ($(sub "$jp") $(jv "$W/show-$jp.json" 'r["culprit_nodes"]'))" \
 		test "$(sub "$jp") $(jv "$W/show-$jp.json" 'r["culprit_nodes"]')" = 'UserCode []'

@@ -246,11 +246,12 @@ void matcher_free(struct matcher *m);
 /* Calls hit(rule index, line start, line end) once per (rule, line) where
  * the rule may match; the caller confirms with PCRE2. */
 typedef void (*matcher_hit)(void *ctx, int rule, size_t line_start, size_t match_end);
-/* release: buf is a private file mapping whose scanned pages may be
- * dropped as the scan moves on. */
-/* source: one SRC_* bit, the kind of evidence buf is (its database). */
-int matcher_scan(const struct matcher *m, int source, const char *buf, size_t len, bool release,
-		 matcher_hit hit, void *ctx);
+/* source: one SRC_* bit, the kind of evidence buf is (its database).
+ * Only hits on lines that start in [from, to) are reported (buf holds some
+ * lines before and after them, for matches that span lines), exactly
+ * those a scan of the whole file reports on them. */
+int matcher_scan(const struct matcher *m, int source, const char *buf, size_t len, size_t from,
+		 size_t to, matcher_hit hit, void *ctx);
 
 /* ---- events and symptoms (scan.c, symptoms.c) ---- */
 

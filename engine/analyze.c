@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "/tmp/phase.h"
 
 static void analysis_free(struct analysis *a)
 {
@@ -44,13 +45,20 @@ struct json_object *attrib_analyze(const attrib_catalog *cat, const char *dir, c
 		a.tc.tz = NULL;
 	}
 	a.id = identity_new(&a.job);
+	phase_mark("start");
+	phase_mark("job");
 
 	scan_case(&a);		/* extract, filter, collapse */
 	symptoms_resolve(&a);	/* per node and device */
-	scope(&a);		/* the job's own, its clocks, its pulse */
-	correlate(&a, &v);	/* refiners, first cause, verdict */
+	phase_mark("resolve");
+	scope(&a);
+	phase_mark("scope");
+	correlate(&a, &v);
+	phase_mark("correlate");
 	res = result_build(&a, &v);
+	phase_mark("result");
 	free(v.roots);
 	analysis_free(&a);
+	phase_mark("free");
 	return res;
 }

@@ -186,6 +186,10 @@ bool time_parse_header(const struct timectx *tc, const char *s, size_t len,
 bool time_parse_any(const struct timectx *tc, const char *s, size_t len, double *t);
 bool time_parse_rfc3339(const char *s, double *t);
 bool tz_name_ok(const char *tz);	/* a zone name, not a path */
+struct tm;
+/* Offset from UTC (s) of zone tz (an IANA name or a POSIX TZ string) for
+ * the civil hour of tm (tzone.c). */
+long tz_local_offset(const char *tz, const struct tm *tm);
 void time_format(double t, char *buf, size_t len);	/* 2026-11-29T08:12:01.331270Z */
 
 /* ---- the job (job.c) ---- */
@@ -207,6 +211,7 @@ struct job {
 	double start, end;
 	struct rank_info *ranks;
 	int nranks;
+	bool ranks_exit;	/* some rank's exit is recorded */
 };
 
 int job_load(struct job *job, const char *path, char *err, size_t errlen);

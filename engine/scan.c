@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "window_seek.h"
+#include "/tmp/phase.h"
 
 #define MAX_LINE (64 * 1024)	/* bytes of one line a regex sees */
 #define MAX_IDENTITY 16
@@ -212,7 +213,9 @@ static bool timed_from(struct file_scan *f, size_t q, long q_line, long *t_line,
 	return f->t_found;
 }
 
-static void record_add(struct file_scan *f, const struct event *ev, bool untimed, bool keep)
+/* Records an event (keep) or only its time; a kept event's names and
+ * values move into the record (the caller's event is left empty). */
+static void record_add(struct file_scan *f, struct event *ev, bool untimed, bool keep)
 {
 	if (f->nrec == f->caprec)
 		f->rec = xrealloc(f->rec, (f->caprec = f->caprec * 2 + 64) * sizeof(*f->rec));
@@ -223,13 +226,9 @@ static void record_add(struct file_scan *f, const struct event *ev, bool untimed
 	if (!keep)
 		return;	/* a timestamped event the window drops: its time still counts */
 	r->ev = *ev;
-	r->ev.names = (struct strlist){ 0 };
-	r->ev.values = (struct strlist){ 0 };
-	for (int i = 0; i < ev->names.n; i++) {
-		strlist_add(&r->ev.names, ev->names.v[i]);
-		strlist_add(&r->ev.values, ev->values.v[i]);
-	}
 	r->ev.text = strndup_or_die(ev->text, ev->text_len);
+	ev->names = (struct strlist){ 0 };
+	ev->values = (struct strlist){ 0 };
 }
 
 static bool same_job(const struct analysis *a, const char *jobid)
@@ -295,14 +294,10 @@ static void task_as_rank(const struct analysis *a, struct event *ev)
 {
 	const char *task = event_field(ev, "task");
 
-	if (!task || event_field(ev, "rank"))
+	if (!task || !a->job.ranks_exit || event_field(ev, "rank"))
 		return;
-	for (int i = 0; i < a->job.nranks; i++)
-		if (a->job.ranks[i].has_exit) {
-			strlist_add(&ev->names, "rank");
-			strlist_add(&ev->values, task);
-			return;
-		}
+	strlist_add(&ev->names, "rank");
+	strlist_add(&ev->values, task);
 }
 
 static void deliver(struct file_scan *f, struct event *ev, size_t start, size_t end)
@@ -634,6 +629,12 @@ static void file_coverage(struct analysis *a, int file, bool failed, long long_l
 #define WINDOW_SEEK_MIN (8u << 20)
 #define WINDOW_SLACK 3600.0
 
+/* A worker's read buffer, reused from file to file. */
+struct wbuf {
+	char *p;
+	size_t cap;
+};
+
 struct src {			/* an open file, shared by its chunks */
 	int fd;
 	int source;		/* SRC_*, with SRC_REPORT for a tool's report */
@@ -661,13 +662,11 @@ static ssize_t pread_full(int fd, char *buf, size_t n, off_t off)
  * half of its first non-empty lines start with a timestamp.  Reports are
  * also read by the rules of their tables and sections (source: report),
  * which a log is spared. */
-static bool is_report(const struct analysis *a, int fd, size_t len)
+static bool is_report(const struct analysis *a, const char *buf, size_t len)
 {
 	int lines = 0, stamped = 0;
 	size_t off = 0, reach = len < (64u << 10) ? len : 64u << 10;	/* never the whole of a huge file */
-	char *buf = xmalloc(reach + 1);
 
-	reach = (size_t)pread_full(fd, buf, reach, 0);
 	while (off < reach && lines < 16) {
 		const char *nl = memchr(buf + off, '\n', reach - off);
 		size_t end = nl ? (size_t)(nl - buf) : reach, hdr;
@@ -679,7 +678,6 @@ static bool is_report(const struct analysis *a, int fd, size_t len)
 		}
 		off = end + 1;
 	}
-	free(buf);
 	return stamped * 2 < lines;
 }
 
@@ -691,9 +689,11 @@ static bool header_time(void *tc, const char *s, size_t len, double *t)
 }
 
 /* Opens a case file without following links or blocking on FIFOs, and
- * finds the part to scan.  Returns 1 when there is something to scan,
+ * finds the part to scan; wb, when given, receives the whole file (a
+ * small one, read at once).  Returns 1 when there is something to scan,
  * 0 when not (an empty file), -1 with a coverage entry in a. */
-static int src_open(struct analysis *a, const char *rel, int source, struct src *s)
+static int src_open(struct analysis *a, const char *rel, int source, struct src *s, struct wbuf *wb,
+		    size_t *got)
 {
 	char *path = xmalloc(strlen(a->dir) + strlen(rel) + 2);
 	struct stat st;
@@ -717,8 +717,29 @@ static int src_open(struct analysis *a, const char *rel, int source, struct src 
 		return 0;
 	}
 	*s = (struct src){ .fd = fd, .source = source, .lo = 0, .hi = (size_t)st.st_size };
-	if ((source & SRC_NODE) && is_report(a, fd, st.st_size))
-		s->source |= SRC_REPORT;
+	if (source & SRC_NODE) {
+		char head[64u << 10];
+		const char *h = head;
+		size_t n = (size_t)st.st_size < sizeof(head) ? (size_t)st.st_size : sizeof(head);
+		ssize_t r;
+
+		if (wb) {	/* the whole file, of which the report test reads the start */
+			if ((size_t)st.st_size > wb->cap)
+				wb->p = xrealloc(wb->p, wb->cap = st.st_size);
+			r = pread_full(fd, wb->p, st.st_size, 0);
+			*got = r > 0 ? (size_t)r : 0;
+			h = wb->p;
+		} else {
+			r = pread_full(fd, head, n, 0);
+		}
+		if (r > 0 && is_report(a, h, (size_t)r < n ? (size_t)r : n))
+			s->source |= SRC_REPORT;
+	} else if (wb) {
+		if ((size_t)st.st_size > wb->cap)
+			wb->p = xrealloc(wb->p, wb->cap = st.st_size);
+		ssize_t r = pread_full(fd, wb->p, st.st_size, 0);
+		*got = r > 0 ? (size_t)r : 0;
+	}
 	if ((source & SRC_NODE) && (size_t)st.st_size > WINDOW_SEEK_MIN) {
 		struct ws_reader r;
 		struct ws_file wf;
@@ -804,12 +825,6 @@ struct work {
 	bool shrank;
 };
 
-/* A worker's read buffer, reused from chunk to chunk. */
-struct wbuf {
-	char *p;
-	size_t cap;
-};
-
 static struct analysis *sub_new(struct analysis *a)
 {
 	struct analysis *sub = xcalloc(1, sizeof(*sub));
@@ -845,20 +860,27 @@ static void analysis_free_sub(struct analysis *sub)
 	free(sub);
 }
 
-/* Reads and scans one chunk of an open file, with margin bytes around. */
+/* Reads and scans one chunk of an open file, with margin bytes around
+ * (loaded: wb already holds the whole file's first loaded bytes). */
 static void scan_chunk(struct analysis *sub, struct work *w, const struct src *s, size_t margin,
-		       struct wbuf *wb)
+		       struct wbuf *wb, const size_t *loaded)
 {
 	size_t bstart = w->from > s->lo + margin ? w->from - margin : s->lo;
 	size_t bend = w->to + margin < s->hi ? w->to + margin : s->hi;
-	size_t want = bend - bstart;
+	size_t want = bend - bstart, len;
 
 	if (w->k == 0 && s->lo)
 		w->before = count_lines_before(s->fd, s->lo);
-	if (want > wb->cap)
-		wb->p = xrealloc(wb->p, wb->cap = want);
-	ssize_t got = pread_full(s->fd, wb->p, want, (off_t)bstart);
-	size_t len = got > 0 ? (size_t)got : 0;
+	if (loaded) {	/* a whole small file: its window in place */
+		len = *loaded > bstart ? (*loaded < bend ? *loaded : bend) - bstart : 0;
+		if (bstart && len)
+			memmove(wb->p, wb->p + bstart, len);
+	} else {
+		if (want > wb->cap)
+			wb->p = xrealloc(wb->p, wb->cap = want);
+		ssize_t got = pread_full(s->fd, wb->p, want, (off_t)bstart);
+		len = got > 0 ? (size_t)got : 0;
+	}
 
 	w->shrank = len < want;
 	/* the bytes before the chunk's lines start at a line (when one starts
@@ -886,11 +908,12 @@ static void scan_chunk(struct analysis *sub, struct work *w, const struct src *s
 static void scan_small(struct analysis *sub, struct work *w, struct wbuf *wb)
 {
 	struct src s;
+	size_t got = 0;
 
-	if (src_open(sub, w->rel, w->source, &s) > 0) {
+	if (src_open(sub, w->rel, w->source, &s, wb, &got) > 0) {
 		w->from = s.lo;
 		w->to = s.hi;
-		scan_chunk(sub, w, &s, 0, wb);
+		scan_chunk(sub, w, &s, 0, wb, &got);
 		close(s.fd);
 	}
 }
@@ -899,14 +922,19 @@ static void scan_small(struct analysis *sub, struct work *w, struct wbuf *wb)
  * it, or the cut itself in a line longer than BOUNDARY_REACH. */
 static size_t chunk_cut(int fd, size_t cut, size_t hi)
 {
-	char *buf = xmalloc(BOUNDARY_REACH);
-	size_t n = hi - (cut - 1) < BOUNDARY_REACH ? hi - (cut - 1) : BOUNDARY_REACH;
-	ssize_t got = pread_full(fd, buf, n, (off_t)(cut - 1));
-	const char *nl = got > 0 ? memchr(buf, '\n', (size_t)got) : NULL;
-	size_t at = nl ? cut - 1 + (size_t)(nl - buf) + 1 : cut;
+	char buf[16384];
 
-	free(buf);
-	return at;
+	for (size_t at = cut - 1; at < hi && at < cut - 1 + BOUNDARY_REACH;) {
+		ssize_t got = pread_full(fd, buf, hi - at < sizeof(buf) ? hi - at : sizeof(buf), (off_t)at);
+		const char *nl = got > 0 ? memchr(buf, '\n', (size_t)got) : NULL;
+
+		if (nl)
+			return at + (size_t)(nl - buf) + 1;
+		if (got <= 0)
+			break;
+		at += (size_t)got;
+	}
+	return cut;
 }
 
 static int cmp_str(const void *x, const void *y)
@@ -1128,7 +1156,7 @@ static void plan_file(struct analysis *a, struct plan *p, const char *rel, int f
 	}
 	int from = a->ncov, rc;
 	s = xcalloc(1, sizeof(*s));
-	if ((rc = src_open(a, rel, source, s)) <= 0) {
+	if ((rc = src_open(a, rel, source, s, NULL, NULL)) <= 0) {
 		listing_coverage(a, from, p);
 		free(s);
 		return;
@@ -1184,7 +1212,7 @@ static void *worker_scan(void *p)
 			continue;	/* a coverage entry */
 		w->sub = sub_new(ws->a);
 		if (w->src)
-			scan_chunk(w->sub, w, w->src, CHUNK_MARGIN, &wb);
+			scan_chunk(w->sub, w, w->src, CHUNK_MARGIN, &wb, NULL);
 		else
 			scan_small(w->sub, w, &wb);
 	}
@@ -1361,7 +1389,9 @@ static void plan_run(struct analysis *a, struct plan *p)
 	struct wbuf wb = { 0 };
 	int recorded = 0;
 
+	phase_mark("plan");
 	run_threads(&ws, worker_scan, p->scans);
+	phase_mark("scan");
 	/* chunks whose lines were too long for the bytes read around them,
 	 * again with far more; then the times of the chunks' events */
 	for (int k = 0; k < p->n; k++) {
@@ -1371,7 +1401,7 @@ static void plan_run(struct analysis *a, struct plan *p)
 			analysis_free_sub(w->sub);
 			records_free(&w->out);
 			w->sub = sub_new(a);
-			scan_chunk(w->sub, w, w->src, CHUNK_MARGIN_LONG, &wb);
+			scan_chunk(w->sub, w, w->src, CHUNK_MARGIN_LONG, &wb, NULL);
 		}
 		if (w->rel && w->src && w->k == 0 && !w->last) {
 			int n = 1;
@@ -1383,8 +1413,10 @@ static void plan_run(struct analysis *a, struct plan *p)
 		}
 	}
 	free(wb.p);
+	phase_mark("emulate");
 	if (recorded)
 		run_threads(&ws, worker_add, recorded);
+	phase_mark("add");
 
 	/* per file, as its chunks come: the lines before, the coverage counts */
 	bool failed = false, shrank = false;
@@ -1422,6 +1454,7 @@ static void plan_run(struct analysis *a, struct plan *p)
 	}
 	free(p->w);
 	*p = (struct plan){ .chunk = p->chunk };
+	phase_mark("merge");
 }
 
 static void scan_nodes(struct analysis *a, bool *have)
@@ -1518,5 +1551,6 @@ void scan_case(struct analysis *a)
 		}
 	scan_job_facts(a, have);
 	origins_free(a);
+	phase_mark("jobfacts");
 	free(have);
 }

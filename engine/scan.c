@@ -685,7 +685,7 @@ static bool header_time(void *tc, const char *s, size_t len, double *t)
 {
 	size_t hdr;
 
-	return time_parse_header(tc, s, len, t, &hdr);
+	return time_parse_header(tc, s, len > 256 ? 256 : len, t, &hdr);
 }
 
 /* Opens a case file without following links or blocking on FIFOs, and
@@ -741,17 +741,16 @@ static int src_open(struct analysis *a, const char *rel, int source, struct src 
 		*got = r > 0 ? (size_t)r : 0;
 	}
 	if ((source & SRC_NODE) && (size_t)st.st_size > WINDOW_SEEK_MIN) {
-		struct ws_reader r;
-		struct ws_file wf;
+		struct ws_reader *r = ws_open(fd, st.st_size, header_time, &a->tc);
 		off_t lo, hi;
 
-		ws_file_init(&r, &wf, fd, st.st_size, header_time, &a->tc);
-		if (ws_window(&r, a->job.start - a->cat->set.window_before,
-			      a->job.end + a->cat->set.window_after, WINDOW_SLACK, &lo, &hi)) {
+		if (r && ws_window(r, a->job.start - a->cat->set.window_before,
+				   a->job.end + a->cat->set.window_after, WINDOW_SLACK, true, &lo, &hi,
+				   NULL, NULL, NULL, NULL) && lo < hi) {
 			s->lo = (size_t)lo;
 			s->hi = (size_t)hi;
 		}
-		ws_file_free(&wf);
+		free(r);
 	}
 	return 1;
 }
@@ -784,20 +783,23 @@ static long count_lines_before(int fd, size_t off)
  * the result is the one a single scan of the whole file gives:
  *  - line numbers count from each chunk's first line; the merge adds the
  *    lines of the chunks before;
- *  - a line's time depends on the lines after it (neighbour_time's reach)
- *    and, when none of them has one, on the last timestamped event before
- *    it: a chunk's events before its own first timestamped one wait
- *    (pending) and are added in the merge, which knows that time;
- *  - each chunk reads some lines before and after its own (multi-line
- *    rules and matches, the neighbour search); one whose lines are so long
- *    that those bytes were not enough is scanned again in the merge with
- *    far more of them.
+ *  - the time of a line without its own depends on the scan before it
+ *    (neighbour_time's caches: the stretch already searched in vain, the
+ *    last timestamped event): a chunk records its events with the number
+ *    of the first line with a time after each; in file order the main
+ *    thread then finds their times from those numbers alone, exactly as
+ *    neighbour_time would (emulate_file), and the workers put the events
+ *    into the chunks' symptoms;
+ *  - each chunk reads some bytes before and after its lines (multi-line
+ *    rules and matches); one whose lines are so long that those were not
+ *    enough is scanned again with far more.
  * The one thing a chunk may see less of than a scan of the whole file is
- * a line longer than BOUNDARY_REACH that spans a cut. */
+ * a line longer than BOUNDARY_REACH (64 MiB) that spans a cut: what a rule
+ * would find past the cut, as when the matcher scans a buffer in pieces. */
 #define CHUNK_BYTES (4u << 20)
 #define CHUNK_MARGIN (8u * MAX_LINE)	/* bytes read before and after a chunk's lines */
-#define CHUNK_MARGIN_LONG ((NEIGHBOUR_LINES + 8u) * (MAX_LINE + 1u))	/* ... when they were too few */
-#define BOUNDARY_REACH (1u << 20)	/* how far past a cut to look for a line start */
+#define CHUNK_MARGIN_LONG (64u * MAX_LINE)	/* ... when they were too few */
+#define BOUNDARY_REACH (64u << 20)	/* how far past a cut to look for a line start */
 
 /* The chunk size: ATTRIB_CHUNK_BYTES, for tests only (many chunks out of
  * a small file); a size, never the number of threads, decides the cuts. */

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "/tmp/phase.h"
 
 static void analysis_free(struct analysis *a)
 {
@@ -45,20 +44,13 @@ struct json_object *attrib_analyze(const attrib_catalog *cat, const char *dir, c
 		a.tc.tz = NULL;
 	}
 	a.id = identity_new(&a.job);
-	phase_mark("start");
-	phase_mark("job");
 
 	scan_case(&a);		/* extract, filter, collapse */
 	symptoms_resolve(&a);	/* per node and device */
-	phase_mark("resolve");
-	scope(&a);
-	phase_mark("scope");
-	correlate(&a, &v);
-	phase_mark("correlate");
+	scope(&a);		/* the job's own, its clocks, its pulse */
+	correlate(&a, &v);	/* refiners, first cause, verdict */
 	res = result_build(&a, &v);
-	phase_mark("result");
 	free(v.roots);
 	analysis_free(&a);
-	phase_mark("free");
 	return res;
 }

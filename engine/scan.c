@@ -15,7 +15,6 @@
 #include <unistd.h>
 #include "internal.h"
 #include "window_seek.h"
-#include "/tmp/phase.h"
 
 #define MAX_LINE (64 * 1024)	/* bytes of one line a regex sees */
 #define MAX_IDENTITY 16
@@ -1391,9 +1390,7 @@ static void plan_run(struct analysis *a, struct plan *p)
 	struct wbuf wb = { 0 };
 	int recorded = 0;
 
-	phase_mark("plan");
 	run_threads(&ws, worker_scan, p->scans);
-	phase_mark("scan");
 	/* chunks whose lines were too long for the bytes read around them,
 	 * again with far more; then the times of the chunks' events */
 	for (int k = 0; k < p->n; k++) {
@@ -1415,10 +1412,8 @@ static void plan_run(struct analysis *a, struct plan *p)
 		}
 	}
 	free(wb.p);
-	phase_mark("emulate");
 	if (recorded)
 		run_threads(&ws, worker_add, recorded);
-	phase_mark("add");
 
 	/* per file, as its chunks come: the lines before, the coverage counts */
 	bool failed = false, shrank = false;
@@ -1456,7 +1451,6 @@ static void plan_run(struct analysis *a, struct plan *p)
 	}
 	free(p->w);
 	*p = (struct plan){ .chunk = p->chunk };
-	phase_mark("merge");
 }
 
 static void scan_nodes(struct analysis *a, bool *have)
@@ -1553,6 +1547,5 @@ void scan_case(struct analysis *a)
 		}
 	scan_job_facts(a, have);
 	origins_free(a);
-	phase_mark("jobfacts");
 	free(have);
 }

@@ -435,6 +435,8 @@ double cadence_of(const double *t, int n);
  * (t[i] < 0: not seen); out[i] is node i's clock minus the median. */
 bool clock_offsets(const double *t, int n, double *out);
 void symptom_add_event(struct analysis *a, const struct event *ev);
+/* Room in the collapse index for about n symptoms (one resize, not many). */
+void symptoms_reserve(struct analysis *a, int n);
 /* Moves the symptoms of sub (one file's, collapsed the same way) into a,
  * as if its events had been added to a in order. */
 void symptoms_merge(struct analysis *a, struct analysis *sub);

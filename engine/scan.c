@@ -34,6 +34,7 @@ struct record {
 	bool t_found;		/* the first line after it with a time of its own, in the chunk */
 	long t_line;
 	double t_time;
+	size_t text_at;		/* its line in the chunk's text store */
 };
 
 struct file_scan {
@@ -68,6 +69,8 @@ struct file_scan {
 	bool recording;
 	struct record *rec;
 	int nrec, caprec;
+	char *text;		/* the recorded events' lines */
+	size_t text_len, text_cap;
 	size_t t_from, t_upto;
 	long t_upto_line;
 	bool t_found;
@@ -225,7 +228,14 @@ static void record_add(struct file_scan *f, struct event *ev, bool untimed, bool
 	if (!keep)
 		return;	/* a timestamped event the window drops: its time still counts */
 	r->ev = *ev;
-	r->ev.text = strndup_or_die(ev->text, ev->text_len);
+	/* the line into the chunk's text store (one buffer, not a malloc an
+	 * event); ev.text is set from text_at when the events are added */
+	if (f->text_len + ev->text_len > f->text_cap)
+		f->text = xrealloc(f->text, f->text_cap = (f->text_len + ev->text_len) * 2 + 4096);
+	memcpy(f->text + f->text_len, ev->text, ev->text_len);
+	r->text_at = f->text_len;
+	r->ev.text = NULL;
+	f->text_len += ev->text_len;
 	ev->names = (struct strlist){ 0 };
 	ev->values = (struct strlist){ 0 };
 }
@@ -405,11 +415,12 @@ static void learn_identity(struct file_scan *f, struct event *ev)
 			a->defer = xrealloc(a->defer, (a->capdefer = a->capdefer * 2 + 16) * sizeof(*a->defer));
 		struct deferred_identity *d = &a->defer[a->ndefer++];
 
+		/* its names and values move (the caller's event is left empty) */
 		*d = (struct deferred_identity){ .source = f->source, .node = f->node };
-		for (int i = 0; i < ev->names.n; i++) {
-			strlist_add(&d->ev.names, ev->names.v[i]);
-			strlist_add(&d->ev.values, ev->values.v[i]);
-		}
+		d->ev.names = ev->names;
+		d->ev.values = ev->values;
+		ev->names = (struct strlist){ 0 };
+		ev->values = (struct strlist){ 0 };
 		return;
 	}
 	const char *host = event_field(ev, "node");
@@ -560,6 +571,7 @@ struct scan_out {
 	/* recording: the events, and the first line with a time of its own */
 	struct record *rec;
 	int nrec;
+	char *text;		/* their lines */
 	bool t_found;
 	long t_line;
 	double t_time;
@@ -591,6 +603,7 @@ static void scan_range(struct analysis *a, int file, int source, const char *nod
 	out->short_read = f.short_read;
 	out->rec = f.rec;
 	out->nrec = f.nrec;
+	out->text = f.text;
 	out->lines = line_number(&f, to) - 1;
 	free(f.cand);
 	free(f.seen);
@@ -1190,11 +1203,11 @@ struct workers {
 
 static void records_free(struct scan_out *out)
 {
-	for (int i = 0; i < out->nrec; i++) {
-		free((char *)out->rec[i].ev.text);
+	for (int i = 0; i < out->nrec; i++)
 		event_clear(&out->rec[i].ev);
-	}
 	free(out->rec);
+	free(out->text);
+	out->text = NULL;
 	out->rec = NULL;
 	out->nrec = 0;
 }
@@ -1231,9 +1244,13 @@ static void *worker_add(void *p)
 	while ((k = __atomic_fetch_add(&ws->next, 1, __ATOMIC_RELAXED)) < ws->n) {
 		struct work *w = &ws->w[k];
 
+		if (w->out.nrec > 64)
+			symptoms_reserve(w->sub, w->out.nrec / 4);
 		for (int i = 0; i < w->out.nrec; i++)
-			if (w->out.rec[i].ev.code)
+			if (w->out.rec[i].ev.code) {
+				w->out.rec[i].ev.text = w->out.text + w->out.rec[i].text_at;
 				symptom_add_event(w->sub, &w->out.rec[i].ev);
+			}
 		if (w->rel)
 			records_free(&w->out);
 	}

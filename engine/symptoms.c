@@ -119,6 +119,16 @@ static char *collapse_key(char *buf, size_t n, bool *heap, const struct code *co
 	return buf;
 }
 
+void symptoms_reserve(struct analysis *a, int n)
+{
+	int size = (int)(n / LH_LOAD_FACTOR) + 16;
+
+	if (!a->tab)
+		a->tab = lh_kchar_table_new(size > 16 ? size : 16, free_key);
+	else if (a->tab->size < size)
+		lh_table_resize(a->tab, size);
+}
+
 void symptom_add_event(struct analysis *a, const struct event *ev)
 {
 	const char *node = NULL, *rank = NULL, *pci = NULL, *gpu = NULL, *peer = NULL, *pid = NULL,
@@ -288,6 +298,8 @@ void symptoms_merge(struct analysis *a, struct analysis *sub)
 {
 	if (!a->tab)
 		a->tab = lh_kchar_table_new(1024, free_key);
+	if (a->tab->count + sub->nsym >= a->tab->size * LH_LOAD_FACTOR)	/* one resize, not many */
+		symptoms_reserve(a, 2 * (a->tab->count + sub->nsym));
 	for (int i = 0; i < sub->nsym; i++) {
 		struct symptom *s = sub->sym[i], *t;
 		char kbuf[512];

@@ -825,6 +825,7 @@ static size_t chunk_bytes(void)
 
 struct work {
 	const char *rel;	/* NULL: a coverage entry of the listing */
+	int finish;		/* > 0: the task that ends the file whose chunks are the finish items before */
 	struct coverage cov;
 	int file, source;
 	const char *node;
@@ -837,6 +838,7 @@ struct work {
 	struct scan_out out;
 	long before;		/* chunk 0: newlines in the file before from */
 	bool shrank;
+	bool done;		/* scanned (under workers.lock) */
 };
 
 static struct analysis *sub_new(struct analysis *a)
@@ -1192,6 +1194,13 @@ static void plan_file(struct analysis *a, struct plan *p, const char *rel, int f
 			break;
 		at = cut;
 	}
+	if (p->w[p->n - 1].k > 0) {	/* chunks: the task that finds their times */
+		int n = p->w[p->n - 1].k + 1;
+
+		w = plan_add(p);
+		w->finish = n;
+		p->scans++;
+	}
 }
 
 struct workers {
@@ -1199,6 +1208,8 @@ struct workers {
 	struct work *w;
 	int n;
 	int next;		/* the next item to take (atomic) */
+	pthread_mutex_t lock;	/* a finish task waits for its file's chunks */
+	pthread_cond_t scanned;
 };
 
 static void records_free(struct scan_out *out)
@@ -1210,104 +1221,6 @@ static void records_free(struct scan_out *out)
 	out->text = NULL;
 	out->rec = NULL;
 	out->nrec = 0;
-}
-
-/* Phase 1: the scans. */
-static void *worker_scan(void *p)
-{
-	struct workers *ws = p;
-	struct wbuf wb = { 0 };
-	int k;
-
-	while ((k = __atomic_fetch_add(&ws->next, 1, __ATOMIC_RELAXED)) < ws->n) {
-		struct work *w = &ws->w[k];
-
-		if (!w->rel)
-			continue;	/* a coverage entry */
-		w->sub = sub_new(ws->a);
-		if (w->src)
-			scan_chunk(w->sub, w, w->src, CHUNK_MARGIN, &wb, NULL);
-		else
-			scan_small(w->sub, w, &wb);
-	}
-	free(wb.p);
-	return NULL;
-}
-
-/* Phase 2: a chunk's recorded events, their times found, into its
- * symptoms, in its order. */
-static void *worker_add(void *p)
-{
-	struct workers *ws = p;
-	int k;
-
-	while ((k = __atomic_fetch_add(&ws->next, 1, __ATOMIC_RELAXED)) < ws->n) {
-		struct work *w = &ws->w[k];
-
-		if (w->out.nrec > 64)
-			symptoms_reserve(w->sub, w->out.nrec / 4);
-		for (int i = 0; i < w->out.nrec; i++)
-			if (w->out.rec[i].ev.code) {
-				w->out.rec[i].ev.text = w->out.text + w->out.rec[i].text_at;
-				symptom_add_event(w->sub, &w->out.rec[i].ev);
-			}
-		if (w->rel)
-			records_free(&w->out);
-	}
-	return NULL;
-}
-
-static int scan_threads(int items)
-{
-	const char *e = getenv("ATTRIB_THREADS");
-	long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
-
-	if (n > 16)
-		n = 16;
-	if (n > items)
-		n = items;
-	return n < 1 ? 1 : (int)n;
-}
-
-/* One worker's scan into the analysis, in order; its lines numbered from
- * first (the number of its first line, less one), its symptoms' from
- * sym_first. */
-static void merge_scan(struct analysis *a, struct analysis *sub, long sym_first, long first)
-{
-	for (int i = 0; i < sub->ncov; i++) {
-		if (a->ncov == a->capcov)
-			a->cov = xrealloc(a->cov, (a->capcov = a->capcov * 2 + 8) * sizeof(*a->cov));
-		a->cov[a->ncov++] = sub->cov[i];
-	}
-	free(sub->cov);
-	for (int i = 0; i < sub->ndefer; i++) {
-		struct file_scan f = { .a = a, .source = sub->defer[i].source, .node = sub->defer[i].node };
-
-		learn_identity(&f, &sub->defer[i].ev);
-		event_clear(&sub->defer[i].ev);
-	}
-	free(sub->defer);
-	for (int i = 0; i < sub->nsym; i++)
-		for (int k = 0; k < sub->sym[i]->nev; k++)
-			sub->sym[i]->ev[k].line += sym_first;
-	symptoms_merge(a, sub);
-	for (int i = 0; i < sub->nprogress; i++) {
-		if (a->nprogress == a->capprogress)
-			a->progress = xrealloc(a->progress, (a->capprogress = a->capprogress * 2 + 64) * sizeof(double));
-		a->progress[a->nprogress++] = sub->progress[i];
-	}
-	free(sub->progress);
-	if (sub->last_progress.text &&
-	    (!a->last_progress.text || sub->last_progress.time >= a->last_progress.time)) {
-		free(a->last_progress.text);
-		a->last_progress = sub->last_progress;
-		a->last_progress.line += first;
-	} else {
-		free(sub->last_progress.text);
-	}
-	a->lines_scanned += sub->lines_scanned;
-	a->events += sub->events;
-	free(sub);
 }
 
 /* neighbour_time over the recorded events of a file's chunks, in order:
@@ -1382,6 +1295,124 @@ static void emulate_file(const struct analysis *a, struct work *w, int n)
 	free(nt_found);
 }
 
+/* A chunked file's end, after its chunks are scanned: chunks whose lines
+ * were too long for the bytes read around them again with far more, the
+ * times of the events (emulate_file), then the events into the first
+ * chunk's symptoms, in order. */
+static void finish_file(struct analysis *a, struct work *w, int n, struct wbuf *wb)
+{
+	for (int k = 0; k < n; k++)
+		if (w[k].out.short_read) {
+			analysis_free_sub(w[k].sub);
+			records_free(&w[k].out);
+			w[k].sub = sub_new(a);
+			scan_chunk(w[k].sub, &w[k], w[k].src, CHUNK_MARGIN_LONG, wb, NULL);
+		}
+	emulate_file(a, w, n);
+	int nrec = 0;
+	for (int k = 0; k < n; k++)
+		nrec += w[k].out.nrec;
+	if (nrec > 64)
+		symptoms_reserve(w[0].sub, nrec / 4);
+	for (int k = 0; k < n; k++) {
+		for (int i = 0; i < w[k].out.nrec; i++)
+			if (w[k].out.rec[i].ev.code) {
+				w[k].out.rec[i].ev.text = w[k].out.text + w[k].out.rec[i].text_at;
+				symptom_add_event(w[0].sub, &w[k].out.rec[i].ev);
+			}
+		records_free(&w[k].out);
+	}
+}
+
+static void *worker(void *p)
+{
+	struct workers *ws = p;
+	struct wbuf wb = { 0 };
+	int k;
+
+	while ((k = __atomic_fetch_add(&ws->next, 1, __ATOMIC_RELAXED)) < ws->n) {
+		struct work *w = &ws->w[k];
+
+		if (w->finish) {
+			struct work *c = w - w->finish;
+
+			pthread_mutex_lock(&ws->lock);
+			for (int i = 0; i < w->finish; i++)
+				while (!c[i].done)
+					pthread_cond_wait(&ws->scanned, &ws->lock);
+			pthread_mutex_unlock(&ws->lock);
+			finish_file(ws->a, c, w->finish, &wb);
+			continue;
+		}
+		if (!w->rel)
+			continue;	/* a coverage entry */
+		w->sub = sub_new(ws->a);
+		if (w->src)
+			scan_chunk(w->sub, w, w->src, CHUNK_MARGIN, &wb, NULL);
+		else
+			scan_small(w->sub, w, &wb);
+		pthread_mutex_lock(&ws->lock);
+		w->done = true;
+		pthread_cond_broadcast(&ws->scanned);
+		pthread_mutex_unlock(&ws->lock);
+	}
+	free(wb.p);
+	return NULL;
+}
+
+static int scan_threads(int items)
+{
+	const char *e = getenv("ATTRIB_THREADS");
+	long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n > 16)
+		n = 16;
+	if (n > items)
+		n = items;
+	return n < 1 ? 1 : (int)n;
+}
+
+/* One worker's scan into the analysis, in order; its lines numbered from
+ * first (the number of its first line, less one), its symptoms' from
+ * sym_first. */
+static void merge_scan(struct analysis *a, struct analysis *sub, long sym_first, long first)
+{
+	for (int i = 0; i < sub->ncov; i++) {
+		if (a->ncov == a->capcov)
+			a->cov = xrealloc(a->cov, (a->capcov = a->capcov * 2 + 8) * sizeof(*a->cov));
+		a->cov[a->ncov++] = sub->cov[i];
+	}
+	free(sub->cov);
+	for (int i = 0; i < sub->ndefer; i++) {
+		struct file_scan f = { .a = a, .source = sub->defer[i].source, .node = sub->defer[i].node };
+
+		learn_identity(&f, &sub->defer[i].ev);
+		event_clear(&sub->defer[i].ev);
+	}
+	free(sub->defer);
+	for (int i = 0; i < sub->nsym; i++)
+		for (int k = 0; k < sub->sym[i]->nev; k++)
+			sub->sym[i]->ev[k].line += sym_first;
+	symptoms_merge(a, sub);
+	for (int i = 0; i < sub->nprogress; i++) {
+		if (a->nprogress == a->capprogress)
+			a->progress = xrealloc(a->progress, (a->capprogress = a->capprogress * 2 + 64) * sizeof(double));
+		a->progress[a->nprogress++] = sub->progress[i];
+	}
+	free(sub->progress);
+	if (sub->last_progress.text &&
+	    (!a->last_progress.text || sub->last_progress.time >= a->last_progress.time)) {
+		free(a->last_progress.text);
+		a->last_progress = sub->last_progress;
+		a->last_progress.line += first;
+	} else {
+		free(sub->last_progress.text);
+	}
+	a->lines_scanned += sub->lines_scanned;
+	a->events += sub->events;
+	free(sub);
+}
+
 static void run_threads(struct workers *ws, void *(*fn)(void *), int items)
 {
 	int nt = scan_threads(items), started = 0;
@@ -1401,44 +1432,29 @@ static void run_threads(struct workers *ws, void *(*fn)(void *), int items)
 
 /* Runs the plan's scans on as many threads as there are cores, then
  * merges everything in order. */
-static void plan_run(struct analysis *a, struct plan *p)
+static void plan_scan(struct analysis *a, struct plan *p)
 {
 	struct workers ws = { .a = a, .w = p->w, .n = p->n };
-	struct wbuf wb = { 0 };
-	int recorded = 0;
 
-	run_threads(&ws, worker_scan, p->scans);
-	/* chunks whose lines were too long for the bytes read around them,
-	 * again with far more; then the times of the chunks' events */
-	for (int k = 0; k < p->n; k++) {
-		struct work *w = &p->w[k];
+	pthread_mutex_init(&ws.lock, NULL);
+	pthread_cond_init(&ws.scanned, NULL);
+	run_threads(&ws, worker, p->scans);
+	pthread_cond_destroy(&ws.scanned);
+	pthread_mutex_destroy(&ws.lock);
+}
 
-		if (w->rel && w->src && w->out.short_read) {
-			analysis_free_sub(w->sub);
-			records_free(&w->out);
-			w->sub = sub_new(a);
-			scan_chunk(w->sub, w, w->src, CHUNK_MARGIN_LONG, &wb, NULL);
-		}
-		if (w->rel && w->src && w->k == 0 && !w->last) {
-			int n = 1;
-
-			while (!p->w[k + n - 1].last)
-				n++;
-			emulate_file(a, w, n);
-			recorded += n;
-		}
-	}
-	free(wb.p);
-	if (recorded)
-		run_threads(&ws, worker_add, recorded);
-
-	/* per file, as its chunks come: the lines before, the coverage counts */
+/* The plan's items [from, to) into the analysis, in order: per file, the
+ * lines before each chunk and the coverage counts. */
+static void plan_merge(struct analysis *a, struct plan *p, int from, int to)
+{
 	bool failed = false, shrank = false;
 	long first = 0, long_lines = 0, hits = 0;
 
-	for (int k = 0; k < p->n; k++) {
+	for (int k = from; k < to; k++) {
 		struct work *w = &p->w[k];
 
+		if (w->finish)
+			continue;
 		if (!w->rel) {
 			if (a->ncov == a->capcov)
 				a->cov = xrealloc(a->cov, (a->capcov = a->capcov * 2 + 8) * sizeof(*a->cov));
@@ -1466,15 +1482,46 @@ static void plan_run(struct analysis *a, struct plan *p)
 			}
 		}
 	}
+}
+
+/* The plan's items [from, to), scanned but not to be merged. */
+static void plan_drop(struct plan *p, int from, int to)
+{
+	for (int k = from; k < to; k++) {
+		struct work *w = &p->w[k];
+
+		if (w->finish)
+			continue;
+		if (!w->rel) {
+			free(w->cov.source);
+			free(w->cov.status);
+			free(w->cov.detail);
+			continue;
+		}
+		if (w->sub)
+			analysis_free_sub(w->sub);
+		records_free(&w->out);
+		if (w->last && w->src) {
+			close(w->src->fd);
+			free(w->src);
+		}
+	}
+}
+
+static void plan_free(struct plan *p)
+{
 	free(p->w);
 	*p = (struct plan){ .chunk = p->chunk };
 }
 
-static void scan_nodes(struct analysis *a, bool *have)
+/* The node directories and their files into the plan.  Which node a
+ * directory is depends on what the application output taught identity
+ * (a directory named by an address): dirs and node[] keep what the
+ * listing saw, for nodes_still (below). */
+static void plan_nodes(struct analysis *a, struct plan *p, bool *have, struct strlist *dirs, int **nodes)
 {
 	const struct job *j = &a->job;
-	struct strlist dirs = { 0 }, files = { 0 };
-	struct plan p = { .chunk = chunk_bytes() };
+	struct strlist files = { 0 };
 	off_t *sizes = NULL;
 	int from;
 	DIR *d;
@@ -1483,46 +1530,55 @@ static void scan_nodes(struct analysis *a, bool *have)
 	/* the listing first, in the main thread: which files, in which order */
 	from = a->ncov;
 	if ((d = open_dir(a, "nodes"))) {
-		while ((e = readdir(d)) && dirs.n < MAX_FILES)
+		while ((e = readdir(d)) && dirs->n < MAX_FILES)
 			if (e->d_name[0] != '.')
-				strlist_add(&dirs, e->d_name);
+				strlist_add(dirs, e->d_name);
 		closedir(d);
 	}
-	listing_coverage(a, from, &p);
-	if (dirs.n > 1)
-		qsort(dirs.v, dirs.n, sizeof(char *), cmp_str);
-	for (int i = 0; i < dirs.n; i++) {
-		int node = identity_node(a->id, dirs.v[i]);
+	listing_coverage(a, from, p);
+	if (dirs->n > 1)
+		qsort(dirs->v, dirs->n, sizeof(char *), cmp_str);
+	*nodes = xcalloc(dirs->n + 1, sizeof(int));
+	for (int i = 0; i < dirs->n; i++) {
+		int node = (*nodes)[i] = identity_node(a->id, dirs->v[i]);
 		char rel[4096];
 
 		from = a->ncov;
 		if (node < 0) {
 			analysis_add_coverage(a, "nodes", "error",
-					      "nodes/%s is not one of the job's nodes; not read", dirs.v[i]);
-			listing_coverage(a, from, &p);
+					      "nodes/%s is not one of the job's nodes; not read", dirs->v[i]);
+			listing_coverage(a, from, p);
 			continue;
 		}
-		snprintf(rel, sizeof(rel), "nodes/%s", dirs.v[i]);
+		snprintf(rel, sizeof(rel), "nodes/%s", dirs->v[i]);
 		if (list_dir(a, rel, &files, &sizes, 1) < 0) {
-			listing_coverage(a, from, &p);
+			listing_coverage(a, from, p);
 			continue;	/* said why */
 		}
 		if (!files.n)
 			analysis_add_coverage(a, rel, "missing", "no log files");
-		listing_coverage(a, from, &p);
+		listing_coverage(a, from, p);
 		if (!files.n)
 			continue;
 		have[node] = true;
 		for (int k = 0; k < files.n; k++) {
 			strlist_add(&a->files, files.v[k]);
-			plan_file(a, &p, a->files.v[a->files.n - 1], a->files.n - 1, SRC_NODE, j->nodes.v[node],
+			plan_file(a, p, a->files.v[a->files.n - 1], a->files.n - 1, SRC_NODE, j->nodes.v[node],
 				  sizes[k]);
 		}
 		strlist_free(&files);
 	}
 	free(sizes);
-	strlist_free(&dirs);
-	plan_run(a, &p);
+}
+
+/* Whether every node directory is still the node the listing took it for,
+ * with what the application output has taught identity since. */
+static bool nodes_still(const struct analysis *a, const struct strlist *dirs, const int *nodes)
+{
+	for (int i = 0; i < dirs->n; i++)
+		if (identity_node(a->id, dirs->v[i]) != nodes[i])
+			return false;
+	return true;
 }
 
 /* Application output and scheduler excerpts: their files in the plan. */
@@ -1547,14 +1603,38 @@ void scan_case(struct analysis *a)
 	const struct job *j = &a->job;
 	bool *have = xcalloc(j->nodes.n, sizeof(bool));
 	struct plan p = { .chunk = chunk_bytes() };
+	struct strlist dirs = { 0 };
+	int *nodes = NULL;
 
 	origins_load(a);
 	/* application output first: its NCCL init lines teach node identity,
-	 * which names the node directories */
+	 * which names the node directories.  All files are scanned at once;
+	 * the node directories are listed before that identity is learnt and
+	 * listed again in the rare case it changes which node one is. */
 	plan_dir(a, &p, "app", SRC_APP);
 	plan_dir(a, &p, "scheduler", SRC_SCHED);
-	plan_run(a, &p);
-	scan_nodes(a, have);
+	int napp = p.n, nfiles = a->files.n;
+	plan_nodes(a, &p, have, &dirs, &nodes);
+	plan_scan(a, &p);
+	plan_merge(a, &p, 0, napp);
+	if (nodes_still(a, &dirs, nodes)) {
+		plan_merge(a, &p, napp, p.n);
+		plan_free(&p);
+	} else {
+		plan_drop(&p, napp, p.n);
+		plan_free(&p);
+		while (a->files.n > nfiles)
+			free(a->files.v[--a->files.n]);
+		memset(have, 0, j->nodes.n * sizeof(bool));
+		strlist_free(&dirs);
+		free(nodes);
+		plan_nodes(a, &p, have, &dirs, &nodes);
+		plan_scan(a, &p);
+		plan_merge(a, &p, 0, p.n);
+		plan_free(&p);
+	}
+	strlist_free(&dirs);
+	free(nodes);
 	for (int i = 0; i < j->nodes.n; i++)
 		if (!have[i]) {
 			char src[4096];

@@ -296,6 +296,19 @@ void symptoms_resolve(struct analysis *a)
 
 void symptoms_merge(struct analysis *a, struct analysis *sub)
 {
+	if (!a->nsym && sub->tab) {	/* the first file's: taken whole */
+		if (a->tab)
+			lh_table_free(a->tab);
+		free(a->sym);
+		a->tab = sub->tab;
+		a->sym = sub->sym;
+		a->nsym = sub->nsym;
+		a->capsym = sub->capsym;
+		sub->tab = NULL;
+		sub->sym = NULL;
+		sub->nsym = sub->capsym = 0;
+		return;
+	}
 	if (!a->tab)
 		a->tab = lh_kchar_table_new(1024, free_key);
 	if (a->tab->count + sub->nsym >= a->tab->size * LH_LOAD_FACTOR)	/* one resize, not many */

@@ -50,9 +50,9 @@ static double civil(struct tm *tm, const char *tz)
 	return (double)timegm(tm) - tz_local_offset(tz, tm);
 }
 
-/* A zone name tzset() may be given: an IANA name (Europe/Berlin) or a
- * POSIX TZ string (CET-1CEST,M3.5.0,M10.5.0/3), never a path (a FIFO or
- * a device would block or feed it). */
+/* A zone name: an IANA name (Europe/Berlin) or a POSIX TZ string
+ * (CET-1CEST,M3.5.0,M10.5.0/3), never a path (tzone.c opens
+ * TZDIR/name: a FIFO or a device would block or feed it). */
 bool tz_name_ok(const char *tz)
 {
 	if (!tz || !*tz || strlen(tz) >= 64 || strchr("/:.", tz[0]) || strstr(tz, ".."))

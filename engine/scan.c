@@ -826,6 +826,7 @@ static size_t chunk_bytes(void)
 struct work {
 	const char *rel;	/* NULL: a coverage entry of the listing */
 	int finish;		/* > 0: the task that ends the file whose chunks are the finish items before */
+	int fin;		/* a chunk: its file's finish task (an index in the plan) */
 	struct coverage cov;
 	int file, source;
 	const char *node;
@@ -1200,6 +1201,8 @@ static void plan_file(struct analysis *a, struct plan *p, const char *rel, int f
 		w = plan_add(p);
 		w->finish = n;
 		p->scans++;
+		for (int i = p->n - 1 - n; i < p->n - 1; i++)
+			p->w[i].fin = p->n - 1;
 	}
 }
 
@@ -1342,6 +1345,10 @@ static void *worker(void *p)
 					pthread_cond_wait(&ws->scanned, &ws->lock);
 			pthread_mutex_unlock(&ws->lock);
 			finish_file(ws->a, c, w->finish, &wb);
+			pthread_mutex_lock(&ws->lock);
+			w->done = true;
+			pthread_cond_broadcast(&ws->scanned);
+			pthread_mutex_unlock(&ws->lock);
 			continue;
 		}
 		if (!w->rel)
@@ -1413,39 +1420,55 @@ static void merge_scan(struct analysis *a, struct analysis *sub, long sym_first,
 	free(sub);
 }
 
-static void run_threads(struct workers *ws, void *(*fn)(void *), int items)
-{
-	int nt = scan_threads(items), started = 0;
-	pthread_t *t = xcalloc(nt, sizeof(*t));
+/* The plan's scans on as many threads as there are cores, while this
+ * thread merges what they found, in order, as it comes (plan_merge). */
+struct run {
+	struct workers ws;
+	pthread_t t[16];
+	int started;
+};
 
-	ws->next = 0;
-	for (int i = 1; i < nt; i++)	/* the main thread is one of them */
-		if (!pthread_create(&t[i], NULL, fn, ws))
-			started++;
+static void plan_start(struct analysis *a, struct plan *p, struct run *r)
+{
+	int nt = scan_threads(p->scans);
+
+	r->ws = (struct workers){ .a = a, .w = p->w, .n = p->n };
+	pthread_mutex_init(&r->ws.lock, NULL);
+	pthread_cond_init(&r->ws.scanned, NULL);
+	r->started = 0;
+	for (int i = 0; i < nt; i++)
+		if (!pthread_create(&r->t[i], NULL, worker, &r->ws))
+			r->started++;
 		else
 			break;
-	fn(ws);
-	for (int i = 1; i <= started; i++)
-		pthread_join(t[i], NULL);
-	free(t);
+	if (!r->started)	/* no thread to be had: this one scans */
+		worker(&r->ws);
 }
 
-/* Runs the plan's scans on as many threads as there are cores, then
- * merges everything in order. */
-static void plan_scan(struct analysis *a, struct plan *p)
+/* Waits until item k can be merged: scanned, or its file finished. */
+static void plan_ready(struct run *r, int k)
 {
-	struct workers ws = { .a = a, .w = p->w, .n = p->n };
+	const struct work *w = &r->ws.w[k], *d = w->fin ? &r->ws.w[w->fin] : w;
 
-	pthread_mutex_init(&ws.lock, NULL);
-	pthread_cond_init(&ws.scanned, NULL);
-	run_threads(&ws, worker, p->scans);
-	pthread_cond_destroy(&ws.scanned);
-	pthread_mutex_destroy(&ws.lock);
+	if (!w->rel)
+		return;
+	pthread_mutex_lock(&r->ws.lock);
+	while (!d->done)
+		pthread_cond_wait(&r->ws.scanned, &r->ws.lock);
+	pthread_mutex_unlock(&r->ws.lock);
+}
+
+static void plan_join(struct run *r)
+{
+	for (int i = 0; i < r->started; i++)
+		pthread_join(r->t[i], NULL);
+	pthread_cond_destroy(&r->ws.scanned);
+	pthread_mutex_destroy(&r->ws.lock);
 }
 
 /* The plan's items [from, to) into the analysis, in order: per file, the
  * lines before each chunk and the coverage counts. */
-static void plan_merge(struct analysis *a, struct plan *p, int from, int to)
+static void plan_merge(struct analysis *a, struct plan *p, int from, int to, struct run *r)
 {
 	bool failed = false, shrank = false;
 	long first = 0, long_lines = 0, hits = 0;
@@ -1455,6 +1478,7 @@ static void plan_merge(struct analysis *a, struct plan *p, int from, int to)
 
 		if (w->finish)
 			continue;
+		plan_ready(r, k);
 		if (!w->rel) {
 			if (a->ncov == a->capcov)
 				a->cov = xrealloc(a->cov, (a->capcov = a->capcov * 2 + 8) * sizeof(*a->cov));
@@ -1615,12 +1639,16 @@ void scan_case(struct analysis *a)
 	plan_dir(a, &p, "scheduler", SRC_SCHED);
 	int napp = p.n, nfiles = a->files.n;
 	plan_nodes(a, &p, have, &dirs, &nodes);
-	plan_scan(a, &p);
-	plan_merge(a, &p, 0, napp);
+	struct run r;
+
+	plan_start(a, &p, &r);
+	plan_merge(a, &p, 0, napp, &r);
 	if (nodes_still(a, &dirs, nodes)) {
-		plan_merge(a, &p, napp, p.n);
+		plan_merge(a, &p, napp, p.n, &r);
+		plan_join(&r);
 		plan_free(&p);
 	} else {
+		plan_join(&r);
 		plan_drop(&p, napp, p.n);
 		plan_free(&p);
 		while (a->files.n > nfiles)
@@ -1629,8 +1657,9 @@ void scan_case(struct analysis *a)
 		strlist_free(&dirs);
 		free(nodes);
 		plan_nodes(a, &p, have, &dirs, &nodes);
-		plan_scan(a, &p);
-		plan_merge(a, &p, 0, p.n);
+		plan_start(a, &p, &r);
+		plan_merge(a, &p, 0, p.n, &r);
+		plan_join(&r);
 		plan_free(&p);
 	}
 	strlist_free(&dirs);

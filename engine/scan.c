@@ -729,6 +729,12 @@ static int src_open(struct analysis *a, const char *rel, int source, struct src 
 		return 0;
 	}
 	*s = (struct src){ .fd = fd, .source = source, .lo = 0, .hi = (size_t)st.st_size };
+	bool seek = (source & SRC_NODE) && (size_t)st.st_size > WINDOW_SEEK_MIN;
+
+	if (seek)
+		wb = NULL;	/* only its window is read */
+	if (got)
+		*got = 0;
 	if (source & SRC_NODE) {
 		char head[64u << 10];
 		const char *h = head;
@@ -752,7 +758,7 @@ static int src_open(struct analysis *a, const char *rel, int source, struct src 
 		ssize_t r = pread_full(fd, wb->p, st.st_size, 0);
 		*got = r > 0 ? (size_t)r : 0;
 	}
-	if ((source & SRC_NODE) && (size_t)st.st_size > WINDOW_SEEK_MIN) {
+	if (seek) {
 		struct ws_reader *r = ws_open(fd, st.st_size, header_time, &a->tc);
 		off_t lo, hi;
 
@@ -930,7 +936,7 @@ static void scan_small(struct analysis *sub, struct work *w, struct wbuf *wb)
 	if (src_open(sub, w->rel, w->source, &s, wb, &got) > 0) {
 		w->from = s.lo;
 		w->to = s.hi;
-		scan_chunk(sub, w, &s, 0, wb, &got);
+		scan_chunk(sub, w, &s, 0, wb, got ? &got : NULL);
 		close(s.fd);
 	}
 }
@@ -1165,7 +1171,11 @@ static void plan_file(struct analysis *a, struct plan *p, const char *rel, int f
 	struct work *w;
 	struct src *s;
 
-	if (listed <= (off_t)p->chunk) {
+	/* a node log over WINDOW_SEEK_MIN is read from its job's window, found
+	 * by the worker: cut into chunks only when it is huge (a node's logs
+	 * are many, and scanned at once) */
+	if (listed <= (off_t)p->chunk ||
+	    ((source & SRC_NODE) && listed > (off_t)WINDOW_SEEK_MIN && listed <= (off_t)(p->chunk * 64))) {
 		w = plan_add(p);
 		*w = (struct work){ .rel = rel, .file = file, .source = source, .node = node, .last = true };
 		p->scans++;

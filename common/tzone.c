@@ -12,18 +12,21 @@
  * which is what mktime(tm_isdst = -1) returns in the common zones.
  *
  * Parsed zones are kept per thread, so analyses on several threads share
- * nothing. */
+ * nothing.  Nothing here aborts (jobcomp/attrib compiles it in, with
+ * timefmt.c): out of memory, a zone is UTC. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "internal.h"
+#include "tzone.h"
 
 struct ttype {
 	int32_t off;
@@ -246,8 +249,10 @@ static bool tzif_parse(struct tzone *z, const unsigned char *b, size_t n)
 
 	if (typec == 0 || typec > 256 || timec > 100000 || hdr + 44 + need > n)
 		return false;
-	z->trans = xcalloc(timec + 1, sizeof(int64_t));
-	z->idx = xcalloc(timec + 1, 1);
+	z->trans = calloc(timec + 1, sizeof(int64_t));
+	z->idx = calloc(timec + 1, 1);
+	if (!z->trans || !z->idx)
+		return false;
 	z->ntrans = (int)timec;
 	for (uint32_t i = 0; i < timec; i++)
 		z->trans[i] = tsz == 8 ? be64(p + i * 8) : (int32_t)be32(p + i * 4);
@@ -279,11 +284,13 @@ static bool tzif_parse(struct tzone *z, const unsigned char *b, size_t n)
 
 static struct tzone *tzone_load(const char *name)
 {
-	struct tzone *z = xcalloc(1, sizeof(*z));
+	struct tzone *z = calloc(1, sizeof(*z));
 	const char *dir = getenv("TZDIR");
 	char path[512];
 	int fd;
 
+	if (!z)
+		return NULL;
 	snprintf(z->name, sizeof(z->name), "%s", name);
 	snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "/usr/share/zoneinfo", name);
 	/* a name tz_name_ok let through: never a path of its own */
@@ -295,8 +302,8 @@ static struct tzone *tzone_load(const char *name)
 		struct stat st;
 
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < (1 << 20)) {
-			unsigned char *b = xmalloc(st.st_size);
-			ssize_t r = read(fd, b, st.st_size);
+			unsigned char *b = malloc(st.st_size);
+			ssize_t r = b ? read(fd, b, st.st_size) : -1;
 
 			if (r == st.st_size && tzif_parse(z, b, (size_t)r)) {
 				free(b);
@@ -385,10 +392,8 @@ static struct zcache *zcache(void)
 	struct zcache *c;
 
 	pthread_once(&zonce, zkey_make);
-	if (!(c = pthread_getspecific(zkey))) {
-		c = xcalloc(1, sizeof(*c));
+	if (!(c = pthread_getspecific(zkey)) && (c = calloc(1, sizeof(*c))))
 		pthread_setspecific(zkey, c);
-	}
 	return c;
 }
 
@@ -398,6 +403,8 @@ long tz_local_offset(const char *tz, const struct tm *tm)
 	struct tzone *z = NULL;
 	struct tm u = *tm;
 
+	if (!c)
+		return 0;	/* no memory: UTC */
 	u.tm_min = u.tm_sec = 0;
 	int64_t local = (int64_t)timegm(&u);	/* the civil hour, counted as if UTC */
 
@@ -412,7 +419,8 @@ long tz_local_offset(const char *tz, const struct tm *tm)
 			if (c->memo[k].z == c->zone[i])
 				c->memo[k].z = NULL;
 		tzone_free(c->zone[i]);
-		z = c->zone[i] = tzone_load(tz);
+		if (!(z = c->zone[i] = tzone_load(tz)))
+			return 0;
 	}
 	for (int k = 0; k < HOURS; k++)
 		if (c->memo[k].z == z && c->memo[k].hour == local / 3600)

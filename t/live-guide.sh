@@ -124,6 +124,8 @@ for d in $DEBS; do names="$names $(dpkg-deb -f "$d" Package)"; done
 # the machine's one test cluster is ours before anything is installed, until
 # everything is purged: no other live test runs beside the packages
 wait_cluster_free || { bad "no other test cluster runs (waited ${ATTRIB_CLUSTER_WAIT:-900} s)"; finish; }
+note "the test cluster is ours"
+claimed=$(date +%s.%N)
 pre=''
 for p in $names; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q ' installed$' && pre="$pre $p"
@@ -453,5 +455,6 @@ for p in $names; do dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'i
 check "dpkg --purge removed every package it installed" test -z "$left"
 check "no installed catalog is left (/usr/share/attrib)" test ! -e /usr/share/attrib
 check "no installed plugin is left" test ! -e "$PLUGINDIR/jobcomp_attrib.so" -a ! -e "$PLUGINDIR/spank_attrib.so"
+note "$(since "$claimed") s from the cluster's claim to the purge"
 
 finish

@@ -1,4 +1,6 @@
-/* attrib-collect's parts (collect.c, journal.c).  Not installed. */
+/* attrib-collect's parts: context.c (log, clocks, coverage, bundle files),
+ * records.c, bundle.c, logfile.c, journal.c, kmsg.c, send.c, outbox.c,
+ * main.c.  Not installed. */
 #ifndef ATTRIB_COLLECT_H
 #define ATTRIB_COLLECT_H
 
@@ -18,11 +20,23 @@ struct collect_ctx {
 	char *munge_socket;		/* NULL: libmunge's default */
 };
 
+#define SLACK 120.0		/* seconds a log's clock may go backwards */
+
+/* context.c */
 void clog_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Logs to path from now on (NULL: standard error). */
+void log_open(const char *path);
+void log_close(void);
+/* The job id every log line names. */
+void log_set_job(const char *job);
 double now_real(void);
 double now_mono(void);
 bool parse_when(const char *s, double *t);
 char *local_zone(void);
+void zone_set(const char *zone);
+bool valid_job_id(const char *s);
+void fmt_time(double t, char *buf, size_t len);
+int name_cmp(const void *a, const void *b);	/* for qsort of char * */
 int open_log_file(const char *path, struct stat *st, char *why, size_t whylen);
 /* A coverage entry {source, status, detail}; logged unless status is "info". */
 void cover(json_object *cov, const char *source, const char *status, const char *fmt, ...)
@@ -51,5 +65,53 @@ long collect_journal(const struct collect_ctx *cx, const char *src, size_t cap,
  * file name. */
 void collect_kmsg(const struct collect_ctx *cx, size_t cap, json_object *files, json_object *cov,
 		  const char *name);
+
+/* records.c: the job and the SPANK plugin's task records */
+struct job_info {
+	const char *job_id;
+	const char *node;
+	double start, end;
+	const char *window_from;	/* what the window came from */
+	json_object *ranks;
+	char **record_names;	/* task record files read (to remove) */
+	int nrecords;
+};
+
+/* Reads NODESPOOL/JOBID/task-*.json into j->ranks. */
+void read_records(int spool, struct job_info *j, json_object *cov, double *min_exit,
+		  double *max_exit, double *min_start);
+void remove_records(int spool, const struct job_info *j);
+/* The job's start and end: Slurm's (23.02+ sets them for the Epilog),
+ * else the task records', else the last hour. */
+void job_window(struct job_info *j, double min_exit, double max_exit, double min_start,
+		json_object *cov);
+
+/* bundle.c */
+struct names {
+	char **v;
+	int n;
+};
+
+/* A file name for the bundle, unique within it. */
+char *unique_name(struct names *used, const char *base);
+json_object *bundle_build(const struct collect_ctx *cx, struct job_info *j, json_object *cov);
+/* The body, within MaxBundleBytes. */
+char *bundle_body(json_object *b, long maxb, json_object *cov, size_t *len);
+
+/* logfile.c: cuts one file (and, when the window starts before it, its rotated .1). */
+void collect_file(const struct collect_ctx *cx, const char *path, size_t cap,
+		  json_object *files, json_object *cov, struct names *used);
+
+/* send.c */
+char *munge_socket_choice(const char *opt, const char **from);
+double remaining(const struct collect_ctx *cx);
+/* Returns 0 when sent, 1 when a later try may succeed, 2 when refused for good. */
+int send_body(const struct collect_ctx *cx, const char *job, const char *node,
+	      const char *body, size_t len, double until, int max_tries, char *err, size_t errlen);
+
+/* outbox.c */
+int open_spool(const char *path, char *why, size_t whylen);
+int outbox_put(int spool, const char *job, const char *body, size_t len, char *err, size_t errlen);
+void outbox_flush(const struct collect_ctx *cx, int spool, double until);
 
 #endif

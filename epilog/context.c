@@ -1,0 +1,242 @@
+/* attrib-collect's context: its log, clocks, the node's zone, coverage
+ * entries and bundle files (the helpers every other part uses). */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <json-c/json.h>
+#include <openssl/evp.h>
+#include "conf.h"
+#include "internal.h"
+#include "collect.h"
+#include "window.h"
+
+/* ---- logging ---- */
+
+static FILE *log_fp;
+static char log_job[64] = "-";
+
+void clog_msg(const char *fmt, ...)
+{
+	char ts[64], msg[1024];
+	va_list ap;
+	FILE *f = log_fp ? log_fp : stderr;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	for (char *p = msg; *p; p++)	/* one line each */
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	if (log_fp) {
+		time_format(floor(now_real()), ts, sizeof(ts));
+		fprintf(f, "%s attrib-collect[%ld]: job %s: %s\n", ts, (long)getpid(), log_job, msg);
+	} else {
+		fprintf(f, "attrib-collect: job %s: %s\n", log_job, msg);
+	}
+	fflush(f);
+}
+
+void log_open(const char *path)
+{
+	int fd;
+
+	if (!path)
+		return;
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0640);
+	if (fd < 0 || !(log_fp = fdopen(fd, "a"))) {
+		if (fd >= 0)
+			close(fd);
+		clog_msg("cannot open LogFile %s: %s; logging to standard error", path, strerror(errno));
+	}
+}
+
+void log_close(void)
+{
+	if (log_fp)
+		fclose(log_fp);
+	log_fp = NULL;
+}
+
+void log_set_job(const char *job)
+{
+	snprintf(log_job, sizeof(log_job), "%s", job);
+}
+
+/* ---- time ---- */
+
+double now_real(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+double now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Epoch seconds ("1764403921", "@1764403921.5") or RFC 3339. */
+bool parse_when(const char *s, double *t)
+{
+	char *end;
+
+	if (!s || !*s)
+		return false;
+	if (*s == '@' || isdigit((unsigned char)*s)) {
+		const char *p = *s == '@' ? s + 1 : s;
+		double v;
+
+		errno = 0;
+		v = strtod(p, &end);
+		if (!errno && end != p && !*end && v >= 0) {
+			*t = v;
+			return true;
+		}
+	}
+	return time_parse_rfc3339(s, t);
+}
+
+/* The zone the node's syslog writes local times in (for timestamps
+ * without a zone): TZ, else /etc/localtime's name, else /etc/timezone. */
+char *local_zone(void)
+{
+	const char *tz = getenv("TZ");
+	char buf[512];
+	ssize_t n;
+	FILE *f;
+
+	if (tz && *tz)
+		return strdup_or_die(*tz == ':' ? tz + 1 : tz);
+	if ((n = readlink("/etc/localtime", buf, sizeof(buf) - 1)) > 0) {
+		char *z;
+
+		buf[n] = 0;
+		if ((z = strstr(buf, "zoneinfo/")))
+			return strdup_or_die(z + 9);
+	}
+	if ((f = fopen("/etc/timezone", "re"))) {
+		char *r = fgets(buf, sizeof(buf), f) ? buf : NULL;
+
+		fclose(f);
+		if (r) {
+			buf[strcspn(buf, " \t\r\n")] = 0;
+			if (*buf)
+				return strdup_or_die(buf);
+		}
+	}
+	return NULL;
+}
+
+/* Makes zone the process's TZ: the engine's conversion of zone-less
+ * times sets TZ to the zone and back for each one, which costs a reload
+ * of the zone file unless TZ already names it (150 us a line, else). */
+void zone_set(const char *zone)
+{
+	if (zone && *zone) {
+		setenv("TZ", zone, 1);
+		tzset();
+	}
+}
+
+/* ---- small helpers ---- */
+
+void cover(json_object *cov, const char *source, const char *status, const char *fmt, ...)
+{
+	char detail[1024];
+	va_list ap;
+	json_object *e = json_object_new_object();
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	json_object_object_add(e, "source", json_object_new_string(source));
+	json_object_object_add(e, "status", json_object_new_string(status));
+	json_object_object_add(e, "detail", json_object_new_string(detail));
+	json_object_array_add(cov, e);
+	if (strcmp(status, "info"))
+		clog_msg("%s: %s: %s", source, status, detail);
+}
+
+bool valid_job_id(const char *s)
+{
+	if (!s || !*s || strlen(s) > 20)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void fmt_time(double t, char *buf, size_t len)
+{
+	time_format(t, buf, len);
+}
+
+/* Opens a root log file the way the collector must: no symlink, no FIFO
+ * or device, never blocking. */
+int open_log_file(const char *path, struct stat *st, char *why, size_t whylen)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0) {
+		snprintf(why, whylen, "%s", errno == ELOOP ? "is a symbolic link (refused)" : strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		snprintf(why, whylen, "not a regular file (refused)");
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+/* ---- bundle files ---- */
+
+void add_file(json_object *files, const char *name, const char *source, const char *origin,
+	      const char *text, size_t len)
+{
+	size_t flen;
+	char *fixed = utf8_fix(text, len, &flen);
+	json_object *f = json_object_new_object();
+
+	json_object_object_add(f, "name", json_object_new_string(name));
+	json_object_object_add(f, "source", json_object_new_string(source));
+	json_object_object_add(f, "origin", json_object_new_string(origin));
+	json_object_object_add(f, "text", json_object_new_string_len(fixed ? fixed : "", fixed ? (int)flen : 0));
+	json_object_array_add(files, f);
+	free(fixed);
+}
+
+void sha256_hex(const void *data, size_t len, char out[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+
+	if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32) {
+		out[0] = 0;
+		return;
+	}
+	for (unsigned i = 0; i < 32; i++)
+		sprintf(out + 2 * i, "%02x", md[i]);
+}

@@ -17,6 +17,7 @@
 #include "conf.h"
 #include "internal.h"
 #include "collect.h"
+#include "source.h"
 
 /* A file name for the bundle, unique within it. */
 char *unique_name(struct names *used, const char *base)
@@ -46,12 +47,6 @@ json_object *bundle_build(const struct collect_ctx *cx, struct job_info *j, json
 	json_object *files = json_object_new_array();
 	struct names used = { 0 };
 	char ts[64];
-	int n = cx->conf->nlog_sources;
-	long maxb = cx->conf->max_bundle_bytes;
-	size_t reserve = (size_t)(maxb / 8 < (1 << 20) ? maxb / 8 : (1 << 20));
-	size_t cap = n ? ((size_t)maxb - reserve) / (size_t)n : 0;
-	long kernel_entries = 0;
-	bool kmsg = false;
 
 	json_object_object_add(b, "schema", json_object_new_string("attrib.bundle/v1"));
 	json_object_object_add(b, "job_id", json_object_new_string(j->job_id));
@@ -63,28 +58,7 @@ json_object *bundle_build(const struct collect_ctx *cx, struct job_info *j, json
 	fmt_time(cx->end, ts, sizeof(ts));
 	json_object_object_add(w, "end", json_object_new_string(ts));
 	json_object_object_add(b, "window", w);
-	for (int i = 0; i < n; i++) {
-		const char *src = cx->conf->log_sources[i];
-
-		if (!strcmp(src, "journal") || !strncmp(src, "journal:", 8)) {
-			const char *const names[3] = { unique_name(&used, "kernel.log"),
-						       unique_name(&used, "journal.log"),
-						       unique_name(&used, "journal-user.log") };
-
-			kernel_entries += collect_journal(cx, src, cap, files, cov, names);
-		} else if (!strcmp(src, "kmsg"))
-			kmsg = true;
-		else if (*src == '/')
-			collect_file(cx, src, cap, files, cov, &used);
-		else
-			cover(cov, src, "error", "not an absolute path, \"journal\" nor \"kmsg\"");
-	}
-	/* journald copies the kernel's ring into the journal: the same lines
-	 * twice would count every kernel event twice */
-	if (kmsg && kernel_entries)
-		cover(cov, "kmsg", "info", "not read: the journal holds the kernel's messages of the window");
-	else if (kmsg)
-		collect_kmsg(cx, cap, files, cov, unique_name(&used, "kmsg.log"));
+	sources_collect(cx, files, cov, &used);
 	json_object_object_add(b, "files", files);
 	json_object_object_add(b, "ranks", json_object_get(j->ranks));
 	json_object_object_add(b, "coverage", json_object_get(cov));

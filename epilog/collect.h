@@ -18,6 +18,7 @@ struct collect_ctx {
 	double start, end;		/* the window, margins included */
 	const struct timectx *tc;	/* for timestamps without a year or zone */
 	char *munge_socket;		/* NULL: libmunge's default */
+	const char *node;		/* this node's name (SLURMD_NODENAME) */
 };
 
 #define SLACK 120.0		/* seconds a log's clock may go backwards */
@@ -53,19 +54,6 @@ void add_file(json_object *files, const char *name, const char *source, const ch
 	      const char *text, size_t len);
 void sha256_hex(const void *data, size_t len, char out[65]);
 
-/* Adds the journal's lines in the window (source "journal", or
- * "journal:DIR" for a directory of journal files) as three files by who
- * wrote them: names[0] the kernel's (_TRANSPORT=kernel), names[1] root's,
- * names[2] other users'.  Returns how many kernel entries it kept. */
-long collect_journal(const struct collect_ctx *cx, const char *src, size_t cap,
-		     json_object *files, json_object *cov, const char *const names[3]);
-
-/* Adds the kernel's ring buffer (/dev/kmsg; env ATTRIB_COLLECT_KMSG names
- * a regular file of /dev/kmsg records instead, for tests) in the window as
- * file name. */
-void collect_kmsg(const struct collect_ctx *cx, size_t cap, json_object *files, json_object *cov,
-		  const char *name);
-
 /* records.c: the job and the SPANK plugin's task records */
 struct job_info {
 	const char *job_id;
@@ -97,10 +85,6 @@ char *unique_name(struct names *used, const char *base);
 json_object *bundle_build(const struct collect_ctx *cx, struct job_info *j, json_object *cov);
 /* The body, within MaxBundleBytes. */
 char *bundle_body(json_object *b, long maxb, json_object *cov, size_t *len);
-
-/* logfile.c: cuts one file (and, when the window starts before it, its rotated .1). */
-void collect_file(const struct collect_ctx *cx, const char *path, size_t cap,
-		  json_object *files, json_object *cov, struct names *used);
 
 /* send.c */
 char *munge_socket_choice(const char *opt, const char **from);

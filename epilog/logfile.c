@@ -18,6 +18,7 @@
 #include "conf.h"
 #include "internal.h"
 #include "collect.h"
+#include "source.h"
 #include "window.h"
 
 /* Cuts one file (and, when the window starts before it, its rotated .1). */
@@ -91,3 +92,30 @@ void collect_file(const struct collect_ctx *cx, const char *path, size_t cap,
 	cut_free(&c);
 }
 
+static bool file_match(const char *spec)
+{
+	return *spec == '/';
+}
+
+static bool file_available(const char *spec)
+{
+	struct stat st;
+
+	return lstat(spec, &st) == 0;
+}
+
+static void file_collect(const struct collect_ctx *cx, const char *spec, struct source_out *out)
+{
+	collect_file(cx, spec, out->cap, out->files, out->cov, out->used);
+}
+
+/* where rsyslog (Debian, Ubuntu) and the RHEL family write the kernel's lines */
+static const char *const file_defaults[] = { "/var/log/kern.log", "/var/log/syslog", "/var/log/messages", NULL };
+
+const struct evidence_source source_file = {
+	.name = "file",
+	.match = file_match,
+	.defaults = file_defaults,
+	.available = file_available,
+	.collect = file_collect,
+};

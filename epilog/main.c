@@ -166,6 +166,7 @@ int main(int argc, char **argv)
 			node = "unknown";
 		}
 	}
+	cx.node = node;
 	spool = open_spool(conf.node_spool_dir ? conf.node_spool_dir : "/var/spool/attrib/node", why, sizeof(why));
 	if (spool < 0)
 		clog_msg("NodeSpoolDir %s: %s (no task records, no outbox)",

@@ -40,10 +40,14 @@ static const struct key keys[] = {
 	{ "ServiceURL", T_URL, O(service_url), 0, "http://127.0.0.1:7411", NULL,
 	  "Where attrib-collect sends bundles." },
 	{ "LogSources", T_LIST, O(log_sources), O(nlog_sources),
-	  "journal,kmsg,/var/log/syslog,/var/log/messages", NULL,
+	  "auto", NULL,
 	  "Node log sources the collector cuts the job window from: \"journal\" (or \"journal:DIR\"), "
 	  "\"kmsg\" (the kernel's ring buffer, read only when no journal source holds kernel "
-	  "messages) or files. Rules for kernel messages (NVRM Xid, AER, OOM killer ...) read only "
+	  "messages), files, or \"auto\": those of journal, /var/log/kern.log, /var/log/syslog, "
+	  "/var/log/messages and kmsg the node has (one it lacks is no gap). A source named here that "
+	  "the node lacks is a \"missing\" coverage entry of the job, a line in the collector's log and "
+	  "a count of attrib_coverage_gaps_total; so is a node where no source held the kernel's "
+	  "messages (source kernel_log). Rules for kernel messages (NVRM Xid, AER, OOM killer ...) read only "
 	  "what the kernel wrote (the journal's _TRANSPORT=kernel entries, kmsg), never a file: any "
 	  "user can write a line into syslog." },
 	{ "WindowMargin", T_SECONDS, O(window_margin), 0, "300", NULL,

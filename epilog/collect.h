@@ -63,7 +63,13 @@ struct job_info {
 	json_object *ranks;
 	char **record_names;	/* task record files read (to remove) */
 	int nrecords;
+	char file_node[256];	/* node as record names carry it (node_file_name) */
+	int foreign;		/* other nodes' records seen (a shared NodeSpoolDir) */
 };
+
+/* The node's name as the SPANK plugin puts it in a record's name
+ * (task-STEP-RANK@NODE.json): a host name's characters, others '_'. */
+void node_file_name(const char *node, char *out, size_t len);
 
 /* Reads NODESPOOL/JOBID/task-*.json into j->ranks. */
 void read_records(int spool, struct job_info *j, json_object *cov, double *min_exit,
@@ -95,6 +101,9 @@ int send_body(const struct collect_ctx *cx, const char *job, const char *node,
 
 /* outbox.c */
 int open_spool(const char *path, char *why, size_t whylen);
+/* Marks NodeSpoolDir as this node's (a file node@NODE); returns how many
+ * other nodes marked it too, naming one in other. */
+int spool_mark(int spool, const char *node, char *other, size_t otherlen);
 int outbox_put(int spool, const char *job, const char *body, size_t len, char *err, size_t errlen);
 void outbox_flush(const struct collect_ctx *cx, int spool, double until);
 

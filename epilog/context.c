@@ -13,7 +13,11 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <syslog.h>
 #include <json-c/json.h>
+#ifdef HAVE_SYSTEMD
+#include <systemd/sd-journal.h>
+#endif
 #include <openssl/evp.h>
 #include "conf.h"
 #include "internal.h"
@@ -24,6 +28,25 @@
 
 static FILE *log_fp;
 static char log_job[64] = "-";
+
+/* The journal (identifier attrib-collect, the job in field SLURM_JOB_ID)
+ * when journald listens, else syslog(3). */
+static void system_log(const char *msg)
+{
+#ifdef HAVE_SYSTEMD
+	if (sd_journal_send("MESSAGE=job %s: %s", log_job, msg, "PRIORITY=%d", LOG_WARNING,
+			    "SYSLOG_IDENTIFIER=attrib-collect", "SYSLOG_FACILITY=%d", LOG_DAEMON >> 3,
+			    "SYSLOG_PID=%ld", (long)getpid(), "SLURM_JOB_ID=%s", log_job, NULL) == 0)
+		return;
+#endif
+	static bool opened;
+
+	if (!opened) {
+		openlog("attrib-collect", LOG_PID, LOG_DAEMON);
+		opened = true;
+	}
+	syslog(LOG_WARNING, "job %s: %s", log_job, msg);
+}
 
 void clog_msg(const char *fmt, ...)
 {
@@ -41,6 +64,10 @@ void clog_msg(const char *fmt, ...)
 		time_format(floor(now_real()), ts, sizeof(ts));
 		fprintf(f, "%s attrib-collect[%ld]: job %s: %s\n", ts, (long)getpid(), log_job, msg);
 	} else {
+		/* slurmd keeps an Epilog's output only when it fails (and
+		 * attrib-collect never does) or at debug2: the system log is
+		 * where an administrator finds these lines */
+		system_log(msg);
 		fprintf(f, "attrib-collect: job %s: %s\n", log_job, msg);
 	}
 	fflush(f);

@@ -184,12 +184,26 @@ int main(int argc, char **argv)
 	j.job_id = job;
 	j.node = node;
 	j.ranks = json_object_new_array();
+	node_file_name(node, j.file_node, sizeof(j.file_node));
 	if (spool < 0)
 		cover(cov, "task-records", "error", "NodeSpoolDir %s: %s", conf.node_spool_dir ? conf.node_spool_dir : "", why);
 	{
 		double min_exit, max_exit, min_start;
 
 		read_records(spool, &j, cov, &min_exit, &max_exit, &min_start);
+		if (spool >= 0) {
+			char other[256] = "";
+			int others = spool_mark(spool, node, other, sizeof(other));
+
+			/* the plugin writes where its node's Epilog reads: a spool
+			 * shared with other nodes takes their records and outboxes */
+			if (others || j.foreign)
+				cover(cov, "node-spool", "error",
+				      "NodeSpoolDir %s is shared with other nodes (%d other nodes' marks%s%s, %d of "
+				      "their task records): it must be local to each node; only %s's records were taken",
+				      conf.node_spool_dir ? conf.node_spool_dir : "", others, others ? ", node@" : "",
+				      other, j.foreign, node);
+		}
 		job_window(&j, min_exit, max_exit, min_start, cov);
 	}
 	cx.start = j.start - (double)conf.window_margin;

@@ -70,6 +70,30 @@ int open_spool(const char *path, char *why, size_t whylen)
 	return fd;
 }
 
+int spool_mark(int spool, const char *node, char *other, size_t otherlen)
+{
+	char mark[300], fn[256];
+	DIR *d;
+	struct dirent *de;
+	int fd, n = 0;
+
+	node_file_name(node, fn, sizeof(fn));
+	snprintf(mark, sizeof(mark), "node@%s", fn);
+	if ((fd = openat(spool, mark, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600)) >= 0)
+		close(fd);
+	if ((fd = openat(spool, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 0;
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return 0;
+	}
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "node@", 5) && strcmp(de->d_name, mark) && n++ == 0)
+			snprintf(other, otherlen, "%s", de->d_name + 5);
+	closedir(d);
+	return n;
+}
+
 static int write_all(int fd, const char *s, size_t n)
 {
 	while (n) {
@@ -202,6 +226,13 @@ void outbox_flush(const struct collect_ctx *cx, int spool, double until)
 		body = read_small(dirfd(d), names[i], cx->conf->max_bundle_bytes * 2, &len);
 		if (body)
 			o = json_tokener_parse(body);
+		if (o && json_object_object_get_ex(o, "node", &nv) && cx->node &&
+		    strcmp(json_object_get_string(nv), cx->node)) {
+			/* another node's (a shared spool): its credential must be made there */
+			json_object_put(o);
+			free(body);
+			continue;
+		}
 		if (!o || !json_object_object_get_ex(o, "job_id", &jv) ||
 		    !json_object_object_get_ex(o, "node", &nv)) {
 			clog_msg("outbox: %s is not a bundle; moved to outbox/rejected/", names[i]);

@@ -56,9 +56,17 @@ void read_records(int spool, struct job_info *j, json_object *cov, double *min_e
 	}
 	while ((de = readdir(d)) && n < MAX_RECORDS) {
 		size_t len = strlen(de->d_name);
+		const char *at;
 
 		if (strncmp(de->d_name, "task-", 5) || len < 10 || strcmp(de->d_name + len - 5, ".json"))
 			continue;
+		/* task-STEP-RANK@NODE.json: another node's is not ours to send */
+		if ((at = strrchr(de->d_name, '@')) &&
+		    ((size_t)(de->d_name + len - 5 - (at + 1)) != strlen(j->file_node) ||
+		     strncmp(at + 1, j->file_node, strlen(j->file_node)))) {
+			j->foreign++;
+			continue;
+		}
 		names = xrealloc(names, (n + 1) * sizeof(*names));
 		names[n++] = strdup_or_die(de->d_name);
 	}
@@ -85,6 +93,13 @@ void read_records(int spool, struct job_info *j, json_object *cov, double *min_e
 			o = json_tokener_parse(buf);
 		}
 		free(buf);
+		/* (a record of an older plugin, without the node in its name) */
+		if (o && !strchr(names[i], '@') && json_object_object_get_ex(o, "node", &v) &&
+		    json_object_is_type(v, json_type_string) && strcmp(json_object_get_string(v), j->node)) {
+			j->foreign++;
+			json_object_put(o);
+			continue;
+		}
 		if (!o || !json_object_is_type(o, json_type_object)) {
 			if (bad++ < 5)
 				cover(cov, "task-records", "error", "%s/%s: not a task record", j->job_id, names[i]);
@@ -158,3 +173,10 @@ void job_window(struct job_info *j, double min_exit, double max_exit, double min
 		      from_start, from_end);
 }
 
+void node_file_name(const char *node, char *out, size_t len)
+{
+	snprintf(out, len, "%s", node);
+	for (char *c = out; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_' && *c != '.')
+			*c = '_';
+}

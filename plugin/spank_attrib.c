@@ -3,7 +3,7 @@
  * live pipeline (doc/live-pipeline.md, section 2).
  *
  * In slurmstepd (the remote context) it writes, as root,
- * NODESPOOL/JOBID/task-STEP-RANK.json: first when the task has been forked
+ * NODESPOOL/JOBID/task-STEP-RANK@NODE.json: first when the task has been forked
  * (slurm_spank_task_post_fork: rank, node, local rank, step, GPUs, pid,
  * start time), then again when it has been reaped (slurm_spank_task_exit:
  * the same plus exit code, signal and exit time). Each write is atomic
@@ -27,6 +27,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -172,6 +173,10 @@ static int task_facts(spank_t sp, struct task *t)
 	else if (gethostname(t->node, sizeof(t->node) - 1) < 0)
 		t->node[0] = '\0';
 	t->node[sizeof(t->node) - 1] = '\0';
+	/* (it names a file: nothing but a host name's characters) */
+	for (char *c = t->node; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_' && *c != '.')
+			*c = '_';
 	/* the GPUs Slurm gave the step */
 	step_env(sp, "CUDA_VISIBLE_DEVICES", t->gpu, sizeof(t->gpu));
 	if (!t->gpu[0])
@@ -228,7 +233,7 @@ static int open_job_dir(uint32_t job_id)
 
 static void write_task(const struct task *t, time_t start, const int *status, time_t exit_time)
 {
-	char fname[64], tmp[96], err[512];
+	char fname[128 + sizeof(t->node)], tmp[sizeof(fname) + 32], err[512];
 	struct json_object *o = json_object_new_object();
 	char *line = NULL, id[16];
 	size_t len = 0;
@@ -261,7 +266,9 @@ static void write_task(const struct task *t, time_t start, const int *status, ti
 		free(line);
 		return;
 	}
-	snprintf(fname, sizeof(fname), "task-%s-%" PRIu32 ".json", t->step, t->rank);
+	/* the node in the name: a spool shared by mistake keeps every node's
+	 * records apart, and each node's Epilog takes only its own */
+	snprintf(fname, sizeof(fname), "task-%s-%" PRIu32 "@%s.json", t->step, t->rank, t->node);
 	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", fname, (long)getpid());
 	/*
 	 * The record at fork is not fsynced: that would delay the tasks' exec

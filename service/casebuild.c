@@ -394,7 +394,10 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 			const char *det = svc_json_str(c, "detail");
 			char source[256];
 
-			if (!src)
+			/* "info" says how the collector had a source (the
+			 * window's start, journalctl, a default the node lacks,
+			 * kmsg left for the journal): no gap */
+			if (!src || (st && !strcmp(st, "info")))
 				continue;
 			snprintf(source, sizeof(source), "nodes/%s:%.200s", node, src);
 			cov_add(cov, source, st && !strcmp(st, "missing") ? "missing" : "error", "%.400s",

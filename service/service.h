@@ -107,7 +107,9 @@ enum reject_reason {
 
 /* Label sets of the counters below (metrics.c names them). */
 enum { SUBDOM_N = 14 };		/* the contract's sub-domains, then "other" */
-enum cov_source { COV_NODES, COV_APP, COV_SCHEDULER, COV_JOB, COV_OTHER, COV_SRC_N };
+/* a node's bundle's own entries ("nodes/NODE:SOURCE") by the collector's source */
+enum cov_source { COV_NODES, COV_APP, COV_SCHEDULER, COV_JOB, COV_KERNEL_LOG, COV_JOURNAL, COV_KMSG,
+		  COV_LOG_FILE, COV_OTHER, COV_SRC_N };
 enum cov_status { COV_MISSING, COV_ERROR, COV_ST_OTHER, COV_ST_N };
 /* drain decisions recorded in the store, as /metrics counts them */
 enum drain_stat { DSTAT_DONE, DSTAT_FORCED, DSTAT_SUGGESTED, DSTAT_DRY_RUN, DSTAT_REFUSED,

@@ -21,6 +21,7 @@
 #include <json-c/json.h>
 #include "attrib.h"
 #include "conf.h"
+#include "userfile.h"
 
 #define BUNDLE_SCHEMA "attrib.bundle/v1"
 #define RECORD_MAX_BYTES (16L << 20)	/* a job record (jobcomp/attrib) */
@@ -228,12 +229,6 @@ int spool_prepare(const char *state_dir, char *err, size_t errlen);
 struct coverage_list {
 	struct json_object *arr;	/* [{"source","status","detail"}] */
 };
-
-/* Reads the last max bytes of path as uid/gid (setfsuid/setfsgid and the
- * user's groups, this thread only): O_NOFOLLOW|O_NONBLOCK, a regular file
- * owned by uid, else NULL with *missing set for ENOENT and a reason. */
-char *read_tail_as_user(const char *path, uid_t uid, gid_t gid, size_t max, size_t *len,
-			bool *missing, char *err, size_t errlen);
 
 /* Builds STATE/cases/JOBID.ATTEMPT from record (a parsed job record) and the
  * bundles in STATE/incoming/JOBID.  Returns the case path (caller frees) or

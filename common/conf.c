@@ -63,6 +63,11 @@ static const struct key keys[] = {
 	  "Accounting field the summary is appended to." },
 	{ "AppMaxBytes", T_SIZE, O(app_max_bytes), 0, "64M", NULL,
 	  "How much of the end of each job output file is read." },
+	{ "ReadJobOutput", T_ENUM, O(read_job_output), 0, "no", "no|yes",
+	  "Where the job's output (std_out, std_err) comes from. no: only from the bundle of the "
+	  "batch host, whose collector reads the files' ends as the job's user where the job wrote "
+	  "them; yes: the service also reads them itself, as the job's user, when no bundle carried "
+	  "them (it needs the users' file systems mounted at the same paths)." },
 	{ "MaxBundleBytes", T_SIZE, O(max_bundle_bytes), 0, "64M", NULL,
 	  "Largest bundle the service accepts (and the collector sends)." },
 	{ "SlurmctldLog", T_PATH, O(slurmctld_log), 0, "", NULL,

@@ -22,6 +22,7 @@ struct attrib_config {
 	int nattribute_states;
 	char *comment_field;	/* CommentField: AdminComment | Comment | SystemComment */
 	long app_max_bytes;	/* AppMaxBytes */
+	char *read_job_output;	/* ReadJobOutput: no | yes */
 	long max_bundle_bytes;	/* MaxBundleBytes */
 	char *slurmctld_log;	/* SlurmctldLog, or NULL */
 	long reconcile_interval;	/* ReconcileInterval, seconds */

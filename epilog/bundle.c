@@ -58,7 +58,17 @@ json_object *bundle_build(const struct collect_ctx *cx, struct job_info *j, json
 	fmt_time(cx->end, ts, sizeof(ts));
 	json_object_object_add(w, "end", json_object_new_string(ts));
 	json_object_object_add(b, "window", w);
-	sources_collect(cx, files, cov, &used);
+	{
+		long maxb = cx->conf->max_bundle_bytes;
+		size_t reserve = (size_t)(maxb / 8 < (1 << 20) ? maxb / 8 : (1 << 20));
+		size_t budget = (size_t)maxb - reserve, app = budget / 4;
+
+		if (cx->conf->app_max_bytes > 0 && (size_t)cx->conf->app_max_bytes < app)
+			app = (size_t)cx->conf->app_max_bytes;
+		/* the job's output first: what UserCode diagnoses read */
+		budget -= jobout_collect(cx, j, app, files, cov, &used);
+		sources_collect(cx, budget, files, cov, &used);
+	}
 	json_object_object_add(b, "files", files);
 	json_object_object_add(b, "ranks", json_object_get(j->ranks));
 	json_object_object_add(b, "coverage", json_object_get(cov));

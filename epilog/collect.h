@@ -48,6 +48,7 @@ void cover(json_object *cov, const char *source, const char *status, const char 
 #define ORIGIN_JOURNAL "journal"	/* other journal entries of uid 0 */
 #define ORIGIN_JOURNAL_USER "journal-user"	/* journal entries of any other uid */
 #define ORIGIN_FILE "file"		/* a log file: anyone may write to it via syslog */
+#define ORIGIN_JOB_OUTPUT "job-output"	/* the job's std_out/std_err: the job's user wrote it */
 
 /* A bundle file {name, source, origin, text}; the text made valid UTF-8. */
 void add_file(json_object *files, const char *name, const char *source, const char *origin,
@@ -65,6 +66,7 @@ struct job_info {
 	int nrecords;
 	char file_node[256];	/* node as record names carry it (node_file_name) */
 	int foreign;		/* other nodes' records seen (a shared NodeSpoolDir) */
+	bool batch_host;	/* a record of the batch script's step ("batch") is this node's */
 };
 
 /* The node's name as the SPANK plugin puts it in a record's name
@@ -91,6 +93,11 @@ char *unique_name(struct names *used, const char *base);
 json_object *bundle_build(const struct collect_ctx *cx, struct job_info *j, json_object *cov);
 /* The body, within MaxBundleBytes. */
 char *bundle_body(json_object *b, long maxb, json_object *cov, size_t *len);
+
+/* jobout.c: on the batch host, the end of the job's std_out and std_err
+ * (each at most cap bytes); returns the bytes kept. */
+size_t jobout_collect(const struct collect_ctx *cx, const struct job_info *j, size_t cap,
+		      json_object *files, json_object *cov, struct names *used);
 
 /* send.c */
 char *munge_socket_choice(const char *opt, const char **from);

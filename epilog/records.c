@@ -117,6 +117,9 @@ void read_records(int spool, struct job_info *j, json_object *cov, double *min_e
 		    time_parse_rfc3339(json_object_get_string(v), &t) &&
 		    (isnan(*min_start) || t < *min_start))
 			*min_start = t;
+		if (json_object_object_get_ex(o, "step", &v) && json_object_is_type(v, json_type_string) &&
+		    !strcmp(json_object_get_string(v), "batch"))
+			j->batch_host = true;
 		json_object_array_add(j->ranks, o);
 		j->record_names = xrealloc(j->record_names, (j->nrecords + 1) * sizeof(char *));
 		j->record_names[j->nrecords++] = strdup_or_die(names[i]);

@@ -43,14 +43,12 @@ static void plan_add(struct plan *p, const char *spec, const struct evidence_sou
 	p->src[p->n++] = s;
 }
 
-void sources_collect(const struct collect_ctx *cx, json_object *files, json_object *cov,
+void sources_collect(const struct collect_ctx *cx, size_t budget, json_object *files, json_object *cov,
 		     struct names *used)
 {
 	const struct attrib_config *conf = cx->conf;
 	struct plan p = { 0 };
 	struct source_out out = { .files = files, .cov = cov, .used = used };
-	long maxb = conf->max_bundle_bytes;
-	size_t reserve = (size_t)(maxb / 8 < (1 << 20) ? maxb / 8 : (1 << 20));
 	char absent[1024] = "";
 	size_t al = 0;
 
@@ -76,7 +74,7 @@ void sources_collect(const struct collect_ctx *cx, json_object *files, json_obje
 	}
 	if (*absent)
 		cover(cov, "auto", "info", "not on this node: %s", absent);
-	out.cap = p.n ? ((size_t)maxb - reserve) / (size_t)p.n : 0;
+	out.cap = p.n ? budget / (size_t)p.n : 0;
 	for (size_t k = 0; k < NSOURCES; k++)
 		for (int i = 0; i < p.n; i++)
 			if (p.src[i] == sources[k])

@@ -37,9 +37,10 @@ struct evidence_source {
 extern const struct evidence_source source_journal, source_file, source_kmsg;
 
 /* Every LogSources entry collected by the source that matches it, the
- * sources in the table's order; "auto" stands for every default the node
- * has.  Says in coverage when the node gave no kernel log. */
-void sources_collect(const struct collect_ctx *cx, json_object *files, json_object *cov,
+ * sources in the table's order, budget bytes shared among them; "auto"
+ * stands for every default the node has.  Says in coverage when the node
+ * gave no kernel log. */
+void sources_collect(const struct collect_ctx *cx, size_t budget, json_object *files, json_object *cov,
 		     struct names *used);
 
 #endif

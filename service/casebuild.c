@@ -177,7 +177,7 @@ static const char *origin_of(struct json_object *f)
  * manifest); its ranks and coverage. */
 static void node_evidence(const struct attrib_config *conf, const char *case_dir,
 			  const char *job_id, const char *node, struct json_object *ranks,
-			  struct json_object *cov, struct json_object *manifest)
+			  struct json_object *cov, struct json_object *manifest, struct json_object *app)
 {
 	char *bpath = spool_bundle_path(conf->state_dir, job_id, node), dir[PATH_MAX], err[256];
 	struct json_object *b, *files, *bc;
@@ -221,6 +221,16 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 			    !json_object_object_get_ex(f, "text", &t) ||
 			    !json_object_is_type(t, json_type_string))
 				continue;
+			/* the job's output, read on the batch host as the job's
+			 * user: app/, the first bundle's (not a node log) */
+			if ((s = svc_json_str(f, "origin")) && !strcmp(s, "job-output")) {
+				const char *stream = svc_json_str(f, "stream");
+
+				if (stream && (!strcmp(stream, "std_out") || !strcmp(stream, "std_err")) &&
+				    !json_object_object_get_ex(app, stream, NULL))
+					json_object_object_add(app, stream, json_object_get(t));
+				continue;
+			}
 			snprintf(fallback, sizeof(fallback), "file-%zu.log", i);
 			safe_name(svc_json_str(f, "name"), name, NAME_MAX_LEN - 24, fallback);
 			snprintf(p, sizeof(p), "%s/%s", dir, name);
@@ -267,8 +277,10 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 /* app/<name>: the end of one output file, read as the job's user. */
 static void app_file(const struct attrib_config *conf, const char *case_dir,
 		     struct json_object *rec, const char *key, const char *path,
-		     const char *taken, char *name, size_t namecap, struct json_object *cov)
+		     const char *taken, char *name, size_t namecap, struct json_object *app,
+		     struct json_object *cov)
 {
+	struct json_object *bt;
 	struct json_object *v;
 	char err[256], source[NAME_MAX_LEN + 32], full[PATH_MAX], dir[PATH_MAX];
 	const char *wd = svc_json_str(rec, "work_dir");
@@ -299,6 +311,24 @@ static void app_file(const struct attrib_config *conf, const char *case_dir,
 		snprintf(name, namecap, "%s", tmp);
 	}
 	snprintf(source, sizeof(source), "app/%s", name);
+	if (json_object_object_get_ex(app, key, &bt)) {
+		/* the batch host's collector read it where the job wrote it */
+		data = NULL;
+		len = (size_t)json_object_get_string_len(bt);
+		if (len > (size_t)conf->app_max_bytes)
+			len = (size_t)conf->app_max_bytes;
+		snprintf(dir, sizeof(dir), "%s/app", case_dir);
+		if ((mkdir(dir, 0700) < 0 && errno != EEXIST) ||
+		    write_in(dir, name, json_object_get_string(bt) + json_object_get_string_len(bt) - len,
+			     len) < 0)
+			svc_log(SVC_ERROR, "cannot write %s/%s: %s", dir, name, strerror(errno));
+		return;
+	}
+	if (strcmp(conf->read_job_output ? conf->read_job_output : "no", "yes")) {
+		cov_add(cov, source, "missing", "%s %s: not in the batch host's bundle (and ReadJobOutput = "
+			"no: the service does not read it itself)", key, path);
+		return;
+	}
 	if (uid < 0 || uid >= (long long)(uid_t)-1 || gid < 0 || gid >= (long long)(gid_t)-1) {
 		cov_add(cov, source, "error", "the record has no uid/gid: %s not read", key);
 		return;
@@ -379,6 +409,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 {
 	struct json_object *job = NULL, *nodes, *ranks = json_object_new_array(), *v;
 	struct json_object *evidence = json_object_new_object(), *manifest = json_object_new_object();
+	struct json_object *app = json_object_new_object();	/* stream -> text of a bundle */
 	char *dir = NULL, sub[PATH_MAX], outname[NAME_MAX_LEN + 16] = "", errname[NAME_MAX_LEN + 16];
 	const char *so, *se;
 
@@ -417,7 +448,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 					node ? node : "");
 				continue;
 			}
-			node_evidence(conf, dir, job_id, node, ranks, cov, manifest);
+			node_evidence(conf, dir, job_id, node, ranks, cov, manifest, app);
 		}
 	}
 	/* without it the engine would trust every node file as a hand-made
@@ -441,9 +472,9 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 	so = svc_json_str(record, "std_out");
 	se = svc_json_str(record, "std_err");
 	if (so && *so)
-		app_file(conf, dir, record, "std_out", so, NULL, outname, sizeof(outname), cov);
+		app_file(conf, dir, record, "std_out", so, NULL, outname, sizeof(outname), app, cov);
 	if (se && *se && !(so && !strcmp(so, se)))
-		app_file(conf, dir, record, "std_err", se, outname, errname, sizeof(errname), cov);
+		app_file(conf, dir, record, "std_err", se, outname, errname, sizeof(errname), app, cov);
 	if (json_object_object_get_ex(record, "std_out_guessed", &v) && json_object_get_boolean(v))
 		svc_log(SVC_DEBUG, "job %s: std_out guessed as %s", job_id, so);
 	sched_log(conf, dir, job_id, cov);
@@ -465,12 +496,14 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 	json_object_put(job);
 	json_object_put(ranks);
 	json_object_put(evidence);
+	json_object_put(app);
 	json_object_put(manifest);
 	return dir;
 fail:
 	json_object_put(job);
 	json_object_put(ranks);
 	json_object_put(evidence);
+	json_object_put(app);
 	json_object_put(manifest);
 	free(dir);
 	return NULL;

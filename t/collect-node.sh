@@ -11,7 +11,12 @@
 #   802  one NodeSpoolDir shared by three nodes: each node's Epilog sends
 #        only its own task records (task-STEP-RANK@NODE.json), leaves the
 #        others', and says the spool is shared (coverage, log)
-#   both the collector's lines are in the journal (identifier
+#   803  the job's output only on the batch host (a mount the service's
+#        namespace lacks): its collector reads the end as the job's user
+#        (nobody), refuses a symlinked std_err, and sends it (origin
+#        job-output); the service, which cannot see the path, stores app/
+#        and the UserCode diagnosis
+#   all  the collector's lines are in the journal (identifier
 #        attrib-collect) when no LogFile is set
 # Needs root, unshare, systemd-journald, systemd-journal-remote, munged,
 # munge, curl, python3: skipped (77) otherwise.
@@ -226,5 +231,59 @@ print("# %s" % got)
 sys.exit(0 if got == [(i, "node-0%d" % (i // 2 + 1)) for i in range(6)] else 1)' "$T"
 check "802: the shared spool is said in the collector's log (the journal)" \
 	sh -c "journalctl -D /run/log/journal -q -o cat SLURM_JOB_ID=802 | grep -q 'NodeSpoolDir $SPOOL is shared with other nodes'"
+
+# ---- 803: the output where the job wrote it, not on the service host ----
+SPOOL=
+node node-01 "LogSources = kmsg"
+node node-02 "LogSources = kmsg"
+mkdir -p "$T/home" "$T/nodehome/u" "$T/node-01/spool/803"
+chmod 0700 "$T/node-01/spool" "$T/node-01/spool/803"
+printf 'step 1 loss 2.3\n[rank0]: Traceback (most recent call last):\n[rank0]:   File "/w/train.py", line 10, in <module>\n[rank0]: KeyError: '"'"'labels'"'"'\n' \
+	>"$T/nodehome/u/slurm-803.out"
+ln -s /etc/shadow "$T/nodehome/u/err.log"
+chown -R 65534:65534 "$T/nodehome/u"
+chown -h 65534:65534 "$T/nodehome/u/err.log"
+printf '{"rank":0,"node":"node-01","local_rank":0,"step":"batch","gpu":null,"pid":99,"exit_code":1,"signal":0,"exit_time":"%s"}\n' \
+	"$(iso $((NOW - 20)))" >"$T/node-01/spool/803/task-batch-0@node-01.json"
+printf '{"schema":"attrib.job/v1","job_id":"803","cluster":"lab","user":"nobody","nodes":["node-01","node-02"],"start_time":"%s","end_time":"%s","state":"FAILED","exit_code":"1:0","uid":65534,"gid":65534,"attempt":0,"work_dir":"%s","std_out":"%s","std_err":"%s","batch_host":"node-01"}\n' \
+	"$(iso $JS)" "$(iso $JE)" "$T/home/u" "$T/home/u/slurm-803.out" "$T/home/u/err.log" >"$T/spool/jobs/.803.0.json.tmp"
+check "803: the output path does not exist where the service runs" test ! -e "$T/home/u/slurm-803.out"
+# node-01 sees the users' file system at $T/home (its own mount namespace)
+for n in node-01 node-02; do
+	unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$T/nodehome" "$T/home" \
+		env -i PATH=/usr/bin:/bin ATTRIB_CONF="$T/$n/attrib.conf" TZ=UTC SLURM_JOB_START_TIME=$JS SLURM_JOB_END_TIME=$JE \
+		ATTRIB_COLLECT_KMSG="$T/empty-kmsg" SLURM_JOB_UID=65534 SLURM_JOB_GID=65534 SLURM_JOB_USER=nobody \
+		SLURM_JOB_WORK_DIR="$T/home/u" SLURM_JOB_STDERR=err.log "$COLLECT" --job 803 --node $n --print >"$T/$n/803.json" 2>/dev/null
+done
+check "803: node-01's bundle has the output's end (origin job-output, stream std_out), read as nobody; no std_err (a symlink, refused); node-02's has none" python3 - "$T" <<'EOF2'
+import json, sys
+b = json.load(open(sys.argv[1] + "/node-01/803.json"))
+app = [f for f in b["files"] if f["origin"] == "job-output"]
+ok = len(app) == 1 and app[0]["stream"] == "std_out" and "KeyError: 'labels'" in app[0]["text"] \
+    and app[0]["source"] == sys.argv[1] + "/home/u/slurm-803.out"
+err = [c for c in b["coverage"] if c["source"] == "app/std_err"]
+ok = ok and len(err) == 1 and err[0]["status"] == "error" and "symbolic link" in err[0]["detail"]
+ok = ok and "root:" not in json.dumps(b)
+b2 = json.load(open(sys.argv[1] + "/node-02/803.json"))
+ok = ok and not [f for f in b2["files"] if f["origin"] == "job-output"]
+print("# %s %s" % (app, err)) if not ok else None
+sys.exit(0 if ok else 1)
+EOF2
+mv "$T/spool/jobs/.803.0.json.tmp" "$T/spool/jobs/803.0.json"
+for n in node-01 node-02; do
+	unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$T/nodehome" "$T/home" \
+		env -i PATH=/usr/bin:/bin ATTRIB_CONF="$T/$n/attrib.conf" ATTRIB_MUNGE_SOCKET="$SOCK" TZ=UTC SLURM_JOB_ID=803 \
+		SLURMD_NODENAME=$n SLURM_JOB_START_TIME=$JS SLURM_JOB_END_TIME=$JE ATTRIB_COLLECT_KMSG="$T/empty-kmsg" \
+		SLURM_JOB_UID=65534 SLURM_JOB_GID=65534 SLURM_JOB_USER=nobody SLURM_JOB_WORK_DIR="$T/home/u" \
+		SLURM_JOB_STDERR=err.log "$COLLECT" </dev/null >/dev/null 2>&1
+done
+result 803 || bad "job 803 diagnosed"
+check "803: the service, without the users' file system, diagnoses UserCode from the batch host's output" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("# %s %s" % (r["sub_domain"], r.get("root_cause")))
+sys.exit(0 if r["sub_domain"] == "UserCode" else 1)' "$T/803.json"
+check "803: the case's app/ holds the output's end, not in nodes/" \
+	sh -c "grep -q \"KeyError: 'labels'\" '$T/state/cases/803.0/app/'* && ! grep -rq 'KeyError' '$T/state/cases/803.0/nodes'"
 
 finish

@@ -594,6 +594,9 @@ static void svc_setup(struct svc *v, long deadline)
 	ck_assert_int_ge(asprintf(&v->conf.spool_dir, "%s/spool", v->dir), 0);
 	ck_assert_int_ge(asprintf(&v->conf.state_dir, "%s/state", v->dir), 0);
 	v->conf.bundle_deadline = deadline;
+	/* the jobs' output is read here, on the service host (no collector) */
+	free(v->conf.read_job_output);
+	v->conf.read_job_output = strdup("yes");
 	mkdir_p(v->dir, "spool/jobs");
 	ck_assert_int_eq(spool_prepare(v->conf.state_dir, err, sizeof(err)), 0);
 	snprintf(p, sizeof(p), "%s/attrib.db", v->conf.state_dir);

@@ -4,7 +4,8 @@
 
 #include <stdint.h>
 
-#define STDIO_NO_TASK UINT32_MAX	/* not an array job */
+/* not an array job: Slurm's NO_VAL, which %a prints for one as slurmstepd does */
+#define STDIO_NO_TASK 0xfffffffeU
 
 struct stdio_job {
 	uint32_t job_id, array_job_id, array_task_id;	/* array_task_id: STDIO_NO_TASK */

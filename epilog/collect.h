@@ -67,6 +67,7 @@ struct job_info {
 	char file_node[256];	/* node as record names carry it (node_file_name) */
 	int foreign;		/* other nodes' records seen (a shared NodeSpoolDir) */
 	bool batch_host;	/* a record of the batch script's step ("batch") is this node's */
+	char *std_out, *std_err;	/* the batch script's output files (output@NODE.json) */
 };
 
 /* The node's name as the SPANK plugin puts it in a record's name
@@ -76,6 +77,9 @@ void node_file_name(const char *node, char *out, size_t len);
 /* Reads NODESPOOL/JOBID/task-*.json into j->ranks. */
 void read_records(int spool, struct job_info *j, json_object *cov, double *min_exit,
 		  double *max_exit, double *min_start);
+/* NODESPOOL/JOBID/output@NODE.json: the files the batch script's output
+ * went to, as slurmstepd opened them (the SPANK plugin). */
+void read_output_record(int spool, struct job_info *j);
 void remove_records(int spool, const struct job_info *j);
 /* The job's start and end: Slurm's (23.02+ sets them for the Epilog),
  * else the task records', else the last hour. */

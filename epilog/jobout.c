@@ -2,10 +2,13 @@
  * std_err, read where the job wrote them, so that the service host needs
  * no mount of the users' file systems.
  *
- * The paths are Slurm's: SLURM_JOB_STDOUT / SLURM_JOB_STDERR (the job's
- * patterns, which slurmd gives the Epilog from the job credential; unset
- * when the job named none: Slurm's default slurm-%J.out), expanded with the
- * rules jobcomp/attrib applies (common/stdio_path.c) in SLURM_JOB_WORK_DIR.
+ * The paths are those slurmstepd opened for the batch script, which the
+ * SPANK plugin wrote to output@NODE.json; without it (an older plugin),
+ * SLURM_JOB_STDOUT / SLURM_JOB_STDERR (the job's patterns, which slurmd
+ * gives the Epilog from the job credential; unset when the job named none:
+ * Slurm's default slurm-%J.out), expanded with the rules jobcomp/attrib
+ * applies (common/stdio_path.c) in SLURM_JOB_WORK_DIR: %x, the job's name,
+ * is not in the Epilog's environment (Slurm 22.05) and expands to nothing.
  * They are read as the job's user, SLURM_JOB_UID/GID (root's override
  * dropped, no symlink followed, a regular file of that uid only, at most
  * AppMaxBytes from its end: common/userfile.c, the service's rules), and
@@ -46,7 +49,6 @@ static size_t one(const char *stream, const char *path, uid_t uid, gid_t gid, si
 	bool missing;
 	size_t len = 0;
 	char *data = read_tail_as_user(path, uid, gid, cap, &len, &missing, err, sizeof(err));
-	const char *slash = strrchr(path, '/');
 	json_object *f;
 
 	snprintf(source, sizeof(source), "app/%s", stream);
@@ -54,8 +56,8 @@ static size_t one(const char *stream, const char *path, uid_t uid, gid_t gid, si
 		cover(cov, source, missing ? "missing" : "error", "%s: %s; not read", path, err);
 		return 0;
 	}
-	add_file(files, unique_name(used, slash && slash[1] ? slash + 1 : stream), path, ORIGIN_JOB_OUTPUT,
-		 data, len);
+	/* named by its stream: a user's file name never takes a log's name */
+	add_file(files, unique_name(used, stream), path, ORIGIN_JOB_OUTPUT, data, len);
 	f = json_object_array_get_idx(files, json_object_array_length(files) - 1);
 	json_object_object_add(f, "stream", json_object_new_string(stream));
 	free(data);
@@ -78,6 +80,13 @@ size_t jobout_collect(const struct collect_ctx *cx, const struct job_info *j, si
 	if (!env_u32("SLURM_JOB_UID", &uid) || !env_u32("SLURM_JOB_GID", &gid)) {
 		cover(cov, "app", "error", "SLURM_JOB_UID/SLURM_JOB_GID unset: the job's output not read");
 		return 0;
+	}
+	if (j->std_out || j->std_err) {	/* where slurmstepd put them */
+		if (j->std_out)
+			kept += one("std_out", j->std_out, (uid_t)uid, (gid_t)gid, cap, files, cov, used);
+		if (j->std_err && (!j->std_out || strcmp(j->std_err, j->std_out)))
+			kept += one("std_err", j->std_err, (uid_t)uid, (gid_t)gid, cap, files, cov, used);
+		return kept;
 	}
 	if (!sj.work_dir || *sj.work_dir != '/') {
 		if ((so && *so != '/') || !so) {

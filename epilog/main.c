@@ -191,6 +191,7 @@ int main(int argc, char **argv)
 		double min_exit, max_exit, min_start;
 
 		read_records(spool, &j, cov, &min_exit, &max_exit, &min_start);
+		read_output_record(spool, &j);
 		if (spool >= 0) {
 			char other[256] = "";
 			int others = spool_mark(spool, node, other, sizeof(other));
@@ -249,6 +250,8 @@ out:
 	for (int i = 0; i < j.nrecords; i++)
 		free(j.record_names[i]);
 	free(j.record_names);
+	free(j.std_out);
+	free(j.std_err);
 	free(body);
 	free(zone);
 	free(cx.munge_socket);

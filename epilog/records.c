@@ -21,6 +21,14 @@
 #define MAX_RECORDS 4096	/* task records read per job */
 #define MAX_RECORD_BYTES (1 << 20)
 
+/* The job directory as read_records takes it: ours, not writable by others. */
+static bool dfd_ok(int dfd)
+{
+	struct stat st;
+
+	return fstat(dfd, &st) == 0 && st.st_uid == geteuid() && !(st.st_mode & 022);
+}
+
 /* Reads NODESPOOL/JOBID/task-*.json into j->ranks. */
 void read_records(int spool, struct job_info *j, json_object *cov, double *min_exit,
 			 double *max_exit, double *min_start)
@@ -128,6 +136,49 @@ void read_records(int spool, struct job_info *j, json_object *cov, double *min_e
 		free(names[i]);
 	free(names);
 	closedir(d);
+}
+
+void read_output_record(int spool, struct job_info *j)
+{
+	char name[300];
+	struct stat st;
+	int dfd, fd;
+	char *buf = NULL;
+	ssize_t got = -1;
+	json_object *o = NULL, *v;
+
+	if (spool < 0)
+		return;
+	if ((dfd = openat(spool, j->job_id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return;
+	snprintf(name, sizeof(name), "output@%s.json", j->file_node);
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	/* the plugin's, as a task record: ours, one link, small */
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < MAX_RECORD_BYTES &&
+	    st.st_uid == geteuid() && st.st_nlink == 1 && (dfd_ok(dfd))) {
+		buf = xmalloc((size_t)st.st_size + 1);
+		got = pread(fd, buf, (size_t)st.st_size, 0);
+	}
+	if (fd >= 0)
+		close(fd);
+	close(dfd);
+	if (got >= 0) {
+		buf[got] = 0;
+		o = json_tokener_parse(buf);
+	}
+	free(buf);
+	if (!o)
+		return;
+	if (json_object_object_get_ex(o, "std_out", &v) && json_object_is_type(v, json_type_string) &&
+	    *json_object_get_string(v) == '/')
+		j->std_out = strdup_or_die(json_object_get_string(v));
+	if (json_object_object_get_ex(o, "std_err", &v) && json_object_is_type(v, json_type_string) &&
+	    *json_object_get_string(v) == '/')
+		j->std_err = strdup_or_die(json_object_get_string(v));
+	json_object_put(o);
+	j->batch_host = true;
+	j->record_names = xrealloc(j->record_names, (j->nrecords + 1) * sizeof(char *));
+	j->record_names[j->nrecords++] = strdup_or_die(name);
 }
 
 void remove_records(int spool, const struct job_info *j)

@@ -17,6 +17,11 @@
  * the job directory is opened relative to the spool's descriptor with
  * O_NOFOLLOW. Nothing a user controls names a path. It runs nothing.
  *
+ * For the batch script it also writes NODESPOOL/JOBID/output@NODE.json,
+ * the files its standard output and error are (slurm_spank_task_init_
+ * privileged, in the task before it drops root): the Epilog reads their
+ * ends as the job's user.
+ *
  * It never fails a job: every error is logged and the callback returns 0.
  * Only public Slurm interfaces (<slurm/spank.h>) are used.
  *
@@ -295,6 +300,67 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 		return 0;
 	remember_start(t.local_rank, now);
 	write_task(&t, now, NULL, 0);
+	return 0;
+}
+
+/* the file fd is open on, when it is a regular file with a name ("" else:
+ * a pipe, a terminal, /dev/null, a deleted file) */
+static void fd_file(int fd, char *buf, size_t len)
+{
+	char link[64];
+	struct stat st;
+	ssize_t n;
+
+	buf[0] = '\0';
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink == 0)
+		return;
+	n = readlink(link, buf, len - 1);
+	buf[n > 0 && buf[0] == '/' ? n : 0] = '\0';
+}
+
+/*
+ * The batch script's task, as root, its standard output and error already
+ * in place (slurmstepd opens them before it runs this): where Slurm put the
+ * job's output, every pattern expanded by slurmstepd itself (%x, %A ...,
+ * which the Epilog's environment cannot expand). NODESPOOL/JOBID/
+ * output@NODE.json; the Epilog of this node reads the files' ends as the
+ * job's user.
+ */
+int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
+{
+	struct task t;
+	char out[4096], err[4096], fname[64 + sizeof(t.node)], tmp[sizeof(fname) + 32], why[512];
+	struct json_object *o;
+	char *line = NULL, id[16];
+	size_t len = 0;
+	int dfd;
+
+	if (!spank_remote(sp) || task_facts(sp, &t) < 0 || t.step_id != SLURM_BATCH_SCRIPT)
+		return 0;
+	fd_file(STDOUT_FILENO, out, sizeof(out));
+	fd_file(STDERR_FILENO, err, sizeof(err));
+	if (!out[0] && !err[0])
+		return 0;
+	if ((o = json_object_new_object())) {
+		snprintf(id, sizeof(id), "%" PRIu32, t.job_id);
+		jo_str(o, "job_id", id);
+		jo_str(o, "node", t.node);
+		jo_str(o, "std_out", out[0] ? out : NULL);
+		jo_str(o, "std_err", err[0] ? err : NULL);
+		line = jo_line(o, &len);
+		json_object_put(o);
+	}
+	if (!line || (dfd = open_job_dir(t.job_id)) < 0) {
+		free(line);
+		return 0;
+	}
+	snprintf(fname, sizeof(fname), "output@%s.json", t.node);
+	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", fname, (long)getpid());
+	if (write_atomic_at(dfd, fname, tmp, line, len, 0600, false, why, sizeof(why)) < 0)
+		slurm_error("%s: %s/%" PRIu32 ": %s", TAG, spool, t.job_id, why);
+	close(dfd);
+	free(line);
 	return 0;
 }
 

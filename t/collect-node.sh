@@ -286,4 +286,26 @@ sys.exit(0 if r["sub_domain"] == "UserCode" else 1)' "$T/803.json"
 check "803: the case's app/ holds the output's end, not in nodes/" \
 	sh -c "grep -q \"KeyError: 'labels'\" '$T/state/cases/803.0/app/'* && ! grep -rq 'KeyError' '$T/state/cases/803.0/nodes'"
 
+# ---- 804: the output files as slurmstepd opened them (the plugin's output@NODE.json) ----
+mkdir -p "$T/node-01/spool/804" && chmod 0700 "$T/node-01/spool/804"
+printf 'RuntimeError: CUDA error: an illegal memory access was encountered\n' >"$T/nodehome/u/train-804.log"
+chown 65534:65534 "$T/nodehome/u/train-804.log"
+printf '{"rank":0,"node":"node-01","local_rank":0,"step":"batch","gpu":null,"pid":98,"exit_code":1,"signal":0,"exit_time":"%s"}\n' \
+	"$(iso $((NOW - 20)))" >"$T/node-01/spool/804/task-batch-0@node-01.json"
+printf '{"job_id":"804","node":"node-01","std_out":"%s","std_err":"%s"}\n' "$T/home/u/train-804.log" "$T/home/u/train-804.log" \
+	>"$T/node-01/spool/804/output@node-01.json"
+# (a %x pattern the Epilog's environment cannot expand: the plugin's paths win)
+unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$T/nodehome" "$T/home" \
+	env -i PATH=/usr/bin:/bin ATTRIB_CONF="$T/node-01/attrib.conf" TZ=UTC SLURM_JOB_START_TIME=$JS SLURM_JOB_END_TIME=$JE \
+	ATTRIB_COLLECT_KMSG="$T/empty-kmsg" SLURM_JOB_UID=65534 SLURM_JOB_GID=65534 SLURM_JOB_USER=nobody \
+	SLURM_JOB_WORK_DIR="$T/home/u" SLURM_JOB_STDOUT='%x-%j.out' "$COLLECT" --job 804 --node node-01 --print >"$T/node-01/804.json" 2>/dev/null
+check "804: the output file the plugin recorded is sent (one file: std_err is the same)" python3 - "$T" <<'EOF2'
+import json, sys
+b = json.load(open(sys.argv[1] + "/node-01/804.json"))
+app = [(f["stream"], f["source"], f["text"]) for f in b["files"] if f["origin"] == "job-output"]
+want = [("std_out", sys.argv[1] + "/home/u/train-804.log", "RuntimeError: CUDA error: an illegal memory access was encountered\n")]
+print("# %s %s" % (app, [c for c in b["coverage"] if c["source"].startswith("app")])) if app != want else None
+sys.exit(0 if app == want else 1)
+EOF2
+
 finish

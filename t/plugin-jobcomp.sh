@@ -320,9 +320,9 @@ sys.exit(not (j['start_time'] <= t['exit_time'] <= j['end_time']))"
 check "task records: spool and job dir mode 700, files 600, no temporary file" \
     sh -c "[ '$(mode_of "$nodespool")' = 700 ] && [ '$(mode_of "$tdir")' = 700 ] && [ \"\$(stat -c %a '$tdir'/*.json | sort -u)\" = 600 ] && ! ls -A '$tdir' | grep -q '^\\.'"
 check "task records: the completed job's srun step and batch script" \
-    sh -c "[ -f '$nodespool/$jc/task-0-0@node-01.json' ] && [ -f '$nodespool/$jc/task-batch-0@node-01.json' ]"
+    sh -c "ls '$nodespool/$jc'/task-0-0@node-0?.json && ls '$nodespool/$jc'/task-batch-0@node-0?.json" >/dev/null
 check "task records: the cancelled job's batch script (killed: signal 9 or 15, or the shell's exit 137 or 143; no GPU: gpu null)" \
-    jall "$nodespool/$jx/task-batch-0@node-01.json" 'r["signal"] in (9, 15) or r["exit_code"] in (137, 143)' true 'r["gpu"]' null
+    jall "$(ls "$nodespool/$jx"/task-batch-0@node-0?.json | head -n 1)" 'r["signal"] in (9, 15) or r["exit_code"] in (137, 143)' true 'r["gpu"]' null
 check "task records: none for the job that never started" test ! -e "$nodespool/$jh"
 
 echo "# task records checked ($(since "$t0") s)"

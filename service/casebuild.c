@@ -222,13 +222,14 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 			    !json_object_is_type(t, json_type_string))
 				continue;
 			/* the job's output, read on the batch host as the job's
-			 * user: app/, the first bundle's (not a node log) */
+			 * user: app/, the first bundle's (not a node log), by
+			 * its path (one file may be both streams) and stream */
 			if ((s = svc_json_str(f, "origin")) && !strcmp(s, "job-output")) {
-				const char *stream = svc_json_str(f, "stream");
+				const char *keys[2] = { svc_json_str(f, "source"), svc_json_str(f, "stream") };
 
-				if (stream && (!strcmp(stream, "std_out") || !strcmp(stream, "std_err")) &&
-				    !json_object_object_get_ex(app, stream, NULL))
-					json_object_object_add(app, stream, json_object_get(t));
+				for (int k = 0; k < 2; k++)
+					if (keys[k] && *keys[k] && !json_object_object_get_ex(app, keys[k], NULL))
+						json_object_object_add(app, keys[k], json_object_get(t));
 				continue;
 			}
 			snprintf(fallback, sizeof(fallback), "file-%zu.log", i);
@@ -311,7 +312,7 @@ static void app_file(const struct attrib_config *conf, const char *case_dir,
 		snprintf(name, namecap, "%s", tmp);
 	}
 	snprintf(source, sizeof(source), "app/%s", name);
-	if (json_object_object_get_ex(app, key, &bt)) {
+	if (json_object_object_get_ex(app, path, &bt) || json_object_object_get_ex(app, key, &bt)) {
 		/* the batch host's collector read it where the job wrote it */
 		data = NULL;
 		len = (size_t)json_object_get_string_len(bt);
@@ -409,7 +410,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 {
 	struct json_object *job = NULL, *nodes, *ranks = json_object_new_array(), *v;
 	struct json_object *evidence = json_object_new_object(), *manifest = json_object_new_object();
-	struct json_object *app = json_object_new_object();	/* stream -> text of a bundle */
+	struct json_object *app = json_object_new_object();	/* path, stream -> a bundle's text */
 	char *dir = NULL, sub[PATH_MAX], outname[NAME_MAX_LEN + 16] = "", errname[NAME_MAX_LEN + 16];
 	const char *so, *se;
 

@@ -288,24 +288,43 @@ check "803: the case's app/ holds the output's end, not in nodes/" \
 
 # ---- 804: the output files as slurmstepd opened them (the plugin's output@NODE.json) ----
 mkdir -p "$T/node-01/spool/804" && chmod 0700 "$T/node-01/spool/804"
-printf 'RuntimeError: CUDA error: an illegal memory access was encountered\n' >"$T/nodehome/u/train-804.log"
+printf 'Traceback (most recent call last):\n  File "/w/t.py", line 3, in <module>\nValueError: bad shape\n' >"$T/nodehome/u/train-804.log"
 chown 65534:65534 "$T/nodehome/u/train-804.log"
 printf '{"rank":0,"node":"node-01","local_rank":0,"step":"batch","gpu":null,"pid":98,"exit_code":1,"signal":0,"exit_time":"%s"}\n' \
 	"$(iso $((NOW - 20)))" >"$T/node-01/spool/804/task-batch-0@node-01.json"
-printf '{"job_id":"804","node":"node-01","std_out":"%s","std_err":"%s"}\n' "$T/home/u/train-804.log" "$T/home/u/train-804.log" \
+# (as on the test cluster: the batch script's stdout was no file yet, its stderr was)
+printf '{"job_id":"804","node":"node-01","std_err":"%s"}\n' "$T/home/u/train-804.log" \
 	>"$T/node-01/spool/804/output@node-01.json"
 # (a %x pattern the Epilog's environment cannot expand: the plugin's paths win)
 unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$T/nodehome" "$T/home" \
 	env -i PATH=/usr/bin:/bin ATTRIB_CONF="$T/node-01/attrib.conf" TZ=UTC SLURM_JOB_START_TIME=$JS SLURM_JOB_END_TIME=$JE \
 	ATTRIB_COLLECT_KMSG="$T/empty-kmsg" SLURM_JOB_UID=65534 SLURM_JOB_GID=65534 SLURM_JOB_USER=nobody \
 	SLURM_JOB_WORK_DIR="$T/home/u" SLURM_JOB_STDOUT='%x-%j.out' "$COLLECT" --job 804 --node node-01 --print >"$T/node-01/804.json" 2>/dev/null
-check "804: the output file the plugin recorded is sent (one file: std_err is the same)" python3 - "$T" <<'EOF2'
+check "804: the output file the plugin recorded is sent" python3 - "$T" <<'EOF2'
 import json, sys
 b = json.load(open(sys.argv[1] + "/node-01/804.json"))
 app = [(f["stream"], f["source"], f["text"]) for f in b["files"] if f["origin"] == "job-output"]
-want = [("std_out", sys.argv[1] + "/home/u/train-804.log", "RuntimeError: CUDA error: an illegal memory access was encountered\n")]
+want = [("std_err", sys.argv[1] + "/home/u/train-804.log", "Traceback (most recent call last):\n  File \"/w/t.py\", line 3, in <module>\nValueError: bad shape\n")]
 print("# %s %s" % (app, [c for c in b["coverage"] if c["source"].startswith("app")])) if app != want else None
 sys.exit(0 if app == want else 1)
 EOF2
+
+# through the service: the record's std_out is that file (std_err too), the bundle's stream std_err
+printf '{"schema":"attrib.job/v1","job_id":"804","cluster":"lab","user":"nobody","nodes":["node-01"],"start_time":"%s","end_time":"%s","state":"FAILED","exit_code":"1:0","uid":65534,"gid":65534,"attempt":0,"work_dir":"%s","std_out":"%s","std_err":"%s","batch_host":"node-01"}\n' \
+	"$(iso $JS)" "$(iso $JE)" "$T/home/u" "$T/home/u/train-804.log" "$T/home/u/train-804.log" >"$T/spool/jobs/.804.0.json.tmp"
+mv "$T/spool/jobs/.804.0.json.tmp" "$T/spool/jobs/804.0.json"
+unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$T/nodehome" "$T/home" \
+	env -i PATH=/usr/bin:/bin ATTRIB_CONF="$T/node-01/attrib.conf" ATTRIB_MUNGE_SOCKET="$SOCK" TZ=UTC SLURM_JOB_ID=804 \
+	SLURMD_NODENAME=node-01 SLURM_JOB_START_TIME=$JS SLURM_JOB_END_TIME=$JE ATTRIB_COLLECT_KMSG="$T/empty-kmsg" \
+	SLURM_JOB_UID=65534 SLURM_JOB_GID=65534 SLURM_JOB_USER=nobody SLURM_JOB_WORK_DIR="$T/home/u" \
+	"$COLLECT" </dev/null >/dev/null 2>&1
+result 804 || bad "job 804 diagnosed"
+check "804: the service matches the file by its path: app/ has it, UserCode, no app gap" python3 -c '
+import json, sys, os
+r = json.load(open(sys.argv[1] + "/804.json"))
+gaps = [c for c in r["coverage"] if c["source"].startswith("app")]
+print("# %s %s" % (r["sub_domain"], gaps))
+sys.exit(0 if r["sub_domain"] == "UserCode" and not gaps and os.path.exists(sys.argv[1] + "/state/cases/804.0/app/train-804.log") else 1)' "$T"
+check "804: the plugin's output record was removed with the task records once sent" test ! -e "$T/node-01/spool/804/output@node-01.json"
 
 finish

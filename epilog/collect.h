@@ -74,7 +74,7 @@ struct job_info {
  * (task-STEP-RANK@NODE.json): a host name's characters, others '_'. */
 void node_file_name(const char *node, char *out, size_t len);
 
-/* Reads NODESPOOL/JOBID/task-*.json into j->ranks. */
+/* Reads this node's NODESPOOL/JOBID/task-*@NODE.json into j->ranks. */
 void read_records(int spool, struct job_info *j, json_object *cov, double *min_exit,
 		  double *max_exit, double *min_start);
 /* NODESPOOL/JOBID/output@NODE.json: the files the batch script's output

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "log.h"
 #include "userfile.h"
 
 #define MAX_GROUPS 1024
@@ -92,7 +93,7 @@ static int open_as(const char *path, uid_t uid, gid_t gid, char *err, size_t err
 	setfsgid(old_gid);
 	if (syscall(SYS_setgroups, nsaved, saved) < 0 || (uid_t)setfsuid((uid_t)-1) != old_uid) {
 		/* cannot happen as root; never go on with a foreign identity */
-		fprintf(stderr, "attrib: cannot return to the caller's identity: %s\n", strerror(errno));
+		log_msg(LOGL_ERROR, "cannot return to the caller's identity: %s", strerror(errno));
 		abort();
 	}
 	if (fd < 0 && e)

@@ -15,7 +15,12 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "conf.h"
-#include "internal.h"
+#include "contract.h"
+#include "fileio.h"
+#include "log.h"
+#include "text.h"
+#include "timefmt.h"
+#include "xalloc.h"
 #include "collect.h"
 #include "source.h"
 
@@ -48,14 +53,14 @@ json_object *bundle_build(const struct collect_ctx *cx, struct job_info *j, json
 	struct names used = { 0 };
 	char ts[64];
 
-	json_object_object_add(b, "schema", json_object_new_string("attrib.bundle/v1"));
+	json_object_object_add(b, "schema", json_object_new_string(ATTRIB_BUNDLE_SCHEMA));
 	json_object_object_add(b, "job_id", json_object_new_string(j->job_id));
 	json_object_object_add(b, "node", json_object_new_string(j->node));
-	fmt_time(now_real(), ts, sizeof(ts));
+	time_format(now_real(), ts, sizeof(ts));
 	json_object_object_add(b, "collected_at", json_object_new_string(ts));
-	fmt_time(cx->start, ts, sizeof(ts));
+	time_format(cx->start, ts, sizeof(ts));
 	json_object_object_add(w, "start", json_object_new_string(ts));
-	fmt_time(cx->end, ts, sizeof(ts));
+	time_format(cx->end, ts, sizeof(ts));
 	json_object_object_add(w, "end", json_object_new_string(ts));
 	json_object_object_add(b, "window", w);
 	{

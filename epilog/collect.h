@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <json-c/json.h>
+#include "contract.h"
+#include "log.h"
 
 struct attrib_config;
 struct timectx;
@@ -24,36 +26,35 @@ struct collect_ctx {
 #define SLACK 120.0		/* seconds a log's clock may go backwards */
 
 /* context.c */
-void clog_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Logs to path from now on (NULL: standard error). */
-void log_open(const char *path);
-void log_close(void);
-/* The job id every log line names. */
-void log_set_job(const char *job);
+/* The collector's messages (common/log.h): to LogFile when set, else the
+ * journal or syslog, each prefixed with the job; problems (coverage) are
+ * warnings, also on standard error. */
+#define clog_msg(...) log_msg(LOGL_INFO, __VA_ARGS__)
+/* Sets the logger up for job (NULL: none); 0, or -1 with errno when
+ * LogFile cannot be opened. */
+int collect_log_open(const char *log_file, const char *job);
 double now_real(void);
 double now_mono(void);
 bool parse_when(const char *s, double *t);
 char *local_zone(void);
 void zone_set(const char *zone);
 bool valid_job_id(const char *s);
-void fmt_time(double t, char *buf, size_t len);
 int name_cmp(const void *a, const void *b);	/* for qsort of char * */
 int open_log_file(const char *path, struct stat *st, char *why, size_t whylen);
 /* A coverage entry {source, status, detail}; logged unless status is "info". */
 void cover(json_object *cov, const char *source, const char *status, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* Where a bundle file's lines came from (doc/live-pipeline.md §3): who
- * could have written them, which is what the engine trusts them for. */
-#define ORIGIN_KERNEL "kernel"		/* journal _TRANSPORT=kernel, /dev/kmsg */
-#define ORIGIN_JOURNAL "journal"	/* other journal entries of uid 0 */
-#define ORIGIN_JOURNAL_USER "journal-user"	/* journal entries of any other uid */
-#define ORIGIN_FILE "file"		/* a log file: anyone may write to it via syslog */
-#define ORIGIN_JOB_OUTPUT "job-output"	/* the job's std_out/std_err: the job's user wrote it */
+/* How one POST of a bundle went. */
+enum send_status {
+	SEND_OK,		/* the service took it */
+	SEND_RETRY,		/* a later try may succeed */
+	SEND_REFUSED,		/* the service refused this bundle for good */
+	SEND_NO_SERVICE,	/* connection refused: the service is down or restarting */
+};
 
 /* A bundle file {name, source, origin, text}; the text made valid UTF-8. */
 void add_file(json_object *files, const char *name, const char *source, const char *origin,
 	      const char *text, size_t len);
-void sha256_hex(const void *data, size_t len, char out[65]);
 
 /* records.c: the job and the SPANK plugin's task records */
 struct job_info {
@@ -106,9 +107,9 @@ size_t jobout_collect(const struct collect_ctx *cx, const struct job_info *j, si
 /* send.c */
 char *munge_socket_choice(const char *opt, const char **from);
 double remaining(const struct collect_ctx *cx);
-/* Returns 0 when sent, 1 when a later try may succeed, 2 when refused for good. */
-int send_body(const struct collect_ctx *cx, const char *job, const char *node,
-	      const char *body, size_t len, double until, int max_tries, char *err, size_t errlen);
+enum send_status send_body(const struct collect_ctx *cx, const char *job, const char *node,
+			   const char *body, size_t len, double until, int max_tries, char *err,
+			   size_t errlen);
 
 /* outbox.c */
 int open_spool(const char *path, char *why, size_t whylen);

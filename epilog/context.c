@@ -18,85 +18,49 @@
 #ifdef HAVE_SYSTEMD
 #include <systemd/sd-journal.h>
 #endif
-#include <openssl/evp.h>
 #include "conf.h"
-#include "internal.h"
+#include "contract.h"
+#include "log.h"
+#include "text.h"
+#include "timefmt.h"
+#include "xalloc.h"
 #include "collect.h"
-#include "window.h"
 
 /* ---- logging ---- */
 
-static FILE *log_fp;
-static char log_job[64] = "-";
+static char log_job_id[32];
 
-/* The journal (identifier attrib-collect, the job in field SLURM_JOB_ID)
- * when journald listens, else syslog(3). */
-static void system_log(const char *msg)
-{
 #ifdef HAVE_SYSTEMD
-	if (sd_journal_send("MESSAGE=job %s: %s", log_job, msg, "PRIORITY=%d", LOG_WARNING,
-			    "SYSLOG_IDENTIFIER=attrib-collect", "SYSLOG_FACILITY=%d", LOG_DAEMON >> 3,
-			    "SYSLOG_PID=%ld", (long)getpid(), "SLURM_JOB_ID=%s", log_job, NULL) == 0)
-		return;
+/* The journal, as syslog(3) would be (identifier attrib-collect, facility
+ * daemon), with the job in a field of its own (journalctl SLURM_JOB_ID=N);
+ * syslog(3) when no journald listens. */
+static void journal_writer(int priority, const char *msg)
+{
+	if (sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%d", priority, "SYSLOG_IDENTIFIER=attrib-collect",
+			    "SYSLOG_FACILITY=%d", LOG_DAEMON >> 3, "SYSLOG_PID=%ld", (long)getpid(),
+			    *log_job_id ? "SLURM_JOB_ID=%s" : NULL, log_job_id, NULL) < 0)
+		syslog(priority, "%s", msg);
+}
 #endif
-	static bool opened;
 
-	if (!opened) {
-		openlog("attrib-collect", LOG_PID, LOG_DAEMON);
-		opened = true;
+int collect_log_open(const char *log_file, const char *job)
+{
+	log_set_ident("attrib-collect");
+	if (job) {
+		char context[80];
+
+		snprintf(log_job_id, sizeof(log_job_id), "%s", job);
+		snprintf(context, sizeof(context), "job %s", job);
+		log_set_context(context);
 	}
-	syslog(LOG_WARNING, "job %s: %s", log_job, msg);
-}
-
-void clog_msg(const char *fmt, ...)
-{
-	char ts[64], msg[1024];
-	va_list ap;
-	FILE *f = log_fp ? log_fp : stderr;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	for (char *p = msg; *p; p++)	/* one line each */
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
-	if (log_fp) {
-		time_format(floor(now_real()), ts, sizeof(ts));
-		fprintf(f, "%s attrib-collect[%ld]: job %s: %s\n", ts, (long)getpid(), log_job, msg);
-	} else {
-		/* slurmd keeps an Epilog's output only when it fails (and
-		 * attrib-collect never does) or at debug2: the system log is
-		 * where an administrator finds these lines */
-		system_log(msg);
-		fprintf(f, "attrib-collect: job %s: %s\n", log_job, msg);
-	}
-	fflush(f);
-}
-
-void log_open(const char *path)
-{
-	int fd;
-
-	if (!path)
-		return;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0640);
-	if (fd < 0 || !(log_fp = fdopen(fd, "a"))) {
-		if (fd >= 0)
-			close(fd);
-		clog_msg("cannot open LogFile %s: %s; logging to standard error", path, strerror(errno));
-	}
-}
-
-void log_close(void)
-{
-	if (log_fp)
-		fclose(log_fp);
-	log_fp = NULL;
-}
-
-void log_set_job(const char *job)
-{
-	snprintf(log_job, sizeof(log_job), "%s", job);
+#ifdef HAVE_SYSTEMD
+	log_set_syslog_writer(journal_writer);
+#endif
+	/* slurmd keeps an Epilog's output only when it fails (attrib-collect
+	 * never does) or at debug2: the system log is where an administrator
+	 * looks; problems go to standard error too */
+	log_tee(true);
+	return log_open(log_file, 0640, true);
 }
 
 /* ---- time ---- */
@@ -196,7 +160,7 @@ void cover(json_object *cov, const char *source, const char *status, const char 
 	json_object_object_add(e, "detail", json_object_new_string(detail));
 	json_object_array_add(cov, e);
 	if (strcmp(status, "info"))
-		clog_msg("%s: %s: %s", source, status, detail);
+		log_msg(LOGL_WARNING, "%s: %s: %s", source, status, detail);
 }
 
 bool valid_job_id(const char *s)
@@ -214,10 +178,6 @@ int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void fmt_time(double t, char *buf, size_t len)
-{
-	time_format(t, buf, len);
-}
 
 /* Opens a root log file the way the collector must: no symlink, no FIFO
  * or device, never blocking. */
@@ -244,7 +204,7 @@ void add_file(json_object *files, const char *name, const char *source, const ch
 	      const char *text, size_t len)
 {
 	size_t flen;
-	char *fixed = utf8_fix(text, len, &flen);
+	char *fixed = text_utf8_fix(text, len, &flen);
 	json_object *f = json_object_new_object();
 
 	json_object_object_add(f, "name", json_object_new_string(name));
@@ -253,17 +213,4 @@ void add_file(json_object *files, const char *name, const char *source, const ch
 	json_object_object_add(f, "text", json_object_new_string_len(fixed ? fixed : "", fixed ? (int)flen : 0));
 	json_object_array_add(files, f);
 	free(fixed);
-}
-
-void sha256_hex(const void *data, size_t len, char out[65])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-
-	if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32) {
-		out[0] = 0;
-		return;
-	}
-	for (unsigned i = 0; i < 32; i++)
-		sprintf(out + 2 * i, "%02x", md[i]);
 }

@@ -20,7 +20,12 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "conf.h"
-#include "internal.h"
+#include "contract.h"
+#include "fileio.h"
+#include "log.h"
+#include "text.h"
+#include "timefmt.h"
+#include "xalloc.h"
 #include "collect.h"
 #include "stdio_path.h"
 #include "userfile.h"
@@ -57,7 +62,7 @@ static size_t one(const char *stream, const char *path, uid_t uid, gid_t gid, si
 		return 0;
 	}
 	/* named by its stream: a user's file name never takes a log's name */
-	add_file(files, unique_name(used, stream), path, ORIGIN_JOB_OUTPUT, data, len);
+	add_file(files, unique_name(used, stream), path, ORIGIN_NAME_JOB_OUTPUT, data, len);
 	f = json_object_array_get_idx(files, json_object_array_length(files) - 1);
 	json_object_object_add(f, "stream", json_object_new_string(stream));
 	free(data);

@@ -16,7 +16,12 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "conf.h"
-#include "internal.h"
+#include "contract.h"
+#include "fileio.h"
+#include "log.h"
+#include "text.h"
+#include "timefmt.h"
+#include "xalloc.h"
 #include "collect.h"
 #include "source.h"
 #include "window.h"
@@ -56,7 +61,7 @@ void collect_file(const struct collect_ctx *cx, const char *path, size_t cap,
 				char n1[512];
 
 				snprintf(n1, sizeof(n1), "%s.1", slash ? slash + 1 : path);
-				add_file(files, unique_name(used, n1), p1, ORIGIN_FILE, c1.text, c1.len);
+				add_file(files, unique_name(used, n1), p1, ORIGIN_NAME_FILE, c1.text, c1.len);
 			}
 			if (c1.truncated)
 				cover(cov, p1, "partial", "more than %zu bytes in the window: kept the last %zu",
@@ -67,7 +72,7 @@ void collect_file(const struct collect_ctx *cx, const char *path, size_t cap,
 		}
 	}
 	name = unique_name(used, slash ? slash + 1 : path);
-	add_file(files, name, path, ORIGIN_FILE, c.text, c.len);
+	add_file(files, name, path, ORIGIN_NAME_FILE, c.text, c.len);
 	if (c.truncated)
 		cover(cov, path, "partial",
 		      c.has_first || c.has_last ? "more than %zu bytes in the window: kept the last %zu"
@@ -77,15 +82,15 @@ void collect_file(const struct collect_ctx *cx, const char *path, size_t cap,
 		cover(cov, path, "partial", "no timestamps: kept the whole file (%zu bytes)", c.len);
 	else if (!c.lines && st.st_size) {
 		if (c.has_last && c.last < cx->start) {
-			fmt_time(c.last, a, sizeof(a));
+			time_format(c.last, a, sizeof(a));
 			cover(cov, path, "empty", "no line in the window: the file ends at %s", a);
 		} else if (c.has_first && c.first > cx->end) {
-			fmt_time(c.first, a, sizeof(a));
+			time_format(c.first, a, sizeof(a));
 			cover(cov, path, "empty", "no line in the window: the file starts at %s%s", a,
 			      c1.lines ? "" : " (and no rotated .1 covers it)");
 		} else {
-			fmt_time(cx->start, a, sizeof(a));
-			fmt_time(cx->end, b, sizeof(b));
+			time_format(cx->start, a, sizeof(a));
+			time_format(cx->end, b, sizeof(b));
 			cover(cov, path, "empty", "no line between %s and %s", a, b);
 		}
 	}

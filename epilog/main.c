@@ -24,7 +24,12 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "conf.h"
-#include "internal.h"
+#include "contract.h"
+#include "fileio.h"
+#include "log.h"
+#include "text.h"
+#include "timefmt.h"
+#include "xalloc.h"
 #include "collect.h"
 #include <curl/curl.h>
 #include "window.h"
@@ -144,9 +149,9 @@ int main(int argc, char **argv)
 		config_load(NULL, &conf, stderr);
 	if (cfgf)
 		fclose(cfgf);
-	log_open(conf.log_file);
-	if (valid_job_id(job))
-		log_set_job(job);
+	if (collect_log_open(conf.log_file, valid_job_id(job) ? job : NULL) < 0)
+		clog_msg("cannot open LogFile %s: %s; logging to the system log", conf.log_file,
+			 strerror(errno));
 	if (cfgerr && *cfgerr) {
 		for (char *line = strtok(cfgerr, "\n"); line; line = strtok(NULL, "\n"))
 			clog_msg("config: %s", line);
@@ -228,9 +233,10 @@ int main(int argc, char **argv)
 
 	/* earlier bundles first, with at most half of the time left */
 	outbox_flush(&cx, spool, now_mono() + remaining(&cx) / 2);
-	int rc = send_body(&cx, j.job_id, j.node, body, blen, cx.deadline, 1000, err, sizeof(err));
+	enum send_status rc = send_body(&cx, j.job_id, j.node, body, blen, cx.deadline, 1000, err,
+					sizeof(err));
 
-	if (rc == 0) {
+	if (rc == SEND_OK) {
 		remove_records(spool, &j);
 	} else {
 		char where[1024];
@@ -239,7 +245,7 @@ int main(int argc, char **argv)
 			/* the bundle in the outbox carries the task records now */
 			remove_records(spool, &j);
 			clog_msg("bundle not sent (%s); left in %s for the next run%s", err, where,
-				 rc == 2 ? " (the service refused it)" : "");
+				 rc == SEND_REFUSED ? " (the service refused it)" : "");
 		} else
 			clog_msg("bundle not sent (%s) and not kept: %s", err, where);
 	}
@@ -259,6 +265,5 @@ out:
 		close(spool);
 	config_free(&conf);
 	curl_global_cleanup();
-	log_close();
 	return 0;
 }

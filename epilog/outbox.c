@@ -15,7 +15,13 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "conf.h"
-#include "internal.h"
+#include "contract.h"
+#include "fileio.h"
+#include "log.h"
+#include "sha256.h"
+#include "text.h"
+#include "timefmt.h"
+#include "xalloc.h"
 #include "collect.h"
 #include <sys/file.h>
 #include <sys/time.h>
@@ -94,26 +100,11 @@ int spool_mark(int spool, const char *node, char *other, size_t otherlen)
 	return n;
 }
 
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Writes body to outbox/ atomically (temporary dot-file, fsync, rename). */
 int outbox_put(int spool, const char *job, const char *body, size_t len, char *err, size_t errlen)
 {
-	int ob, fd;
-	char tmp[256], name[128];
+	int ob;
+	char tmp[256], name[128], why[300];
 	struct timeval tv;
 
 	if (spool < 0) {
@@ -127,20 +118,8 @@ int outbox_put(int spool, const char *job, const char *body, size_t len, char *e
 	gettimeofday(&tv, NULL);
 	snprintf(name, sizeof(name), "%010lld.%06ld-%s.json", (long long)tv.tv_sec, (long)tv.tv_usec, job);
 	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", name, (long)getpid());
-	fd = openat(ob, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || write_all(fd, body, len) || fsync(fd)) {
-		snprintf(err, errlen, "outbox/%s: %s", tmp, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlinkat(ob, tmp, 0);
-		}
-		close(ob);
-		return -1;
-	}
-	close(fd);
-	if (renameat(ob, tmp, ob, name)) {
-		snprintf(err, errlen, "outbox/%s: %s", name, strerror(errno));
-		unlinkat(ob, tmp, 0);
+	if (write_atomic_at(ob, name, tmp, body, len, 0600, true, why, sizeof(why))) {
+		snprintf(err, errlen, "outbox: %s", why);
 		close(ob);
 		return -1;
 	}
@@ -215,7 +194,7 @@ void outbox_flush(const struct collect_ctx *cx, int spool, double until)
 		size_t len = 0;
 		char *body, err[1024];
 		json_object *o = NULL, *jv, *nv;
-		int rc;
+		enum send_status rc;
 
 		if (!names[i])
 			continue;
@@ -236,20 +215,20 @@ void outbox_flush(const struct collect_ctx *cx, int spool, double until)
 		if (!o || !json_object_object_get_ex(o, "job_id", &jv) ||
 		    !json_object_object_get_ex(o, "node", &nv)) {
 			clog_msg("outbox: %s is not a bundle; moved to outbox/rejected/", names[i]);
-			rc = 2;
+			rc = SEND_REFUSED;
 		} else {
 			rc = send_body(cx, json_object_get_string(jv), json_object_get_string(nv), body, len,
 				       until, 1, err, sizeof(err));
-			if (rc == 0)
+			if (rc == SEND_OK)
 				clog_msg("outbox: sent %s", names[i]);
 			else
 				clog_msg("outbox: %s not sent: %s", names[i], err);
 		}
 		json_object_put(o);
 		free(body);
-		if (rc == 0) {
+		if (rc == SEND_OK) {
 			unlinkat(dirfd(d), names[i], 0);
-		} else if (rc == 2) {
+		} else if (rc == SEND_REFUSED) {
 			int rj = open_dir_at(dirfd(d), "rejected", true);
 
 			if (rj < 0 || renameat(dirfd(d), names[i], rj, names[i]))
@@ -265,4 +244,3 @@ void outbox_flush(const struct collect_ctx *cx, int spool, double until)
 	free(names);
 	closedir(d);
 }
-

@@ -15,7 +15,12 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "conf.h"
-#include "internal.h"
+#include "contract.h"
+#include "fileio.h"
+#include "log.h"
+#include "text.h"
+#include "timefmt.h"
+#include "xalloc.h"
 #include "collect.h"
 
 #define MAX_RECORDS 4096	/* task records read per job */

@@ -15,7 +15,13 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "conf.h"
-#include "internal.h"
+#include "contract.h"
+#include "fileio.h"
+#include "log.h"
+#include "sha256.h"
+#include "text.h"
+#include "timefmt.h"
+#include "xalloc.h"
 #include "collect.h"
 #include <curl/curl.h>
 #include <munge.h>
@@ -95,7 +101,16 @@ static char *credential(const struct collect_ctx *cx, const char *job, const cha
 		munge_ctx_destroy(ctx);
 		return NULL;
 	}
-	snprintf(payload, sizeof(payload), "attrib-bundle:v1:%s:%s:%s", job, node, hash);
+	struct bundle_claim claim;
+
+	snprintf(claim.job_id, sizeof(claim.job_id), "%s", job);
+	snprintf(claim.node, sizeof(claim.node), "%s", node);
+	snprintf(claim.sha256, sizeof(claim.sha256), "%s", hash);
+	if (bundle_payload_format(&claim, payload, sizeof(payload))) {
+		snprintf(err, errlen, "job %s or node %s is not a valid name", job, node);
+		munge_ctx_destroy(ctx);
+		return NULL;
+	}
 	e = munge_encode(&cred, ctx, payload, (int)strlen(payload));
 	if (e != EMUNGE_SUCCESS) {
 		snprintf(err, errlen, "munge_encode (socket %s): %s",
@@ -126,10 +141,8 @@ static size_t on_reply(char *p, size_t size, size_t n, void *arg)
 	return size * n;
 }
 
-/* One POST.  Returns 0 when the service took it, 1 when a later try may
- * succeed, 2 when it refused this bundle for good, 3 when nothing listens
- * (connection refused: the service is down or restarting). */
-static int post_once(const struct collect_ctx *cx, const char *body, size_t len, const char *cred,
+/* One POST: whether the service took it. */
+static enum send_status post_once(const struct collect_ctx *cx, const char *body, size_t len, const char *cred,
 		     double timeout, char *err, size_t errlen)
 {
 	CURL *h = curl_easy_init();
@@ -143,16 +156,16 @@ static int post_once(const struct collect_ctx *cx, const char *body, size_t len,
 
 	if (!h) {
 		snprintf(err, errlen, "curl_easy_init failed");
-		return 1;
+		return SEND_RETRY;
 	}
 	snprintf(url, sizeof(url), "%s", cx->conf->service_url ? cx->conf->service_url : "");
 	ul = strlen(url);
 	while (ul && url[ul - 1] == '/')
 		url[--ul] = 0;
-	snprintf(url + ul, sizeof(url) - ul, "/v1/bundle");
+	snprintf(url + ul, sizeof(url) - ul, BUNDLE_URL_PATH);
 	hdr = curl_slist_append(hdr, "Content-Type: application/json");
 	hdr = curl_slist_append(hdr, "Expect:");
-	snprintf(line, sizeof(line), "X-Attrib-Credential: %s", cred);
+	snprintf(line, sizeof(line), BUNDLE_CREDENTIAL_HEADER ": %s", cred);
 	hdr = curl_slist_append(hdr, line);
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
@@ -178,15 +191,15 @@ static int post_once(const struct collect_ctx *cx, const char *body, size_t len,
 	curl_easy_cleanup(h);
 	if (rc != CURLE_OK) {
 		snprintf(err, errlen, "%s: %s", url, curl_easy_strerror(rc));
-		return rc == CURLE_COULDNT_CONNECT ? 3 : 1;
+		return rc == CURLE_COULDNT_CONNECT ? SEND_NO_SERVICE : SEND_RETRY;
 	}
 	if (code >= 200 && code < 300)
-		return 0;
+		return SEND_OK;
 	rep.text[strcspn(rep.text, "\r\n")] = 0;
 	snprintf(err, errlen, "%s: HTTP %ld %s", url, code, rep.text);
 	if (code == 408 || code == 429 || code >= 500 || code == 401 || code == 403)
-		return 1;	/* 401/403: a credential problem that may be fixed */
-	return 2;
+		return SEND_RETRY;	/* 401/403: a credential problem that may be fixed */
+	return SEND_REFUSED;
 }
 
 double remaining(const struct collect_ctx *cx)
@@ -211,18 +224,16 @@ static void sleep_s(double s)
  * A refused connection is tried once more (a service restarting), then
  * given up at once: nothing listens, and every second spent here holds the
  * node in its epilog; the outbox keeps the bundle for the next epilog. */
-int send_body(const struct collect_ctx *cx, const char *job, const char *node,
-		     const char *body, size_t len, double until, int max_tries, char *err, size_t errlen)
+enum send_status send_body(const struct collect_ctx *cx, const char *job,
+				  const char *node, const char *body, size_t len, double until,
+				  int max_tries, char *err, size_t errlen)
 {
 	char hash[65];
 	double backoff = 0.25;
-	int rc = 1, refused = 0;
+	enum send_status rc = SEND_RETRY;
+	int refused = 0;
 
 	sha256_hex(body, len, hash);
-	if (!*hash) {
-		snprintf(err, errlen, "SHA-256 failed");
-		return 1;
-	}
 	for (int tries = 0; tries < max_tries; tries++) {
 		double left = until - now_mono();
 		char *cred;
@@ -233,14 +244,14 @@ int send_body(const struct collect_ctx *cx, const char *job, const char *node,
 			break;
 		}
 		if (!(cred = credential(cx, job, node, hash, err, errlen)))
-			return 1;	/* no munged: retrying now will not help */
+			return SEND_RETRY;	/* no munged: retrying now will not help */
 		rc = post_once(cx, body, len, cred, left, err, errlen);
 		free(cred);
-		if (rc == 3 && ++refused >= 2)
-			return 1;
-		if (rc == 3)
-			rc = 1;
-		if (rc != 1)
+		if (rc == SEND_NO_SERVICE && ++refused >= 2)
+			return SEND_RETRY;
+		if (rc == SEND_NO_SERVICE)
+			rc = SEND_RETRY;
+		if (rc != SEND_RETRY)
 			return rc;
 		if (until - now_mono() <= backoff + 0.1)
 			break;
@@ -249,4 +260,3 @@ int send_body(const struct collect_ctx *cx, const char *job, const char *node,
 	}
 	return rc;
 }
-

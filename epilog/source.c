@@ -5,7 +5,12 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "conf.h"
-#include "internal.h"
+#include "contract.h"
+#include "fileio.h"
+#include "log.h"
+#include "text.h"
+#include "timefmt.h"
+#include "xalloc.h"
 #include "collect.h"
 #include "source.h"
 

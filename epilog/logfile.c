@@ -38,7 +38,10 @@ void collect_file(const struct collect_ctx *cx, const char *path, size_t cap,
 	char *name;
 
 	if (fd < 0) {
-		cover(cov, path, errno == ENOENT ? "missing" : "error", "%s", why);
+		if (errno == ENOENT)
+			cover(cov, path, "missing", "not found on %s (LogSources names it)", cx->node);
+		else
+			cover(cov, path, "error", "%s", why);
 		return;
 	}
 	if (window_cut(fd, st.st_size, cx->start, cx->end, SLACK, cap, cx->tc, &c)) {

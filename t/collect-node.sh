@@ -177,7 +177,8 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 c = {x["source"]: x for x in r["coverage"]}
 k, f = c.get("nodes/node-02:kernel-log"), c.get("nodes/node-02:/var/log/kern.log")
-ok = k and k["status"] == "missing" and "kernel log: not found on node-02" in k["detail"] and f and f["status"] == "missing"
+ok = k and k["status"] == "missing" and "kernel log: not found on node-02" in k["detail"] and f and f["status"] == "missing" \
+    and "not found on node-02" in f["detail"]
 print("# %s" % r["coverage"]) if not ok else None
 sys.exit(0 if ok else 1)' "$T/801.json"
 curl -s "$URL/metrics" >"$T/metrics"

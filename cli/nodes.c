@@ -1,7 +1,6 @@
 /* attrib nodes: the fleet view.  Nodes ranked by the faults the stored
  * diagnoses blame on them, with their causes, when they were last seen in a
  * failed job and their current Slurm state. */
-#ifdef HAVE_SERVICE
 #include <stdlib.h>
 #include <string.h>
 #include "nodes.h"
@@ -270,4 +269,3 @@ out:
 	free(f.v);
 	return rc;
 }
-#endif

@@ -201,6 +201,8 @@ void drain_policy_apply(const struct attrib_config *conf, store *s, struct json_
 				    drain_decision_name(v->decision), by, now) < 0)
 			svc_log(SVC_ERROR, "job %s attempt %ld: cannot record the drain decision for %s",
 				job_id, attempt, v->node);
+		else
+			metrics_note_drain(drain_decision_name(v->decision));
 		svc_log(v->decision == DECIDE_FAILED ? SVC_WARNING : SVC_INFO,
 			"job %s attempt %ld: %s %s (class %s, policy %s): %s", job_id, attempt,
 			v->node, drain_decision_name(v->decision), *d.class_name ? d.class_name : "none",

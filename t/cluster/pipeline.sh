@@ -223,12 +223,12 @@ CollectTimeout = 3
 LogFile = $W/nodes/$1/collect.log
 CONF
 }
-start_service() { # [config]: attrib serve in the background (spid); 0 once it answers on URL
-	"$A" serve --config "${1:-$W/attrib.conf}" --foreground 2>>"$W/serve.err" &
+start_service() { # [config]: attribd in the background (spid); 0 once it answers on URL
+	"${ATTRIBD:-$(dirname "$A")/attribd}" --config "${1:-$W/attrib.conf}" --foreground 2>>"$W/serve.err" &
 	spid=$!
 	wait_for 20 curl -sf "$URL/v1/health" -o /dev/null
 }
-stop_service() { # exit status of attrib serve (SIGTERM)
+stop_service() { # exit status of attribd (SIGTERM)
 	[ -n "$spid" ] || return 0
 	kill -TERM "$spid"
 	wait "$spid"

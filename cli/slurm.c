@@ -44,7 +44,13 @@ static const struct slurmapi_module *load(char *err, size_t errlen)
 
 int drain_node(const char *node, const char *reason, char *err, size_t errlen)
 {
-	return load(err, errlen) ? mod->drain_node(node, reason, err, errlen) : -1;
+	char why[PATH_MAX + 256];
+
+	if (!load(why, sizeof(why))) {
+		snprintf(err, errlen, "%s: %s", node, why);
+		return -1;
+	}
+	return mod->drain_node(node, reason, err, errlen);
 }
 
 struct node_state_map *node_states_load(char *err, size_t errlen)

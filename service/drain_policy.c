@@ -185,7 +185,7 @@ void drain_policy_apply(const struct attrib_config *conf, store *s, struct json_
 		recent = conf->drain_max_per_hour;
 	}
 	drain_policy_decide(conf, result, recent, service_state, NULL, &d);
-	snprintf(by, sizeof(by), "attrib serve (policy %s)", drain_mode_name(d.mode));
+	snprintf(by, sizeof(by), "attribd (policy %s)", drain_mode_name(d.mode));
 	for (int i = 0; i < d.n; i++) {
 		struct drain_verdict *v = &d.v[i];
 

@@ -95,7 +95,7 @@ static void usage_show(FILE *out)
 	      "\n"
 	      "Prints the stored diagnosis of a job (its latest attempt unless --attempt)\n"
 	      "as `attrib analyze` does, then the drain decisions made for the job (by\n"
-	      "attrib serve's policy or attrib drain); --json prints the stored result\n"
+	      "attribd's policy or attrib drain); --json prints the stored result\n"
 	      "object.  --drains prints only the drain decisions, one a line:\n"
 	      "TIME ATTEMPT NODE DECISION BY: REASON (--json: a JSON array).\n"
 	      "Exit status: 0 printed; 4 no stored result, or the store cannot be read.\n", out);
@@ -151,7 +151,7 @@ static void usage_drain(FILE *out)
 	      "when the diagnosis is ambiguous, unattributed or not an infrastructure\n"
 	      "fault of a node, unless --force names the node.  DrainMaxPerHour\n"
 	      "(attrib.conf) holds: drains done in the last hour, by hand or by the\n"
-	      "policy of attrib serve, count, and beyond it a node is refused unless\n"
+	      "policy of attribd, count, and beyond it a node is refused unless\n"
 	      "--force names it.  Every drain done, refused or shown is recorded in the\n"
 	      "store with who asked for it (attrib show JOBID --drains).\n"
 	      "\n"

@@ -1,4 +1,4 @@
-/* attrib serve's drain policy: after a diagnosis is stored, whether its
+/* attribd's drain policy: after a diagnosis is stored, whether its
  * culprit nodes are drained, only suggested or refused, and why.
  *
  * The candidates are the result's own drain actions (drain_plan: the engine

@@ -1,4 +1,4 @@
-/* attrib serve: the live pipeline's service (doc/live-pipeline.md, section 4).
+/* attribd: the live pipeline's service (doc/live-pipeline.md, section 4).
  *
  * One header for the service's files, one section per file.  The service
  * takes job records (jobcomp/attrib) and node bundles (attrib-collect),
@@ -262,7 +262,7 @@ void drain_reason(struct json_object *result, char *buf, size_t len);
 /* The nodes to drain: the result's drain actions, or force[] (each must be
  * a node the diagnosis names).  -1 with p->refusal when it refuses. */
 int drain_plan(struct json_object *result, char *const *force, int nforce, struct drain_plan *p);
-/* ---- drain_policy.c: attrib serve's drain policy (DrainPolicy, DrainClasses,
+/* ---- drain_policy.c: attribd's drain policy (DrainPolicy, DrainClasses,
  * DrainMaxPerHour, DrainMaxFraction) ----------------------------------------- */
 
 enum drain_mode { DRAIN_MODE_OFF, DRAIN_MODE_SUGGEST, DRAIN_MODE_AUTO };
@@ -299,7 +299,7 @@ int drain_fraction_allowed(double fraction, int total);
 void drain_policy_decide(const struct attrib_config *conf, struct json_object *result,
 			 long drains_last_hour, drain_state_fn state, void *arg,
 			 struct drain_decisions *d);
-/* attrib serve, after storing a new result: decides, drains through Slurm
+/* attribd, after storing a new result: decides, drains through Slurm
  * (auto), records each decision in the store, counts it in the metrics and
  * logs it.  Slurm's errors are recorded (DRAIN_FAILED), never fatal. */
 void drain_policy_apply(const struct attrib_config *conf, store *s, struct json_object *result,
@@ -426,7 +426,7 @@ void http_stop(struct http_server *h);
 
 /* ---- serve.c ----------------------------------------------------------- */
 
-/* attrib serve: runs until SIGTERM/SIGINT.  Returns the exit status. */
+/* attribd: runs until SIGTERM/SIGINT.  Returns the exit status. */
 int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool foreground);
 /* One job record: attribute when ready.  Exposed for the tests.
  * Returns 1 when the record is finished with (attributed, or nothing to

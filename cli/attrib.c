@@ -713,8 +713,7 @@ static const struct option drain_opts[] = {
 
 static const struct command commands[] = {
 	{ "analyze", cmd_analyze, usage_analyze, analyze_opts, "jh", 1, 1, false, NEED_CATALOG, 0 },
-	/* ("+": check's PATH may not be taken for an option) */
-	{ "rules", cmd_rules, usage_rules, rules_opts, "+h", 1, 2, false, NEED_NOTHING, 0 },
+	{ "rules", cmd_rules, usage_rules, rules_opts, "h", 1, 2, false, NEED_NOTHING, 0 },
 	{ "show", cmd_show, usage_show, show_opts, "c:a:jdh", 1, 1, true, NEED_STORE, 0 },
 	{ "list", cmd_list, usage_list, list_opts, "c:s:n:u:l:jh", 0, 0, false, NEED_STORE,
 	  7 * 86400 },

@@ -25,9 +25,11 @@ static const struct slurmapi_module *load(char *err, size_t errlen)
 	 * puts it there), else the installed one */
 	if (!(path = path_beside_program("slurmapi/.libs/attrib_slurm.so", buf, sizeof(buf))))
 		path = SLURM_MODULE;
-	/* RTLD_LOCAL: libslurm's symbols stay the module's (attrib's own
-	 * functions are hidden, see Makefile.am) */
-	if (!(h = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
+	/* RTLD_GLOBAL: the plugins libslurm loads in turn (auth/munge) find
+	 * its symbols (slurm_conf) in the global scope, as in Slurm's own
+	 * commands, which link it; attrib's own functions are hidden
+	 * (Makefile.am), so neither side binds to the other's */
+	if (!(h = dlopen(path, RTLD_NOW | RTLD_GLOBAL))) {
 		snprintf(err, errlen, "Slurm is not available to attrib (%s; the attribd package "
 			 "installs it): %s", path, dlerror());
 		return NULL;

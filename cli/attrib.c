@@ -20,13 +20,11 @@
 #include <unistd.h>
 #include "attrib.h"
 #include "conf.h"
-#include "nodes.h"
+#include "command.h"
 #include "paths.h"
 #include "render.h"
 #include "service.h"
 #include "text.h"
-
-enum { EXIT_USAGE = 1, EXIT_CASE = 2, EXIT_RULES = 3, EXIT_STORE = 4 };
 
 static const char *rules_opt;
 
@@ -89,121 +87,8 @@ static void usage_rules(FILE *out)
 	      "doc: prints the catalog as Markdown.\n", out);
 }
 
-static void usage_show(FILE *out)
-{
-	fputs("Usage: attrib show JOBID [--attempt N] [--json] [--drains] [--config FILE]\n"
-	      "\n"
-	      "Prints the stored diagnosis of a job (its latest attempt unless --attempt)\n"
-	      "as `attrib analyze` does, then the drain decisions made for the job (by\n"
-	      "attribd's policy or attrib drain); --json prints the stored result\n"
-	      "object.  --drains prints only the drain decisions, one a line:\n"
-	      "TIME ATTEMPT NODE DECISION BY: REASON (--json: a JSON array).\n"
-	      "Exit status: 0 printed; 4 no stored result, or the store cannot be read.\n", out);
-}
-
-static void usage_list(FILE *out)
-{
-	fputs("Usage: attrib list [--since AGE|DATE] [--sub-domain X] [--node N] [--user U]\n"
-	      "                   [--limit N] [--json] [--config FILE]\n"
-	      "\n"
-	      "Lists the stored diagnoses, newest first, a line each within 80 columns:\n"
-	      "when (MM-DD HH:MM UTC), JOBID[/ATTEMPT] (attempts after a requeue), user,\n"
-	      "sub-domain, culprit nodes (the first, +N more) and root cause code.\n"
-	      "--json gives every field, the job's end state and all culprits too.\n"
-	      "\n"
-	      "  --since AGE|DATE  diagnosed in the last AGE (Ns, Nm, Nh, Nd; default 7d)\n"
-	      "                    or since DATE (YYYY-MM-DD, UTC)\n"
-	      "  --sub-domain X    only this sub-domain (InfraHW, UserCode, ...)\n"
-	      "  --node N          only diagnoses that blame node N\n"
-	      "  --user U          only jobs of user U\n"
-	      "  --limit N         at most N (the newest)\n"
-	      "  --json            one JSON array\n"
-	      "Exit status: 0 listed (maybe nothing); 4 the store cannot be read.\n", out);
-}
-
-static void usage_nodes(FILE *out)
-{
-	fputs("Usage: attrib nodes [--since AGE|DATE] [--limit N] [--json] [--config FILE]\n"
-	      "\n"
-	      "The fleet view: every node the stored diagnoses name, ranked by the\n"
-	      "faults blamed on it (diagnoses naming it a culprit), then by how often it\n"
-	      "was affected, with its causes (root codes, else sub-domains, with\n"
-	      "counts), when it was last seen (its latest failed job's end) and its\n"
-	      "current Slurm state and reason.  When slurmctld cannot be asked the\n"
-	      "state is \"unknown\" and one line on stderr says why.\n"
-	      "\n"
-	      "  --since AGE|DATE  diagnosed in the last AGE (Ns, Nm, Nh, Nd; default 30d)\n"
-	      "                    or since DATE (YYYY-MM-DD, UTC)\n"
-	      "  --limit N         the first N nodes only\n"
-	      "  --json            one JSON array: node, faults, affected, last_seen,\n"
-	      "                    causes [{cause, count}], state (null: not a node of\n"
-	      "                    slurmctld), reason\n"
-	      "Exit status: 0 listed (maybe nothing); 4 the store cannot be read.\n", out);
-}
-
-static void usage_drain(FILE *out)
-{
-	fputs("Usage: attrib drain JOBID [--attempt N] [--dry-run] [--force NODE]... [--config FILE]\n"
-	      "\n"
-	      "Drains the culprit nodes of a job's stored diagnosis through Slurm\n"
-	      "(scontrol's DRAIN), with a reason that names the cause, the device and\n"
-	      "the job.  Only the drain actions of the diagnosis are taken: it refuses\n"
-	      "when the diagnosis is ambiguous, unattributed or not an infrastructure\n"
-	      "fault of a node, unless --force names the node.  DrainMaxPerHour\n"
-	      "(attrib.conf) holds: drains done in the last hour, by hand or by the\n"
-	      "policy of attribd, count, and beyond it a node is refused unless\n"
-	      "--force names it.  Every drain done, refused or shown is recorded in the\n"
-	      "store with who asked for it (attrib show JOBID --drains).\n"
-	      "\n"
-	      "  --dry-run      show what would be drained, change nothing\n"
-	      "  --force NODE   drain NODE (one the diagnosis names) whatever it says\n"
-	      "                 and whatever the rate limit\n"
-	      "\n"
-	      "Exit status: 0 drained (or shown); 1 usage; 4 no stored result;\n"
-	      "5 refused; 6 Slurm refused the update.\n", out);
-}
-
-/* What a command is given: every command's options parse into one place. */
-struct ctx {
-	const char *config;
-	bool json, drains, dry_run;
-	long attempt;			/* -1: the latest */
-	struct store_filter f;		/* since, sub_domain, node, user, limit */
-	char *force[DRAIN_MAX_NODES];
-	int nforce;
-	char **args;			/* the positional arguments */
-	int nargs;
-	/* what the set-up made of them */
-	attrib_catalog *cat;
-	struct attrib_config conf;
-	store *s;
-};
-
-enum need { NEED_NOTHING, NEED_CATALOG, NEED_STORE, NEED_STORE_RW };
-
-struct command {
-	const char *name;
-	int (*run)(struct ctx *x);
-	void (*usage)(FILE *out);
-	const struct option *opts;	/* its options, --help included */
-	const char *optstring;
-	int min_args, max_args;
-	bool job_arg;			/* the first argument is a job id */
-	enum need need;
-	long since;			/* --since's default, seconds back */
-};
-
-static attrib_catalog *load(const char *path)
-{
-	attrib_catalog *cat = attrib_catalog_load(path, stderr);
-
-	if (!cat)
-		fprintf(stderr, "attrib: the rule catalog %s is invalid; refusing to run\n", path);
-	return cat;
-}
-
 /* "7d", "12h", "30m", "90s", "3600" (seconds) or "YYYY-MM-DD" -> a time. */
-static int parse_since(const char *v, long long *since)
+int parse_since(const char *v, long long *since)
 {
 	struct tm tm;
 	char *end;
@@ -232,7 +117,7 @@ static int parse_since(const char *v, long long *since)
 	return 0;
 }
 
-static int parse_limit(const char *v, int *limit)
+int parse_limit(const char *v, int *limit)
 {
 	char *end;
 	long n = strtol(v, &end, 10);
@@ -245,104 +130,27 @@ static int parse_limit(const char *v, int *limit)
 	return 0;
 }
 
-struct list_out {
-	bool json;
-	struct json_object *arr;
+enum need { NEED_NOTHING, NEED_CATALOG, NEED_STORE, NEED_STORE_RW };
+
+struct command {
+	const char *name;
+	int (*run)(struct ctx *x);
+	void (*usage)(FILE *out);
+	const struct option *opts;	/* its options, --help included */
+	const char *optstring;
+	int min_args, max_args;
+	bool job_arg;			/* the first argument is a job id */
+	enum need need;
+	long since;			/* --since's default, seconds back */
 };
 
-/* s cleaned (common/text.h) and cut to at most max bytes at a character
- * boundary, for a column; NULL for NULL.  The caller frees. */
-static char *column(const char *s, size_t max)
+static attrib_catalog *load(const char *path)
 {
-	char *c = text_clean_str(s, SIZE_MAX / 4);
-	size_t n = c ? strlen(c) : 0;
+	attrib_catalog *cat = attrib_catalog_load(path, stderr);
 
-	if (n > max) {
-		while (max > 0 && ((unsigned char)c[max] & 0xc0) == 0x80)
-			max--;
-		c[max] = 0;
-	}
-	return c;
-}
-
-static int list_row_clean(const struct store_row *r, void *arg);
-
-/* A row as the store holds it: its text columns come from job records and
- * results, so they are cleaned before anything prints them. */
-static int list_row(const struct store_row *r, void *arg)
-{
-	struct list_out *lo = arg;
-	struct store_row c = *r;
-	char *f[6];
-	int rc;
-
-	/* (text: USER is 8 bytes wide, cut at a character's start) */
-	c.cluster = f[0] = column(r->cluster, NAME_MAX_LEN);
-	c.user = f[1] = column(r->user, lo->json ? NAME_MAX_LEN : 8);
-	c.state = f[2] = column(r->state, NAME_MAX_LEN);
-	c.sub_domain = f[3] = column(r->sub_domain, NAME_MAX_LEN);
-	c.culprits = f[4] = column(r->culprits, SVC_TEXT_MAX);
-	c.root_code = f[5] = column(r->root_code, NAME_MAX_LEN);
-	rc = list_row_clean(&c, arg);
-	for (int i = 0; i < 6; i++)
-		free(f[i]);
-	return rc;
-}
-
-static int list_row_clean(const struct store_row *r, void *arg)
-{
-	struct list_out *lo = arg;
-	char when[40];
-
-	svc_rfc3339((time_t)r->created, when, sizeof(when));
-	if (lo->json) {
-		struct json_object *o = json_object_new_object(), *cul = json_object_new_array();
-		char *copy = r->culprits ? strdup(r->culprits) : NULL, *save = NULL;
-
-		for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save))
-			json_object_array_add(cul, json_object_new_string(t));
-		free(copy);
-		json_object_object_add(o, "job_id", json_object_new_string(r->job_id));
-		json_object_object_add(o, "attempt", json_object_new_int64(r->attempt));
-		json_object_object_add(o, "cluster", r->cluster ? json_object_new_string(r->cluster) : NULL);
-		json_object_object_add(o, "user", r->user ? json_object_new_string(r->user) : NULL);
-		json_object_object_add(o, "state", r->state ? json_object_new_string(r->state) : NULL);
-		json_object_object_add(o, "sub_domain",
-				       r->sub_domain ? json_object_new_string(r->sub_domain) : NULL);
-		json_object_object_add(o, "culprit_nodes", cul);
-		json_object_object_add(o, "root_code",
-				       r->root_code ? json_object_new_string(r->root_code) : NULL);
-		json_object_object_add(o, "created", json_object_new_string(when));
-		json_object_array_add(lo->arr, o);
-		return 0;
-	}
-	/* one line within 80 columns: the state is in sacct (and --json), the
-	 * culprits beyond the first are counted */
-	char job[32], culprits[32], day[16];
-	const char *comma = r->culprits ? strchr(r->culprits, ',') : NULL;
-	int more = 0;
-
-	for (const char *c = comma; c; c = strchr(c + 1, ','))
-		more++;
-	if (r->attempt > 0)
-		snprintf(job, sizeof(job), "%s/%ld", r->job_id, r->attempt);
-	else
-		snprintf(job, sizeof(job), "%s", r->job_id);
-	if (!r->culprits || !*r->culprits)
-		snprintf(culprits, sizeof(culprits), "-");
-	else if (more)
-		snprintf(culprits, sizeof(culprits), "%.*s+%d", (int)(comma - r->culprits), r->culprits,
-			 more);
-	else
-		snprintf(culprits, sizeof(culprits), "%s", r->culprits);
-	/* (a long node name cut inside a character: U+FFFD, never a cut byte) */
-	char *cul = column(culprits, sizeof(culprits) - 1);
-	/* "YYYY-MM-DDTHH:MM:SSZ" -> "MM-DD HH:MM" */
-	snprintf(day, sizeof(day), "%.5s %.5s", when + 5, when + 11);
-	printf("%-11s  %-9s %-8s %-14s %-14s %s\n", day, job, r->user ? r->user : "-",
-	       r->sub_domain ? r->sub_domain : "-", cul, r->root_code ? r->root_code : "-");
-	free(cul);
-	return 0;
+	if (!cat)
+		fprintf(stderr, "attrib: the rule catalog %s is invalid; refusing to run\n", path);
+	return cat;
 }
 
 /* One option of any command into x; -1: a usage error (said). */
@@ -490,201 +298,6 @@ static int cmd_rules(struct ctx *x)
 	}
 	usage_rules(stderr);
 	return EXIT_USAGE;
-}
-
-static int cmd_drain(struct ctx *x)
-{
-	store *s = x->s;
-	const char *job = x->args[0];
-	char **force = x->force, *text, by[128], err[512];
-	int nforce = x->nforce, rc = 0;
-	long attempt = x->attempt, got = 0, max_per_hour = x->conf.drain_max_per_hour;
-	bool dry = x->dry_run;
-	struct drain_plan plan;
-
-	text = store_get(s, job, attempt, &got);
-	if (!text) {
-		fprintf(stderr, "attrib: no stored result for job %s\n", job);
-		return EXIT_STORE;
-	}
-	struct json_object *r = json_tokener_parse(text);
-	free(text);
-	const char *user = getenv("SUDO_USER") ? getenv("SUDO_USER") : getenv("USER");
-	snprintf(by, sizeof(by), "attrib drain (uid %d%s%s)", (int)getuid(), user ? ", " : "", user ? user : "");
-	long long now = (long long)time(NULL);
-	if (!r || drain_plan(r, force, nforce, &plan) < 0) {
-		fprintf(stderr, "attrib: job %s: %s\n", job, r ? plan.refusal : "stored result is not JSON");
-		store_add_drain(s, job, got, "-", r ? plan.refusal : "invalid", DRAIN_REFUSED, by, now);
-		json_object_put(r);
-		return 5;
-	}
-	long recent = store_count_drains(s, now - 3600);
-	for (int i = 0; i < plan.n; i++) {
-		if (!nforce && (recent < 0 || recent >= max_per_hour)) {
-			char why[200];
-
-			if (recent < 0)
-				snprintf(why, sizeof(why), "refusing: the drains of the last hour cannot be "
-					 "counted (attrib drain --force NODE drains anyway)");
-			else
-				snprintf(why, sizeof(why), "refusing: DrainMaxPerHour (%ld) reached: %ld "
-					 "drain%s in the last hour (attrib drain --force NODE drains anyway)",
-					 max_per_hour, recent, recent == 1 ? "" : "s");
-			fprintf(stderr, "attrib: job %s: %s: %s\n", job, plan.nodes[i], why);
-			store_add_drain(s, job, got, plan.nodes[i], why,
-					dry ? DRAIN_DRY_RUN : DRAIN_REFUSED, by, now);
-			if (rc == 0)
-				rc = 5;
-			continue;
-		}
-		if (dry) {
-			printf("would drain %s: %s\n", plan.nodes[i], plan.reason);
-			store_add_drain(s, job, got, plan.nodes[i], plan.reason, DRAIN_DRY_RUN, by, now);
-			recent++;	/* as the drain would count */
-		} else if (drain_node(plan.nodes[i], plan.reason, err, sizeof(err)) < 0) {
-			fprintf(stderr, "attrib: drain %s\n", err);
-			store_add_drain(s, job, got, plan.nodes[i], plan.reason, DRAIN_FAILED, by, now);
-			rc = 6;
-		} else {
-			printf("drained %s: %s\n", plan.nodes[i], plan.reason);
-			store_add_drain(s, job, got, plan.nodes[i], plan.reason,
-					nforce ? DRAIN_DONE_FORCED : DRAIN_DONE, by, now);
-			recent++;
-		}
-	}
-	json_object_put(r);
-	return rc;
-}
-
-static int drain_to_json(const struct drain_row *d, void *arg)
-{
-	struct json_object *o = json_object_new_object();
-	char when[32];
-
-	svc_rfc3339((time_t)d->created, when, sizeof(when));
-	json_object_object_add(o, "time", json_object_new_string(when));
-	json_object_object_add(o, "attempt", json_object_new_int64(d->attempt));
-	json_object_object_add(o, "node", json_object_new_string(d->node ? d->node : ""));
-	json_object_object_add(o, "decision", json_object_new_string(d->decision ? d->decision : ""));
-	json_object_object_add(o, "by", json_object_new_string(d->by ? d->by : ""));
-	json_object_object_add(o, "reason", json_object_new_string(d->reason ? d->reason : ""));
-	json_object_array_add(arg, o);
-	return 0;
-}
-
-/* One line per decision; the texts were sanitised when stored (drain
- * reasons) or written by attrib itself, but a store is a file: the
- * terminal gets printable ASCII only. */
-static void print_drains(struct json_object *drains, bool json)
-{
-	if (json) {
-		printf("%s\n", json_object_to_json_string_ext(drains, JSON_C_TO_STRING_PRETTY |
-									 JSON_C_TO_STRING_NOSLASHESCAPE));
-		return;
-	}
-	for (size_t i = 0; i < json_object_array_length(drains); i++) {
-		struct json_object *o = json_object_array_get_idx(drains, i);
-		char line[1024];
-
-		snprintf(line, sizeof(line), "%s %s %s %s %s: %s", svc_json_str(o, "time"),
-			 svc_json_str(o, "attempt"), svc_json_str(o, "node"), svc_json_str(o, "decision"),
-			 svc_json_str(o, "by"), svc_json_str(o, "reason"));
-		for (char *p = line; *p; p++)
-			if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-				*p = '?';
-		printf("  %s\n", line);
-	}
-}
-
-static int cmd_show(struct ctx *x)
-{
-	store *s = x->s;
-	const char *job = x->args[0];
-	bool json = x->json, drains_only = x->drains;
-	long attempt = x->attempt, got = 0;
-	char *text;
-
-	text = store_get(s, job, attempt, &got);
-	struct json_object *drains = json_object_new_array();
-	if (store_each_drain(s, job, drain_to_json, drains) < 0)
-		fprintf(stderr, "attrib: cannot read the drain decisions of job %s\n", job);
-	/* (who drained comes from $SUDO_USER or $USER of attrib drain) */
-	svc_json_clean(drains);
-	if (drains_only && !text && !json_object_array_length(drains)) {
-		fprintf(stderr, "attrib: no stored result for job %s\n", job);
-		json_object_put(drains);
-		return EXIT_STORE;
-	}
-	if (drains_only) {
-		free(text);
-		print_drains(drains, json);
-		json_object_put(drains);
-		return 0;
-	}
-	if (!text) {
-		json_object_put(drains);
-		if (attempt >= 0)
-			fprintf(stderr, "attrib: no stored result for job %s attempt %ld\n", job,
-				attempt);
-		else
-			fprintf(stderr, "attrib: no stored result for job %s\n", job);
-		return EXIT_STORE;
-	}
-	char err[256];
-	struct json_object *r = svc_parse_json(text, strlen(text), JSON_MAX_DEPTH, err, sizeof(err));
-	free(text);
-	if (!r) {
-		fprintf(stderr, "attrib: the stored result of job %s is damaged: %s\n", job, err);
-		json_object_put(drains);
-		return EXIT_STORE;
-	}
-	/* results stored by an older service, or a store written by anything
-	 * else, may hold strings that would break the terminal or the JSON */
-	svc_json_clean(r);
-	if (json) {
-		printf("%s\n", json_object_to_json_string_ext(r, JSON_C_TO_STRING_PRETTY |
-								    JSON_C_TO_STRING_NOSLASHESCAPE));
-	} else {
-		render_text(stdout, r);
-		if (json_object_array_length(drains)) {
-			printf("\nDrain decisions:\n");
-			print_drains(drains, false);
-		}
-	}
-	json_object_put(drains);
-	json_object_put(r);
-	return 0;
-}
-
-static int cmd_list(struct ctx *x)
-{
-	struct list_out lo = { .json = x->json };
-	store *s = x->s;
-	struct store_filter f = x->f;
-	int n;
-
-	if (lo.json)
-		lo.arr = json_object_new_array();
-	else
-		printf("%-11s  %-9s %-8s %-14s %-14s %s\n", "DIAGNOSED", "JOBID", "USER", "SUB_DOMAIN",
-		       "CULPRITS", "ROOT_CAUSE");
-	n = store_list(s, &f, list_row, &lo);
-	if (n < 0) {
-		fprintf(stderr, "attrib: cannot read the store\n");
-		json_object_put(lo.arr);
-		return EXIT_STORE;
-	}
-	if (lo.json) {
-		printf("%s\n", json_object_to_json_string_ext(lo.arr, JSON_C_TO_STRING_PRETTY |
-									  JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(lo.arr);
-	}
-	return 0;
-}
-
-static int cmd_nodes(struct ctx *x)
-{
-	return nodes_report(x->s, x->f.since, x->f.limit, x->json, stdout) < 0 ? EXIT_STORE : 0;
 }
 
 #define OPT(name, arg, val) { name, arg, NULL, val }

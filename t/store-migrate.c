@@ -6,7 +6,8 @@
  *                        introduced them (git history), data written by hand
  *   v3-0.1.0.sql         the dump of a store written by the previous
  *                        release itself (attrib 0.1.0, commit 6d62856: its
- *                        attrib serve and attrib drain; t/store/README.md)
+ *                        attrib serve and attrib drain, run by
+ *                        t/store/previous-release.sh)
  * and a failed step leaves a store as it was. */
 #include <sqlite3.h>
 #include "testutil.h"

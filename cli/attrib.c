@@ -69,7 +69,7 @@ static void usage_analyze(FILE *out)
 	      "first symptom on each node, the downstream symptoms, missing evidence\n"
 	      "and the recommended actions.\n"
 	      "\n"
-	      "  --json   print the result object of the evidence/result contract\n"
+	      "  --json   print the result object (doc/formats.md)\n"
 	      "           (schema attrib.result/v1) instead\n"
 	      "\n"
 	      "Exit status: 0 a diagnosis was printed; 2 the case is unusable (one line\n"
@@ -191,7 +191,7 @@ static int option(struct ctx *x, int c, const char *arg)
 	case 'l':
 		return parse_limit(arg, &x->f.limit);
 	case 'f':
-		if (x->nforce == DRAIN_MAX_NODES || !svc_valid_name(arg))
+		if (x->nforce == DRAIN_MAX_NODES || !contract_valid_name(arg))
 			return -1;
 		x->force[x->nforce++] = (char *)arg;
 		return 0;
@@ -221,7 +221,7 @@ static int setup(const struct command *cmd, int argc, char **argv, struct ctx *x
 	x->args = argv + optind;
 	x->nargs = argc - optind;
 	if (x->nargs < cmd->min_args || x->nargs > cmd->max_args ||
-	    (cmd->job_arg && !svc_valid_name(x->args[0]))) {
+	    (cmd->job_arg && !contract_valid_name(x->args[0]))) {
 		cmd->usage(stderr);
 		return EXIT_USAGE;
 	}

@@ -90,7 +90,7 @@ static int list_row_clean(const struct store_row *r, void *arg)
 	struct list_out *lo = arg;
 	char when[40];
 
-	svc_rfc3339((time_t)r->created, when, sizeof(when));
+	time_format_sec((time_t)r->created, when, sizeof(when));
 	if (lo->json) {
 		struct json_object *o = json_object_new_object(), *cul = json_object_new_array();
 		char *copy = r->culprits ? strdup(r->culprits) : NULL, *save = NULL;
@@ -146,7 +146,7 @@ static int drain_to_json(const struct drain_row *d, void *arg)
 	struct json_object *o = json_object_new_object();
 	char when[32];
 
-	svc_rfc3339((time_t)d->created, when, sizeof(when));
+	time_format_sec((time_t)d->created, when, sizeof(when));
 	json_object_object_add(o, "time", json_object_new_string(when));
 	json_object_object_add(o, "attempt", json_object_new_int64(d->attempt));
 	json_object_object_add(o, "node", json_object_new_string(d->node ? d->node : ""));
@@ -171,9 +171,9 @@ static void print_drains(struct json_object *drains, bool json)
 		struct json_object *o = json_object_array_get_idx(drains, i);
 		char line[1024];
 
-		snprintf(line, sizeof(line), "%s %s %s %s %s: %s", svc_json_str(o, "time"),
-			 svc_json_str(o, "attempt"), svc_json_str(o, "node"), svc_json_str(o, "decision"),
-			 svc_json_str(o, "by"), svc_json_str(o, "reason"));
+		snprintf(line, sizeof(line), "%s %s %s %s %s: %s", json_str(o, "time"),
+			 json_str(o, "attempt"), json_str(o, "node"), json_str(o, "decision"),
+			 json_str(o, "by"), json_str(o, "reason"));
 		for (char *p = line; *p; p++)
 			if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
 				*p = '?';
@@ -216,7 +216,7 @@ int cmd_show(struct ctx *x)
 		return EXIT_STORE;
 	}
 	char err[256];
-	struct json_object *r = svc_parse_json(text, strlen(text), JSON_MAX_DEPTH, err, sizeof(err));
+	struct json_object *r = json_parse_bounded(text, strlen(text), JSON_MAX_DEPTH, err, sizeof(err));
 	free(text);
 	if (!r) {
 		fprintf(stderr, "attrib: the stored result of job %s is damaged: %s\n", job, err);

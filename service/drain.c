@@ -9,35 +9,6 @@
 #include <unistd.h>
 #include "service.h"
 
-static const char *get_str(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_string)
-		       ? json_object_get_string(v) : NULL;
-}
-
-static struct json_object *get_arr(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_array) ? v : NULL;
-}
-
-static bool job_has_node(struct json_object *result, const char *node)
-{
-	struct json_object *aff = get_arr(result, "affected_nodes"), *cul = get_arr(result, "culprit_nodes");
-
-	for (int pass = 0; pass < 2; pass++) {
-		struct json_object *a = pass ? cul : aff;
-
-		for (size_t i = 0; a && i < json_object_array_length(a); i++)
-			if (!strcmp(json_object_get_string(json_object_array_get_idx(a, i)), node))
-				return true;
-	}
-	return false;
-}
-
 /* comment_sanitise, and no shell metacharacters either: a reason is read in
  * sinfo -R and often pasted into scontrol commands */
 static void reason_clean(char *s, size_t max)
@@ -50,15 +21,14 @@ static void reason_clean(char *s, size_t max)
 
 void drain_reason(struct json_object *result, char *buf, size_t len)
 {
-	struct json_object *rc = NULL;
-	const char *title = NULL, *dev = NULL, *job = get_str(result, "job_id");
+	struct result_view v;
+	const char *dev, *job;
 	char t[256], tail[96];
 
-	if (json_object_object_get_ex(result, "root_cause", &rc) && rc) {
-		title = get_str(rc, "symptom");
-		dev = get_str(rc, "device");
-	}
-	snprintf(t, sizeof(t), "%s", title ? title : get_str(result, "sub_domain") ? get_str(result, "sub_domain") : "");
+	result_view_of(result, &v);
+	dev = v.root_device;
+	job = v.job_id;
+	snprintf(t, sizeof(t), "%s", v.root_title ? v.root_title : v.sub_domain ? v.sub_domain : "");
 	reason_clean(t, sizeof(t) - 1);
 	snprintf(tail, sizeof(tail), "%s%s (job %s)", dev ? " " : "", dev ? dev : "", job ? job : "?");
 	reason_clean(tail, sizeof(tail) - 1);
@@ -79,13 +49,16 @@ void drain_reason(struct json_object *result, char *buf, size_t len)
 
 int drain_plan(struct json_object *result, char *const *force, int nforce, struct drain_plan *p)
 {
-	const char *sub = get_str(result, "sub_domain"), *dom = get_str(result, "domain");
-	struct json_object *acts = get_arr(result, "actions");
+	struct result_view v;
+	const char *sub, *dom, *what, *node;
 
+	result_view_of(result, &v);
+	sub = v.sub_domain;
+	dom = v.domain;
 	memset(p, 0, sizeof(*p));
 	drain_reason(result, p->reason, sizeof(p->reason));
 	for (int i = 0; i < nforce; i++) {
-		if (!job_has_node(result, force[i])) {
+		if (!result_names_node(&v, force[i])) {
 			snprintf(p->refusal, sizeof(p->refusal),
 				 "refusing: %s is not a node this diagnosis names", force[i]);
 			return -1;
@@ -101,13 +74,10 @@ int drain_plan(struct json_object *result, char *const *force, int nforce, struc
 			 "(attrib drain --force NODE drains anyway)", sub ? sub : "missing");
 		return -1;
 	}
-	for (size_t i = 0; acts && i < json_object_array_length(acts); i++) {
-		struct json_object *a = json_object_array_get_idx(acts, i);
-		const char *what = get_str(a, "action"), *node = get_str(a, "node");
-
-		if (what && node && !strcmp(what, "drain") && p->n < DRAIN_MAX_NODES)
+	for (size_t i = 0; i < result_array_len(v.actions); i++)
+		if (result_action_at(&v, i, &node, &what) && !strcmp(what, "drain") &&
+		    p->n < DRAIN_MAX_NODES)
 			p->nodes[p->n++] = node;
-	}
 	if (!p->n) {
 		snprintf(p->refusal, sizeof(p->refusal),
 			 "refusing: the diagnosis (%s) recommends no drain: its evidence names no node "

@@ -7,23 +7,12 @@
 #include <unistd.h>
 #include "slurmapi.h"
 
-/* slurm_init once ($SLURM_CONF or the default slurm.conf); a second call
- * after accounting_init's is harmless but not needed. */
-static void drain_slurm_init(void)
-{
-	static bool inited;
-
-	if (!inited) {
-		slurm_init(NULL);
-		inited = true;
-	}
-}
-
 int drain_node(const char *node, const char *reason, char *err, size_t errlen)
 {
 	update_node_msg_t msg;
 
-	drain_slurm_init();
+	if (!slurm_ready(err, errlen))
+		return -1;
 	slurm_init_update_node_msg(&msg);
 	msg.node_names = (char *)node;
 	msg.node_state = NODE_STATE_DRAIN;
@@ -42,16 +31,6 @@ static bool node_unavailable(uint32_t state)
 	       (state & NODE_STATE_FAIL);
 }
 
-static void state_name(uint32_t state, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s%s%s", (state & NODE_STATE_BASE) == NODE_STATE_DOWN ? "down " : "",
-		 state & NODE_STATE_DRAIN ? "drained " : "", state & NODE_STATE_FAIL ? "failing " : "");
-	if (*buf)
-		buf[strlen(buf) - 1] = 0;	/* the last space */
-	else
-		snprintf(buf, len, "up");
-}
-
 int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, size_t errlen,
 		      void *arg)
 {
@@ -61,7 +40,8 @@ int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, 
 
 	(void)arg;
 	memset(st, 0, sizeof(*st));
-	drain_slurm_init();
+	if (!slurm_ready(err, errlen))
+		return -1;
 	if (slurm_load_node(0, &nodes, SHOW_ALL) != SLURM_SUCCESS) {
 		snprintf(err, errlen, "slurm_load_node: %s", slurm_strerror(slurm_get_errno()));
 		return -1;
@@ -83,7 +63,7 @@ int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, 
 		return -1;
 	}
 	st->unavailable = node_unavailable(nodes->node_array[found].node_state);
-	state_name(nodes->node_array[found].node_state, st->state, sizeof(st->state));
+	node_state_name(nodes->node_array[found].node_state, st->state, sizeof(st->state));
 	int rc = 0;
 	for (uint32_t p = 0; p < parts->record_count && !rc; p++) {
 		partition_info_t *pi = &parts->partition_array[p];

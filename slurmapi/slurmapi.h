@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* ---- drain.c ------------------------------------------------------------- */
 
@@ -37,7 +38,17 @@ int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, 
 		      void *arg);
 
 
-/* ---- nodestate.c: every node's current state (the fleet view) ---------- */
+/* ---- nodestate.c: libslurm, and every node's current state ------------- */
+
+/* $SLURM_CONF, else /etc/slurm/slurm.conf. */
+const char *slurm_conf_file(void);
+/* slurm_init once for the process (thread-safe), and only when slurm.conf
+ * is there: libslurm exits the process when it cannot read it.  false
+ * with a reason when it is not there. */
+bool slurm_ready(char *err, size_t errlen);
+/* A node state as sinfo's long form names it ("IDLE", "DRAINED",
+ * "DRAINING", "DOWN*", "MIXED+MAINT"), from slurm.h's public bits only. */
+void node_state_name(uint32_t state, char *buf, size_t len);
 
 struct node_state_map;
 /* slurm_load_node of every node; NULL with a reason when there is no

@@ -11,6 +11,7 @@
 set -u
 
 A=${ATTRIB:-./attrib}
+AD=${ATTRIBD:-$(dirname "$A")/attribd}
 SRC=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 EX=$SRC/examples/xid149-nvlink
 export PATH=$PATH:/usr/sbin:/sbin
@@ -55,6 +56,8 @@ cat >"$T/attrib.conf" <<EOF
 SpoolDir = $T/spool
 StateDir = $T/state
 RulesDir = $SRC/rules
+# the output files are on this host: the service reads them itself
+ReadJobOutput = yes
 Listen = 127.0.0.1:$port
 BundleDeadline = 30
 ReconcileInterval = 0
@@ -95,10 +98,10 @@ make_record() { # JOB STATE > file (the example job, output read as root, a long
 # ---- bad configuration and catalog ----
 printf 'Listen = nowhere\n' >"$T/bad.conf"
 "$A" serve --config "$T/bad.conf" --foreground >/dev/null 2>"$T/err"
-check "bad attrib.conf: exit 1 naming the line" sh -c "[ $? -eq 1 ] && grep -q 'bad.conf:1:' '$T/err'"
+check "bad attrib.conf, through attrib serve (it runs attribd): exit 1 naming the line" sh -c "[ $? -eq 1 ] && grep -q 'bad.conf:1:' '$T/err'"
 mkdir -p "$T/badrules" && printf 'codes: [\n' >"$T/badrules/x.yaml"
 sed "s|^RulesDir = .*|RulesDir = $T/badrules|" "$T/attrib.conf" >"$T/badrules.conf"
-"$A" serve --config "$T/badrules.conf" --foreground >/dev/null 2>&1
+"$AD" --config "$T/badrules.conf" --foreground >/dev/null 2>&1
 check "invalid rule catalog: exit 3" test $? -eq 3
 
 # ---- start ----
@@ -203,8 +206,8 @@ check "SIGTERM stops it again" stop
 
 # ---- in the background, stopped through its PidFile ----
 { cat "$T/attrib.conf"; echo "PidFile = $T/serve.pid"; } >"$T/bg.conf"
-"$A" serve --config "$T/bg.conf" 2>"$T/bg.err"
-check "attrib serve (background) exits 0 once it is ready" test $? -eq 0
+"$AD" --config "$T/bg.conf" 2>"$T/bg.err"
+check "attribd (background) exits 0 once it is ready" test $? -eq 0
 bgpid=$(cat "$T/serve.pid" 2>/dev/null)
 check "PidFile names the running service" \
 	sh -c "[ -n '$bgpid' ] && tr '\\0' ' ' </proc/$bgpid/cmdline | grep -qF -- '--config $T/bg.conf'"
@@ -218,7 +221,7 @@ if [ -n "$bgpid" ]; then
 fi
 ln -s "$T/elsewhere" "$T/link.pid"
 { cat "$T/attrib.conf"; echo "PidFile = $T/link.pid"; } >"$T/bglink.conf"
-"$A" serve --config "$T/bglink.conf" --foreground 2>"$T/bglink.err"
+"$AD" --config "$T/bglink.conf" --foreground 2>"$T/bglink.err"
 check "a PidFile that is a symbolic link is refused (exit 1)" test $? -eq 1
 check "and not followed" test ! -e "$T/elsewhere"
 

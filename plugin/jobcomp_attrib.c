@@ -41,10 +41,11 @@
 #include "src/common/log.h"
 #include "src/common/parse_time.h"
 #include "src/common/read_config.h"
-#include "src/common/slurm_jobcomp.h"
 #include "src/common/slurm_protocol_defs.h"
 #include "src/slurmctld/slurmctld.h"
 
+#define ATTRIB_SLURM_INTERNAL
+#include "slurm_compat.h"
 #include "util.h"
 
 /* required by Slurm's plugin loader */
@@ -104,7 +105,7 @@ static void put(char **dst, char **area, const char *s, size_t n)
 
 static struct rec *rec_copy(const job_record_t *job)
 {
-	const struct job_details *d = job->details;
+	const job_details_t *d = job->details;
 	const char *std_out = d ? d->std_out : NULL, *std_err = d ? d->std_err : NULL;
 	const char *work_dir = d ? d->work_dir : NULL;
 	const char *cluster = slurm_conf.cluster_name;
@@ -324,7 +325,7 @@ static char *rec_json(const struct rec *r, size_t *len)
 	jo_str(o, "batch_host", r->batch_host);
 	json_object_object_add(o, "nodes", nodes);
 	if (r->nodes && *r->nodes) {
-		hostlist_t hl = hostlist_create(r->nodes);
+		struct hostlist *hl = hostlist_create(r->nodes);
 		char *h;
 
 		while (hl && (h = hostlist_shift(hl))) {
@@ -340,7 +341,7 @@ static char *rec_json(const struct rec *r, size_t *len)
 	jo_str(o, "state", state_name(r->job_state));
 	jo_str(o, "exit_code", ec);
 	jo_str(o, "derived_exit_code", dec);
-	jo_str(o, "reason", job_reason_string(r->state_reason));
+	jo_str(o, "reason", job_state_reason_string(r->state_reason));
 	jo_int(o, "restart_count", r->restart_cnt);
 	jo_int(o, "attempt", r->restart_cnt);
 	jo_str(o, "time_limit", limit);
@@ -597,13 +598,13 @@ extern int fini(void)
 	return SLURM_SUCCESS;
 }
 
-extern int jobcomp_p_set_location(char *location)
+extern int jobcomp_p_set_location(JOBCOMP_SET_LOCATION_PARAMS)
 {
-	const char *l = location;
+	const char *l = JOBCOMP_LOCATION;
 	char *copy;
 
-	/* slurmctld passes its built-in default when JobCompLoc is unset */
-	if (!l || !*l || !strcmp(l, DEFAULT_JOB_COMP_LOC))
+	/* unset (22.05 passes its built-in default then) */
+	if (!l || !*l || JOBCOMP_LOCATION_IS_DEFAULT(l))
 		l = DEFAULT_LOC;
 	if (l[0] != '/') {
 		error("%s: JobCompLoc=%s is not an absolute directory; using %s", plugin_type, l,
@@ -662,7 +663,7 @@ extern int jobcomp_p_log_record(job_record_t *job_ptr)
 	return SLURM_SUCCESS;
 }
 
-extern List jobcomp_p_get_jobs(slurmdb_job_cond_t *job_cond)
+extern list_t *jobcomp_p_get_jobs(slurmdb_job_cond_t *job_cond)
 {
 	return NULL; /* records are read by attrib serve, not through sacct -c */
 }

@@ -5,11 +5,13 @@
  * the summary is appended after it with "; ", and not at all when it is
  * there already, so a retried write never doubles it. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <slurm/slurm.h>
 #include <slurm/slurmdb.h>
+#include "../plugin/slurm_compat.h"
 #include "service.h"
 
 /* libslurm's parsed slurm.conf (exported by libslurm.so, not declared in
@@ -171,7 +173,7 @@ int accounting_write(const char *comment_field, const char *cluster, const char 
 	slurmdb_job_cond_t cond;
 	slurm_selected_step_t step;
 	slurmdb_job_rec_t rec;
-	List steps = NULL, clusters = NULL, got = NULL, changed = NULL;
+	list_t *steps = NULL, *clusters = NULL, *got = NULL, *changed = NULL;
 	void *db = NULL;
 	char *end, *merged = NULL;
 	unsigned long id;
@@ -208,13 +210,13 @@ int accounting_write(const char *comment_field, const char *cluster, const char 
 	}
 
 	if (!(db = slurmdb_connection_get(NULL))) {
-		snprintf(err, errlen, "cannot connect to slurmdbd: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "cannot connect to slurmdbd: %s", slurm_strerror(errno));
 		goto out;
 	}
 	got = slurmdb_jobs_get(db, &cond);
 	if (!got) {
 		snprintf(err, errlen, "reading job %s from slurmdbd failed: %s", job_id,
-			 slurm_strerror(slurm_get_errno()));
+			 slurm_strerror(errno));
 		goto out;
 	}
 	if (slurm_list_count(got) == 0) {
@@ -224,7 +226,7 @@ int accounting_write(const char *comment_field, const char *cluster, const char 
 	{
 		/* without JOBCOND_FLAG_DUP: the job's latest record, the one
 		 * slurmdb_job_modify changes */
-		ListIterator it = slurm_list_iterator_create(got);
+		list_itr_t *it = slurm_list_iterator_create(got);
 		slurmdb_job_rec_t *j, *last = NULL;
 
 		while ((j = slurm_list_next(it)))
@@ -243,12 +245,12 @@ int accounting_write(const char *comment_field, const char *cluster, const char 
 	changed = slurmdb_job_modify(db, &cond, &rec);
 	if (!changed || slurm_list_count(changed) == 0) {
 		snprintf(err, errlen, "slurmdbd changed nothing for job %s: %s", job_id,
-			 slurm_strerror(slurm_get_errno()));
+			 slurm_strerror(errno));
 		slurmdb_connection_commit(db, 0);
 		goto out;
 	}
 	if (slurmdb_connection_commit(db, 1) != SLURM_SUCCESS) {
-		snprintf(err, errlen, "commit to slurmdbd failed: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "commit to slurmdbd failed: %s", slurm_strerror(errno));
 		goto out;
 	}
 	rc = 0;

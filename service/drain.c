@@ -3,6 +3,7 @@
  * more than a missed drain, so only the result's own drain actions are
  * taken (the engine gives them for unambiguous infrastructure culprits
  * only); anything else needs --force per node. */
+#include <errno.h>
 #include <slurm/slurm.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,7 +142,7 @@ int drain_node(const char *node, const char *reason, char *err, size_t errlen)
 	msg.reason = (char *)reason;
 	msg.reason_uid = getuid();
 	if (slurm_update_node(&msg) != SLURM_SUCCESS) {
-		snprintf(err, errlen, "%s: %s", node, slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "%s: %s", node, slurm_strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -174,11 +175,11 @@ int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, 
 	memset(st, 0, sizeof(*st));
 	drain_slurm_init();
 	if (slurm_load_node(0, &nodes, SHOW_ALL) != SLURM_SUCCESS) {
-		snprintf(err, errlen, "slurm_load_node: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "slurm_load_node: %s", slurm_strerror(errno));
 		return -1;
 	}
 	if (slurm_load_partitions(0, &parts, SHOW_ALL) != SLURM_SUCCESS) {
-		snprintf(err, errlen, "slurm_load_partitions: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "slurm_load_partitions: %s", slurm_strerror(errno));
 		slurm_free_node_info_msg(nodes);
 		return -1;
 	}
@@ -198,7 +199,7 @@ int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, 
 	int rc = 0;
 	for (uint32_t p = 0; p < parts->record_count && !rc; p++) {
 		partition_info_t *pi = &parts->partition_array[p];
-		hostlist_t hl;
+		struct hostlist *hl;
 
 		if (!pi->nodes || !*pi->nodes || !(hl = slurm_hostlist_create(pi->nodes)))
 			continue;

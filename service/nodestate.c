@@ -1,5 +1,6 @@
 /* A node's current state and reason, from slurmctld (slurm_load_node), for
  * the fleet view.  Read once per command: one RPC for every node. */
+#include <errno.h>
 #include <slurm/slurm.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,7 @@ struct node_state_map *node_states_load(char *err, size_t errlen)
 		return NULL;
 	}
 	if (slurm_load_node((time_t)0, &ns->msg, SHOW_ALL) != SLURM_SUCCESS) {
-		snprintf(err, errlen, "slurmctld: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "slurmctld: %s", slurm_strerror(errno));
 		free(ns);
 		return NULL;
 	}

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <slurm/slurm.h>
 #include <slurm/slurmdb.h>
+#include "../plugin/slurm_compat.h"
 #include "service.h"
 
 #define RECONCILE_WINDOW 86400
@@ -84,11 +85,11 @@ static void set_exit(struct json_object *o, const char *k, uint32_t status)
 }
 
 /* How many records slurmdbd holds for the job (one per requeued attempt). */
-static long attempts(void *db, List clusters, uint32_t id)
+static long attempts(void *db, list_t *clusters, uint32_t id)
 {
 	slurmdb_job_cond_t cond;
 	slurm_selected_step_t step;
-	List steps = slurm_list_create(NULL), got;
+	list_t *steps = slurm_list_create(NULL), *got;
 	long n = 1;
 
 	memset(&step, 0, sizeof(step));
@@ -125,7 +126,7 @@ static struct json_object *record_of(slurmdb_job_rec_t *j, long attempt, const c
 	set_str(o, "partition", j->partition);
 	set_str(o, "name", j->jobname);
 	if (j->nodes && strcmp(j->nodes, "None assigned")) {
-		hostlist_t hl = slurm_hostlist_create(j->nodes);
+		struct hostlist *hl = slurm_hostlist_create(j->nodes);
 		char *h;
 
 		while (hl && (h = slurm_hostlist_shift(hl))) {
@@ -171,8 +172,8 @@ static struct json_object *record_of(slurmdb_job_rec_t *j, long attempt, const c
 int reconcile_run(const struct attrib_config *conf, store *s, char *err, size_t errlen)
 {
 	slurmdb_job_cond_t cond;
-	List stlist, clusters = NULL, got;
-	ListIterator it;
+	list_t *stlist, *clusters = NULL, *got;
+	list_itr_t *it;
 	slurmdb_job_rec_t *j;
 	void *db;
 	char buf[32][16], jobs_dir[PATH_MAX], rec_dir[PATH_MAX];
@@ -210,12 +211,12 @@ int reconcile_run(const struct attrib_config *conf, store *s, char *err, size_t 
 	cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;
 
 	if (!(db = slurmdb_connection_get(NULL))) {
-		snprintf(err, errlen, "cannot connect to slurmdbd: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "cannot connect to slurmdbd: %s", slurm_strerror(errno));
 		written = -1;
 		goto out;
 	}
 	if (!(got = slurmdb_jobs_get(db, &cond))) {
-		snprintf(err, errlen, "slurmdbd: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "slurmdbd: %s", slurm_strerror(errno));
 		written = -1;
 		goto out;
 	}

@@ -1,0 +1,91 @@
+#!/bin/bash
+# Builds (or reuses) a Debian 13 "trixie" root file system with Slurm 24.11,
+# everything attrib's build, packages and live test cluster need, and the
+# configured Slurm 24.11 source (for the jobcomp plugin's internal headers),
+# so that the whole suite can run against Slurm 24.11 on a Debian 12 host.
+#
+# Usage: contrib/trixie-root.sh [DIR]       (default: build/trixie-root)
+#        contrib/trixie-root.sh --run DIR CMD...   run CMD as root inside DIR
+#
+# The root is kept between runs and reused while it is still valid: its
+# stamp (DIR/.attrib-root) holds the digest of this script (the package list
+# is in it); a changed script rebuilds it.  Needs root and mmdebstrap; the
+# mirror is the one this machine's own apt sources name.
+set -euo pipefail
+
+# one list: what contrib/install-deps.sh installs on Debian 12, with
+# trixie's names (clang 19)
+PKGS="build-essential autoconf automake libtool pkg-config ca-certificates
+ libpcre2-dev libjson-c-dev libyaml-dev libvectorscan-dev check
+ libcurl4-openssl-dev libssl-dev libmunge-dev munge curl
+ libmicrohttpd-dev libsqlite3-dev sqlite3 libslurm-dev libsystemd-dev
+ clang libclang-rt-19-dev
+ slurmctld slurmd slurmdbd slurm-client mariadb-server-core mariadb-client-core
+ dpkg-dev iproute2 util-linux mount hostname passwd python3 procps psmisc
+ systemd-journal-remote debhelper lintian rpm git"
+
+log() { printf 'trixie-root: %s\n' "$*" >&2; }
+self=$(readlink -f "$0")
+
+mounted() { findmnt -rn "$1" >/dev/null 2>&1; }
+mount_all() {	# the kernel file systems a chroot needs (the cluster makes netns)
+	local d=$1
+	mounted "$d/proc" || mount -t proc proc "$d/proc"
+	mounted "$d/sys" || mount --rbind /sys "$d/sys"
+	mounted "$d/dev" || mount --rbind /dev "$d/dev"
+	# the host's /run: the test cluster's claim (/run/lock) and network
+	# namespaces (/run/netns) are the machine's, shared with clusters that
+	# run outside the root (one cluster per machine: fixed bridge name)
+	mkdir -p "$d/run" /run/netns
+	mounted "$d/run" || mount --rbind /run "$d/run"
+}
+umount_all() {
+	local d=$1 m
+	for m in run dev sys proc; do
+		mounted "$d/$m" && umount -R -l "$d/$m" 2>/dev/null || true
+	done
+}
+
+if [ "${1:-}" = --run ]; then	# --run DIR CMD...
+	dir=$(readlink -f "$2"); shift 2
+	mount_all "$dir"
+	trap 'umount_all "$dir"' EXIT
+	rc=0
+	chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+		LANG=C.UTF-8 TERM=dumb ${ATTRIB_ROOT_ENV:-} "$@" || rc=$?
+	exit $rc
+fi
+
+dir=$(readlink -m "${1:-build/trixie-root}")
+want=$(sha256sum "$self" | cut -d' ' -f1)
+if [ -f "$dir/.attrib-root" ] && [ "$(cat "$dir/.attrib-root")" = "$want" ]; then
+	log "reusing $dir"
+	echo "$dir"; exit 0
+fi
+command -v mmdebstrap >/dev/null || { log "error: needs mmdebstrap (apt-get install mmdebstrap)"; exit 1; }
+
+# the mirror this machine uses (its deb822 or one-line sources)
+mirror=$(sed -n 's/^URIs:[[:space:]]*\(http[^ ]*\/debian\)[[:space:]]*$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n1)
+[ -n "$mirror" ] || mirror=$(sed -n 's/^deb[[:space:]]\+\(http[^ ]*\/debian\)\/\?[[:space:]].*/\1/p' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | head -n1)
+[ -n "$mirror" ] || { log "error: no Debian mirror in /etc/apt/sources.list*"; exit 1; }
+
+t0=$SECONDS
+umount_all "$dir"
+rm -rf "$dir"
+mkdir -p "$(dirname "$dir")"
+log "mmdebstrap trixie from $mirror into $dir"
+# shellcheck disable=SC2086
+mmdebstrap --variant=apt --mode=root --format=directory \
+	--include="$(echo $PKGS | tr ' ' ',')" \
+	--customize-hook='rm -f "$1"/etc/hostname' \
+	trixie "$dir" "deb $mirror trixie main" >&2
+
+# the Slurm 24.11 source, configured as Debian configures it
+mount_all "$dir"
+trap 'umount_all "$dir"' EXIT
+install -m 755 "$(dirname "$self")/slurm-source.sh" "$dir/usr/local/sbin/attrib-slurm-source"
+chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+	/usr/local/sbin/attrib-slurm-source /opt/slurm-src >&2
+echo "$want" >"$dir/.attrib-root"
+log "done in $((SECONDS - t0)) s"
+echo "$dir"

@@ -30,6 +30,22 @@ typedef struct listIterator list_itr_t;
 #endif
 
 /*
+ * The names Slurm prints for a job state, a state reason and a time limit:
+ * exported by libslurm (and by libslurmfull, which slurmctld runs on) in
+ * both releases, declared by neither's <slurm/slurm.h>.  The reason's
+ * function is slurm_job_reason_string in 22.05,
+ * slurm_job_state_reason_string in 24.11.
+ */
+extern char *slurm_job_state_string(uint32_t inx);
+extern void slurm_mins2time_str(uint32_t time, char *string, int size);
+#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 11, 0)
+extern char *slurm_job_reason_string(enum job_state_reason inx);
+#define slurm_job_state_reason_string slurm_job_reason_string
+#else
+extern const char *slurm_job_state_reason_string(enum job_state_reason inx);
+#endif
+
+/*
  * jobcomp/attrib only (Slurm's internal headers, ATTRIB_SLURM_INTERNAL).
  * configure accepts a Slurm source tree of the releases checked here,
  * 22.05 and 24.11, and refuses the others: between them Slurm moved these
@@ -41,15 +57,12 @@ typedef struct listIterator list_itr_t;
  *    takes nothing, JobCompLoc is slurm_conf.job_comp_loc, NULL when unset
  *    (24.11);
  *  - the job details: `struct job_details` (22.05), the anonymous structure
- *    job_details_t (24.11);
- *  - a state reason's name: job_reason_string() (22.05),
- *    job_state_reason_string() (24.11).
+ *    job_details_t (24.11).
  */
 #ifdef ATTRIB_SLURM_INTERNAL
 #if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 11, 0)
 #include "src/common/slurm_jobcomp.h"
 typedef struct job_details job_details_t;
-#define job_state_reason_string job_reason_string
 #define JOBCOMP_SET_LOCATION_PARAMS char *location
 #define JOBCOMP_LOCATION location
 #define JOBCOMP_LOCATION_IS_DEFAULT(l) (!strcmp((l), DEFAULT_JOB_COMP_LOC))

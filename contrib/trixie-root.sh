@@ -30,6 +30,9 @@ self=$(readlink -f "$0")
 mounted() { findmnt -rn "$1" >/dev/null 2>&1; }
 mount_all() {	# the kernel file systems a chroot needs (the cluster makes netns)
 	local d=$1
+	# the root a mount point of its own: unshare(1) and ip(8) change the
+	# propagation of "/", which must then be a mount
+	mountpoint -q "$d" || mount --bind "$d" "$d"
 	mounted "$d/proc" || mount -t proc proc "$d/proc"
 	mounted "$d/sys" || mount --rbind /sys "$d/sys"
 	mounted "$d/dev" || mount --rbind /dev "$d/dev"
@@ -44,6 +47,7 @@ umount_all() {
 	for m in run dev sys proc; do
 		mounted "$d/$m" && umount -R -l "$d/$m" 2>/dev/null || true
 	done
+	mountpoint -q "$d" && umount -l "$d" 2>/dev/null || true
 }
 
 if [ "${1:-}" = --run ]; then	# --run DIR CMD...

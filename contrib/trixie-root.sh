@@ -1,28 +1,19 @@
 #!/bin/bash
 # Builds (or reuses) a Debian 13 "trixie" root file system with Slurm 24.11,
-# everything attrib's build, packages and live test cluster need, and the
-# configured Slurm 24.11 source (for the jobcomp plugin's internal headers),
+# everything attrib's build, packages and live test cluster need
+# (contrib/install-deps.sh, run inside), and the configured Slurm 24.11
+# source in /opt/build/slurm-src (for the jobcomp plugin's internal headers),
 # so that the whole suite can run against Slurm 24.11 on a Debian 12 host.
 #
 # Usage: contrib/trixie-root.sh [DIR]       (default: build/trixie-root)
 #        contrib/trixie-root.sh --run DIR CMD...   run CMD as root inside DIR
 #
 # The root is kept between runs and reused while it is still valid: its
-# stamp (DIR/.attrib-root) holds the digest of this script (the package list
-# is in it); a changed script rebuilds it.  Needs root and mmdebstrap; the
+# stamp (DIR/.attrib-root) holds the digest of this script and of
+# install-deps.sh and slurm-source.sh; a change to any of them rebuilds it.
+# Needs root and mmdebstrap; the
 # mirror is the one this machine's own apt sources name.
 set -euo pipefail
-
-# one list: what contrib/install-deps.sh installs on Debian 12, with
-# trixie's names (clang 19)
-PKGS="build-essential autoconf automake libtool pkg-config ca-certificates
- libpcre2-dev libjson-c-dev libyaml-dev libvectorscan-dev check
- libcurl4-openssl-dev libssl-dev libmunge-dev munge curl
- libmicrohttpd-dev libsqlite3-dev sqlite3 libslurm-dev libsystemd-dev
- clang libclang-rt-19-dev
- slurmctld slurmd slurmdbd slurm-client mariadb-server-core mariadb-client-core
- dpkg-dev iproute2 util-linux mount hostname passwd python3 procps psmisc
- systemd-journal-remote debhelper lintian rpm git"
 
 log() { printf 'trixie-root: %s\n' "$*" >&2; }
 self=$(readlink -f "$0")
@@ -61,7 +52,7 @@ if [ "${1:-}" = --run ]; then	# --run DIR CMD...
 fi
 
 dir=$(readlink -m "${1:-build/trixie-root}")
-want=$(sha256sum "$self" | cut -d' ' -f1)
+want=$(cat "$self" "$(dirname "$self")/install-deps.sh" "$(dirname "$self")/slurm-source.sh" | sha256sum | cut -d' ' -f1)
 if [ -f "$dir/.attrib-root" ] && [ "$(cat "$dir/.attrib-root")" = "$want" ]; then
 	log "reusing $dir"
 	echo "$dir"; exit 0
@@ -78,18 +69,19 @@ umount_all "$dir"
 rm -rf "$dir"
 mkdir -p "$(dirname "$dir")"
 log "mmdebstrap trixie from $mirror into $dir"
-# shellcheck disable=SC2086
 mmdebstrap --variant=apt --mode=root --format=directory \
-	--include="$(echo $PKGS | tr ' ' ',')" \
 	--customize-hook='rm -f "$1"/etc/hostname' \
 	trixie "$dir" "deb $mirror trixie main" >&2
 
-# the Slurm 24.11 source, configured as Debian configures it
+# what building and testing needs: contrib/install-deps.sh, the one list
+# (it also fetches and configures the Slurm 24.11 source, in
+# /opt/build/slurm-src)
 mount_all "$dir"
 trap 'umount_all "$dir"' EXIT
-install -m 755 "$(dirname "$self")/slurm-source.sh" "$dir/usr/local/sbin/attrib-slurm-source"
+mkdir -p "$dir/opt/contrib"
+install -m 755 "$(dirname "$self")/install-deps.sh" "$(dirname "$self")/slurm-source.sh" "$dir/opt/contrib/"
 chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
-	/usr/local/sbin/attrib-slurm-source /opt/slurm-src >&2
+	/opt/contrib/install-deps.sh >&2
 echo "$want" >"$dir/.attrib-root"
 log "done in $((SECONDS - t0)) s"
 echo "$dir"

@@ -20,7 +20,7 @@ rm -rf "$root/work/attrib"
 mkdir -p "$root/work/attrib/build"
 git ls-files -z -co --exclude-standard | grep -zv '^build/' |
 	tar --null -T - -cf - | tar -C "$root/work/attrib" -xf -
-ln -s /opt/slurm-src "$root/work/attrib/build/slurm-src"
+ln -s /opt/build/slurm-src "$root/work/attrib/build/slurm-src"
 
 contrib/trixie-root.sh --run "$root" /bin/bash -c '
 	cd /work/attrib || exit 1

@@ -202,8 +202,10 @@ bind_spool() { # node
 	local n=$1 pid start
 	read -r pid start <"$ATTRIB_CLUSTER_DIR/run/slurmd-$n.ours" 2>/dev/null || return 1
 	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = slurmd ] || return 1	# not yet
-	nsenter -t "$pid" -m mount --bind "$W/nodespool/$n" "$W/nodespool/here" || return 1
-	[ "$(nsenter -t "$pid" -m stat -c %i "$W/nodespool/here")" = "$(stat -c %i "$W/nodespool/$n")" ]
+	# -r: in slurmd's own root (the cluster may run in a chroot: joining a
+	# mount namespace alone would put us at the namespace's real root)
+	nsenter -t "$pid" -m -r mount --bind "$W/nodespool/$n" "$W/nodespool/here" || return 1
+	[ "$(nsenter -t "$pid" -m -r stat -c %i "$W/nodespool/here")" = "$(stat -c %i "$W/nodespool/$n")" ]
 }
 
 # ---- attrib serve and the collectors' configuration ---------------------------------

@@ -166,8 +166,12 @@ start_cluster() {
 		export ATTRIB_JOBCOMP=jobcomp/attrib ATTRIB_JOBCOMP_LOC=$W/spool
 	else
 		# the job record from slurmctld's EpilogSlurmctld, timed per job
+		# (slurmctld does not pass SLURM_CONF to its hooks: a slurm.conf
+		# elsewhere than the default path is named here, as a site would)
 		cat >"$W/epilogctld.sh" <<SH
 #!/bin/sh
+SLURM_CONF=$ATTRIB_CLUSTER_DIR/etc/slurm.conf
+export SLURM_CONF
 t0=\$(date +%s%N)
 "$B/plugin/attrib-jobrecord" -d "$W/spool" 2>>"$W/jobrecord.err"
 rc=\$?

@@ -54,59 +54,75 @@ static const char *env2(const char *a, const char *b)
 	return v && *v ? v : NULL;
 }
 
-static uint32_t env_u32(const char *a, const char *b, uint32_t dflt)
+/* set *dst from the environment when it names the value; true if it did */
+static bool env_u32(const char *a, const char *b, uint32_t *dst)
 {
 	const char *v = env2(a, b);
 	char *end;
 	unsigned long n;
 
 	if (!v)
-		return dflt;
+		return false;
 	errno = 0;
 	n = strtoul(v, &end, 10);
-	return errno || end == v || n > UINT32_MAX ? dflt : (uint32_t)n;
+	if (errno || end == v || *end || n > UINT32_MAX)
+		return false;
+	*dst = (uint32_t)n;
+	return true;
 }
 
-static time_t env_time(const char *a, const char *b)
+static void env_str(const char *a, const char *b, char **dst)
 {
-	return (time_t)env_u32(a, b, 0);
+	const char *v = env2(a, b);
+
+	if (v)
+		*dst = (char *)v;
 }
 
-/* r from the environment (what slurmctld gives the hook) */
-static void from_env(struct rec *r)
+static void env_time(const char *a, const char *b, time_t *dst)
 {
-	/* EpilogSlurmctld: SLURM_JOB_EXIT_CODE is the wait status;
-	 * jobcomp/script: EXITCODE is "code:signal" */
-	const char *ec = getenv("EXITCODE");
+	uint32_t t;
+
+	if (env_u32(a, b, &t) && t > 0)
+		*dst = (time_t)t;
+}
+
+/*
+ * What the hook's environment names, over r.  slurmctld builds it at the
+ * moment the attempt ends, as it calls the jobcomp plugin: its node list,
+ * restart count and exit codes are that attempt's, where slurm_load_job
+ * already sees what came next (a requeued job pending with its restart
+ * count raised; the nodes of a node failure removed from the job).
+ */
+static void overlay_env(struct rec *r)
+{
+	const char *ec = getenv("EXITCODE");	/* jobcomp/script: "code:signal" */
 	unsigned code = 0, sig = 0;
+	uint32_t u;
 
-	r->uid = env_u32("SLURM_JOB_UID", "UID", 0);
-	r->gid = env_u32("SLURM_JOB_GID", "GID", 0);
-	r->user = (char *)env2("SLURM_JOB_USER", "USERNAME");
-	r->name = (char *)env2("SLURM_JOB_NAME", "JOBNAME");
-	r->partition = (char *)env2("SLURM_JOB_PARTITION", "PARTITION");
-	r->nodes = (char *)env2("SLURM_JOB_NODELIST", "NODES");
-	r->cluster = (char *)env2("SLURM_CLUSTER_NAME", "CLUSTER");
-	r->work_dir = (char *)env2("SLURM_JOB_WORK_DIR", "WORK_DIR");
-	r->std_out = (char *)env2("SLURM_JOB_STDOUT", "STDOUT");
-	r->std_err = (char *)env2("SLURM_JOB_STDERR", "STDERR");
-	r->array_job_id = env_u32("SLURM_ARRAY_JOB_ID", "ARRAYJOBID", 0);
-	r->array_task_id = env_u32("SLURM_ARRAY_TASK_ID", "ARRAYTASKID", NO_VAL);
-	r->restart_cnt = (uint16_t)env_u32("SLURM_JOB_RESTART_COUNT", NULL, 0);
-	r->submit = env_time("SLURM_JOB_SUBMIT_TIME", "SUBMIT");
-	r->start = env_time("SLURM_JOB_START_TIME", "START");
-	r->end = env_time("SLURM_JOB_END_TIME", "END");
-	if (!r->end)
-		r->end = time(NULL); /* the hook runs as the job ends */
-	r->time_limit = NO_VAL;
-	r->batch_flag = 1;
-	r->state_reason = WAIT_NO_REASON;
+	env_u32("SLURM_JOB_UID", "UID", &r->uid);
+	env_u32("SLURM_JOB_GID", "GID", &r->gid);
+	env_str("SLURM_JOB_USER", "USERNAME", &r->user);
+	env_str("SLURM_JOB_NAME", "JOBNAME", &r->name);
+	env_str("SLURM_JOB_PARTITION", "PARTITION", &r->partition);
+	env_str("SLURM_JOB_NODELIST", "NODES", &r->nodes);
+	env_str("SLURM_CLUSTER_NAME", "CLUSTER", &r->cluster);
+	env_str("SLURM_JOB_WORK_DIR", "WORK_DIR", &r->work_dir);
+	env_str("SLURM_JOB_STDOUT", "STDOUT", &r->std_out);
+	env_str("SLURM_JOB_STDERR", "STDERR", &r->std_err);
+	env_u32("SLURM_ARRAY_JOB_ID", "ARRAYJOBID", &r->array_job_id);
+	env_u32("SLURM_ARRAY_TASK_ID", "ARRAYTASKID", &r->array_task_id);
+	if (env_u32("SLURM_JOB_RESTART_COUNT", NULL, &u))
+		r->restart_cnt = (uint16_t)u;
+	env_time("SLURM_JOB_SUBMIT_TIME", "SUBMIT", &r->submit);
+	env_time("SLURM_JOB_START_TIME", "START", &r->start);
+	env_time("SLURM_JOB_END_TIME", "END", &r->end);
+	/* EpilogSlurmctld: the wait status */
 	if (ec && sscanf(ec, "%u:%u", &code, &sig) >= 1)
 		r->exit_code = sig ? sig : code << 8;
 	else
-		r->exit_code = env_u32("SLURM_JOB_EXIT_CODE", NULL, 0);
-	r->derived_ec = env_u32("SLURM_JOB_DERIVED_EC", "DERIVED_EC", 0);
-	r->job_state = r->exit_code ? JOB_FAILED : JOB_COMPLETE;
+		env_u32("SLURM_JOB_EXIT_CODE", NULL, &r->exit_code);
+	env_u32("SLURM_JOB_DERIVED_EC", "DERIVED_EC", &r->derived_ec);
 }
 
 /* r from slurmctld's view of the job (strings point into j) */
@@ -114,13 +130,11 @@ static void from_job(struct rec *r, const slurm_job_info_t *j)
 {
 	r->uid = j->user_id;
 	r->gid = j->group_id;
-	if (j->user_name)
-		r->user = j->user_name;
+	r->user = j->user_name;
 	r->name = j->name;
 	r->partition = j->partition;
 	r->nodes = j->nodes;
-	if (j->cluster)
-		r->cluster = j->cluster;
+	r->cluster = j->cluster;
 	r->work_dir = j->work_dir;
 	r->std_out = j->std_out;
 	r->std_err = j->std_err;
@@ -131,13 +145,16 @@ static void from_job(struct rec *r, const slurm_job_info_t *j)
 	r->batch_flag = j->batch_flag;
 	r->submit = j->submit_time;
 	r->start = j->start_time;
-	if (j->end_time > 0)
-		r->end = j->end_time;
+	r->end = j->end_time > 0 ? j->end_time : time(NULL);
 	r->time_limit = j->time_limit;
 	r->exit_code = j->exit_code;
 	r->derived_ec = j->derived_ec;
 	r->job_state = j->job_state;
 	r->state_reason = j->state_reason;
+	/* pending again while its attempt's hook runs: the attempt was
+	 * requeued (what jobcomp/attrib records as REQUEUED) */
+	if ((j->job_state & JOB_STATE_BASE) == JOB_PENDING)
+		r->job_state = JOB_PENDING | JOB_REQUEUE;
 }
 
 static void usage(FILE *f)
@@ -189,6 +206,7 @@ _Noreturn static void load_and_write(const char *spool, struct rec *r)
 		_exit(3);
 	}
 	from_job(r, &msg->job_array[0]);
+	overlay_env(r);
 	_exit(write_rec(spool, r) == 0 ? 0 : 1);
 }
 
@@ -227,7 +245,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "attrib-jobrecord: %s: not an absolute directory\n", spool);
 		return 2;
 	}
-	from_env(&r);
 
 	/*
 	 * slurmctld's view in a child bounded in time: libslurm retries a
@@ -266,5 +283,12 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "attrib-jobrecord: job %" PRIu32 ": record from the environment only\n",
 		r.job_id);
+	r.array_task_id = NO_VAL;
+	r.time_limit = NO_VAL;	/* unknown */
+	r.batch_flag = 1;
+	r.state_reason = WAIT_NO_REASON;
+	r.end = time(NULL);	/* the hook runs as the attempt ends */
+	overlay_env(&r);
+	r.job_state = r.exit_code ? JOB_FAILED : JOB_COMPLETE;
 	return write_rec(spool, &r) == 0 ? 0 : 1;
 }

@@ -67,7 +67,7 @@ static void usage_analyze(FILE *out)
 	      "first symptom on each node, the downstream symptoms, missing evidence\n"
 	      "and the recommended actions.\n"
 	      "\n"
-	      "  --json   print the result object of the evidence/result contract\n"
+	      "  --json   print the result object (doc/formats.md)\n"
 	      "           (schema attrib.result/v1) instead\n"
 	      "\n"
 	      "Exit status: 0 a diagnosis was printed; 2 the case is unusable (one line\n"
@@ -406,7 +406,7 @@ static int cmd_drain(int argc, char **argv)
 			}
 		} else if (c == 'n') {
 			dry = true;
-		} else if (c == 'f' && nforce < DRAIN_MAX_NODES && svc_valid_name(optarg)) {
+		} else if (c == 'f' && nforce < DRAIN_MAX_NODES && contract_valid_name(optarg)) {
 			force[nforce++] = optarg;
 		} else if (c == 'h') {
 			usage_drain(stdout);
@@ -416,7 +416,7 @@ static int cmd_drain(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1 || !svc_valid_name(argv[optind])) {
+	if (optind != argc - 1 || !contract_valid_name(argv[optind])) {
 		usage_drain(stderr);
 		return EXIT_USAGE;
 	}
@@ -489,7 +489,7 @@ static int drain_to_json(const struct drain_row *d, void *arg)
 	struct json_object *o = json_object_new_object();
 	char when[32];
 
-	svc_rfc3339((time_t)d->created, when, sizeof(when));
+	time_format_sec((time_t)d->created, when, sizeof(when));
 	json_object_object_add(o, "time", json_object_new_string(when));
 	json_object_object_add(o, "attempt", json_object_new_int64(d->attempt));
 	json_object_object_add(o, "node", json_object_new_string(d->node ? d->node : ""));
@@ -514,9 +514,9 @@ static void print_drains(struct json_object *drains, bool json)
 		struct json_object *o = json_object_array_get_idx(drains, i);
 		char line[1024];
 
-		snprintf(line, sizeof(line), "%s %s %s %s %s: %s", svc_json_str(o, "time"),
-			 svc_json_str(o, "attempt"), svc_json_str(o, "node"), svc_json_str(o, "decision"),
-			 svc_json_str(o, "by"), svc_json_str(o, "reason"));
+		snprintf(line, sizeof(line), "%s %s %s %s %s: %s", json_str(o, "time"),
+			 json_str(o, "attempt"), json_str(o, "node"), json_str(o, "decision"),
+			 json_str(o, "by"), json_str(o, "reason"));
 		for (char *p = line; *p; p++)
 			if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
 				*p = '?';
@@ -563,7 +563,7 @@ static int cmd_show(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1 || !svc_valid_name(argv[optind])) {
+	if (optind != argc - 1 || !contract_valid_name(argv[optind])) {
 		usage_show(stderr);
 		return EXIT_USAGE;
 	}
@@ -601,7 +601,7 @@ static int cmd_show(int argc, char **argv)
 		return EXIT_STORE;
 	}
 	char err[256];
-	struct json_object *r = svc_parse_json(text, strlen(text), JSON_MAX_DEPTH, err, sizeof(err));
+	struct json_object *r = json_parse_bounded(text, strlen(text), JSON_MAX_DEPTH, err, sizeof(err));
 	free(text);
 	if (!r) {
 		fprintf(stderr, "attrib: the stored result of job %s is damaged: %s\n", argv[optind], err);
@@ -718,7 +718,7 @@ static int list_row_clean(const struct store_row *r, void *arg)
 	struct list_out *lo = arg;
 	char when[40];
 
-	svc_rfc3339((time_t)r->created, when, sizeof(when));
+	time_format_sec((time_t)r->created, when, sizeof(when));
 	if (lo->json) {
 		struct json_object *o = json_object_new_object(), *cul = json_object_new_array();
 		char *copy = r->culprits ? strdup(r->culprits) : NULL, *save = NULL;

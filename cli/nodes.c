@@ -197,7 +197,7 @@ static struct json_object *to_json(struct fleet *f, size_t shown, const struct n
 		bool known = !ns || node_state_of(ns, a->node, &state, &reason);
 		char when[40];
 
-		svc_rfc3339((time_t)a->last, when, sizeof(when));
+		time_format_sec((time_t)a->last, when, sizeof(when));
 		for (int k = 0; k < a->ncauses; k++) {
 			struct json_object *c = json_object_new_object();
 

@@ -2,14 +2,9 @@
  * object (so the terminal shows exactly what --json and the store hold). */
 #include <stdio.h>
 #include <string.h>
+#include "contract.h"
+#include "jsonread.h"
 #include "render.h"
-
-static const char *s(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, k, &v) && v ? json_object_get_string(v) : NULL;
-}
 
 static struct json_object *arr(struct json_object *o, const char *k)
 {
@@ -26,8 +21,8 @@ static void evidence(FILE *out, struct json_object *sym, const char *indent)
 		struct json_object *e = json_object_array_get_idx(ev, i), *ln;
 
 		json_object_object_get_ex(e, "line", &ln);
-		fprintf(out, "%s%s:%d\n%s  %s\n", indent, s(e, "file"), json_object_get_int(ln), indent,
-			s(e, "text"));
+		fprintf(out, "%s%s:%d\n%s  %s\n", indent, json_str(e, "file"), json_object_get_int(ln), indent,
+			json_str(e, "text"));
 	}
 }
 
@@ -47,47 +42,51 @@ static void node_list(FILE *out, struct json_object *a)
 
 void render_text(FILE *out, struct json_object *r)
 {
-	struct json_object *rc, *syms = arr(r, "symptoms"), *cov = arr(r, "coverage"),
-			       *acts = arr(r, "actions");
+	struct result_view rv;
 
-	fprintf(out, "job %s %s: %s / %s\n\n", s(r, "job_id"), s(r, "terminal_state"), s(r, "outcome"),
-		s(r, "sub_domain"));
+	result_view_of(r, &rv);
+
+	struct json_object *rc = rv.root_cause, *syms = rv.symptoms, *cov = rv.coverage,
+			   *acts = rv.actions;
+
+	fprintf(out, "job %s %s: %s / %s\n\n", rv.job_id, rv.terminal_state, rv.outcome,
+		rv.sub_domain);
 	/* the service redid the diagnosis when evidence arrived late */
 	struct json_object *revs = arr(r, "revisions");
 	for (size_t i = 0; revs && i < json_object_array_length(revs); i++) {
 		struct json_object *v = json_object_array_get_idx(revs, i), *b = NULL;
-		const char *was = json_object_object_get_ex(v, "before", &b) && b ? s(b, "sub_domain") : NULL;
+		const char *was = json_object_object_get_ex(v, "before", &b) && b ? json_str(b, "sub_domain") : NULL;
 
 		fprintf(out, "%s %s: %s (was %s)\n", i ? "             " : "Revised     ",
-			s(v, "at") ? s(v, "at") : "?", s(v, "reason") ? s(v, "reason") : "?",
+			json_str(v, "at") ? json_str(v, "at") : "?", json_str(v, "reason") ? json_str(v, "reason") : "?",
 			was ? was : "?");
 	}
 	if (revs && json_object_array_length(revs))
 		fputs("\n", out);
-	if (json_object_object_get_ex(r, "root_cause", &rc) && rc) {
-		fprintf(out, "Root cause   %s [%s]\n", s(rc, "symptom"), s(rc, "code"));
-		fprintf(out, "             on %s%s%s at %s\n", s(rc, "node") ? s(rc, "node") : "(no single node)",
-			s(rc, "device") ? " " : "", s(rc, "device") ? s(rc, "device") : "", s(rc, "time"));
-		if (s(rc, "located_by"))
-			fprintf(out, "             node found by %s\n", s(rc, "located_by"));
-		if (s(rc, "resolution"))
-			fprintf(out, "             resolution: %s\n", s(rc, "resolution"));
+	if (rc) {
+		fprintf(out, "Root cause   %s [%s]\n", json_str(rc, "symptom"), json_str(rc, "code"));
+		fprintf(out, "             on %s%s%s at %s\n", json_str(rc, "node") ? json_str(rc, "node") : "(no single node)",
+			json_str(rc, "device") ? " " : "", json_str(rc, "device") ? json_str(rc, "device") : "", json_str(rc, "time"));
+		if (json_str(rc, "located_by"))
+			fprintf(out, "             node found by %s\n", json_str(rc, "located_by"));
+		if (json_str(rc, "resolution"))
+			fprintf(out, "             resolution: %s\n", json_str(rc, "resolution"));
 		evidence(out, rc, "             ");
 	} else if (syms) {
 		for (size_t i = 0; i < json_object_array_length(syms); i++) {
 			struct json_object *y = json_object_array_get_idx(syms, i);
 
-			if (strcmp(s(y, "role"), "root"))
+			if (strcmp(json_str(y, "role"), "root"))
 				continue;
-			fprintf(out, "Candidate    %s [%s] on %s\n", s(y, "symptom"), s(y, "code"),
-				s(y, "node") ? s(y, "node") : "(job)");
+			fprintf(out, "Candidate    %s [%s] on %s\n", json_str(y, "symptom"), json_str(y, "code"),
+				json_str(y, "node") ? json_str(y, "node") : "(job)");
 			evidence(out, y, "             ");
 		}
 	}
 	fputs("Culprit      ", out);
-	node_list(out, arr(r, "culprit_nodes"));
+	node_list(out, rv.culprit_nodes);
 	fputs("\nAffected     ", out);
-	node_list(out, arr(r, "affected_nodes"));
+	node_list(out, rv.affected_nodes);
 	fputs("\n\n", out);
 
 	/* first symptom per node, in time order (symptoms are sorted by role
@@ -97,13 +96,13 @@ void render_text(FILE *out, struct json_object *r)
 	struct json_object *firsts = json_object_new_array();
 	for (size_t i = 0; syms && i < json_object_array_length(syms); i++) {
 		struct json_object *y = json_object_array_get_idx(syms, i);
-		const char *node = s(y, "node") ? s(y, "node") : "(job)";
+		const char *node = json_str(y, "node") ? json_str(y, "node") : "(job)";
 		struct json_object *prev;
 
-		if (!strcmp(s(y, "role"), "interesting"))
+		if (!strcmp(json_str(y, "role"), "interesting"))
 			continue;
 		if (json_object_object_get_ex(seen, node, &prev) &&
-		    strcmp(s(prev, "first_time"), s(y, "first_time")) <= 0)
+		    strcmp(json_str(prev, "first_time"), json_str(y, "first_time")) <= 0)
 			continue;
 		json_object_object_add(seen, node, json_object_get(y));
 	}
@@ -114,8 +113,8 @@ void render_text(FILE *out, struct json_object *r)
 	size_t n = json_object_array_length(firsts);
 	for (size_t i = 0; i < n; i++)	/* few entries: selection order by time */
 		for (size_t k = i + 1; k < n; k++)
-			if (strcmp(s(json_object_array_get_idx(firsts, k), "first_time"),
-				   s(json_object_array_get_idx(firsts, i), "first_time")) < 0) {
+			if (strcmp(json_str(json_object_array_get_idx(firsts, k), "first_time"),
+				   json_str(json_object_array_get_idx(firsts, i), "first_time")) < 0) {
 				struct json_object *a = json_object_get(json_object_array_get_idx(firsts, i));
 				struct json_object *b = json_object_get(json_object_array_get_idx(firsts, k));
 
@@ -126,9 +125,9 @@ void render_text(FILE *out, struct json_object *r)
 		struct json_object *y = json_object_array_get_idx(firsts, i);
 		char clk[16];
 
-		clock_of(s(y, "first_time"), clk, sizeof(clk));
-		fprintf(out, "  %-12s%s %-12s %-11s %s\n", clk, s(y, "time_approximate") ? "~" : " ",
-			s(y, "node") ? s(y, "node") : "(job)", s(y, "role"), s(y, "symptom"));
+		clock_of(json_str(y, "first_time"), clk, sizeof(clk));
+		fprintf(out, "  %-12s%s %-12s %-11s %s\n", clk, json_str(y, "time_approximate") ? "~" : " ",
+			json_str(y, "node") ? json_str(y, "node") : "(job)", json_str(y, "role"), json_str(y, "symptom"));
 	}
 	if (n > 20)
 		fprintf(out, "  ... %zu more nodes\n", n - 20);
@@ -141,7 +140,7 @@ void render_text(FILE *out, struct json_object *r)
 	for (size_t i = 0; syms && i < json_object_array_length(syms); i++) {
 		struct json_object *y = json_object_array_get_idx(syms, i), *c;
 
-		if (!strcmp(s(y, "role"), "downstream")) {
+		if (!strcmp(json_str(y, "role"), "downstream")) {
 			down++;
 			json_object_object_get_ex(y, "count", &c);
 			downcount += json_object_get_int64(c);
@@ -153,9 +152,9 @@ void render_text(FILE *out, struct json_object *r)
 	if (json_object_object_get_ex(r, "hang", &hang) && hang) {
 		struct json_object *lp;
 
-		fprintf(out, "Hang         no progress since %s", s(hang, "since"));
+		fprintf(out, "Hang         no progress since %s", json_str(hang, "since"));
 		if (json_object_object_get_ex(hang, "last_progress", &lp) && lp)
-			fprintf(out, " (last progress line %s:%s)", s(lp, "file"), s(lp, "line"));
+			fprintf(out, " (last progress line %s:%s)", json_str(lp, "file"), json_str(lp, "line"));
 		fputc('\n', out);
 	}
 	/* what was seen but is not the job's: never a cause, shown so that a
@@ -164,11 +163,11 @@ void render_text(FILE *out, struct json_object *r)
 	for (size_t i = 0; syms && i < json_object_array_length(syms); i++) {
 		struct json_object *y = json_object_array_get_idx(syms, i);
 
-		if (!s(y, "set_aside"))
+		if (!json_str(y, "set_aside"))
 			continue;
 		if (aside < 8)
-			fprintf(out, "%s%s%s%s: %s\n", aside ? "             " : "Set aside    ", s(y, "symptom"),
-				s(y, "node") ? " on " : "", s(y, "node") ? s(y, "node") : "", s(y, "set_aside"));
+			fprintf(out, "%s%s%s%s: %s\n", aside ? "             " : "Set aside    ", json_str(y, "symptom"),
+				json_str(y, "node") ? " on " : "", json_str(y, "node") ? json_str(y, "node") : "", json_str(y, "set_aside"));
 		aside++;
 	}
 	if (aside > 8)
@@ -180,8 +179,8 @@ void render_text(FILE *out, struct json_object *r)
 	for (size_t i = 0; cov && i < json_object_array_length(cov); i++) {
 		struct json_object *c = json_object_array_get_idx(cov, i);
 
-		fprintf(out, "%s%s (%s): %s\n", i ? "             " : "", s(c, "source"), s(c, "status"),
-			s(c, "detail"));
+		fprintf(out, "%s%s (%s): %s\n", i ? "             " : "", json_str(c, "source"), json_str(c, "status"),
+			json_str(c, "detail"));
 	}
 	fputs("Actions      ", out);
 	if (!acts || !json_object_array_length(acts))
@@ -189,8 +188,8 @@ void render_text(FILE *out, struct json_object *r)
 	for (size_t i = 0; acts && i < json_object_array_length(acts); i++) {
 		struct json_object *c = json_object_array_get_idx(acts, i);
 
-		fprintf(out, "%s%s %s: %s\n", i ? "             " : "", s(c, "action"), s(c, "node"),
-			s(c, "reason"));
+		fprintf(out, "%s%s %s: %s\n", i ? "             " : "", json_str(c, "action"), json_str(c, "node"),
+			json_str(c, "reason"));
 	}
-	fprintf(out, "\n%s\n", s(r, "explanation"));
+	fprintf(out, "\n%s\n", rv.explanation);
 }

@@ -72,11 +72,12 @@ static const struct key keys[] = {
 	  "the cause, the device and the job). Every decision, refusals with their reason included, "
 	  "is kept in the store and shown by attrib show JOBID." },
 	{ "DrainClasses", T_LIST, O(drain_classes), O(ndrain_classes),
-	  "gpu-hardware,gpu-memory,nvlink", "off|suggest|auto",
+	  "", "off|suggest|auto",
 	  "Rule classes (rules/00-base.yaml) whose culprits the policy may drain, each CLASS (DrainPolicy "
 	  "applies) or CLASS:MODE with a mode of its own (off, suggest or auto), e.g. "
 	  "gpu-hardware:auto,nvlink with DrainPolicy = suggest. Culprits of any other class are never "
-	  "drained by the policy." },
+	  "drained by the policy. Not set: the classes the rules mark drain_by_default (the shipped "
+	  "rules: gpu-hardware, gpu-memory, nvlink)." },
 	{ "DrainMaxPerHour", T_INT, O(drain_max_per_hour), 0, "2", NULL,
 	  "At most this many drains in any hour, counting those of the policy and of attrib drain; "
 	  "beyond it the policy and attrib drain refuse (attrib drain --force overrides) and record why." },
@@ -290,6 +291,9 @@ static char *trim(char *s)
  * refused (a directory used to read as an empty file: all defaults).
  * NULL with errno (ENOENT: no file, said by the caller) and the reason
  * printed. */
+#define CONF_LINE_MAX (1 << 20)
+#define CONF_FILE_MAX (16L << 20)
+
 static FILE *open_checked(const char *path, FILE *err)
 {
 	struct stat st;
@@ -312,6 +316,8 @@ static FILE *open_checked(const char *path, FILE *err)
 		why = "is a directory, not a configuration file";
 	else if (!S_ISREG(st.st_mode))
 		why = "is not a regular file";
+	else if (st.st_size > CONF_FILE_MAX)
+		why = "is larger than 16 MiB: not a configuration file";
 	else if (st.st_uid != 0 && st.st_uid != geteuid())
 		why = "is owned by another user (it must belong to root or to the user running attrib)";
 	else if (st.st_mode & S_IWOTH)
@@ -338,7 +344,9 @@ static FILE *open_checked(const char *path, FILE *err)
 int config_load(const char *path, struct attrib_config *c, FILE *err)
 {
 	FILE *f;
-	char line[4096];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
 	int lineno = 0, errors = 0;
 	unsigned char seen[NKEYS] = { 0 };
 
@@ -349,18 +357,19 @@ int config_load(const char *path, struct attrib_config *c, FILE *err)
 		return 0;
 	if (!(f = open_checked(path, err)))
 		return errno == ENOENT && !strcmp(path, ATTRIB_CONF_DEFAULT) ? 0 : -1;
-	while (fgets(line, sizeof(line), f)) {
+	/* no fixed line length: NodeAddresses of a few thousand nodes is one
+	 * line (a key given again replaces it); CONF_LINE_MAX bounds a file
+	 * that is not a configuration at all */
+	while ((len = getline(&line, &cap, f)) >= 0) {
 		char *s, *eq, *key, *val;
 		const char *msg;
 		size_t i;
 
 		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			fprintf(err, "%s:%d: line too long\n", path, lineno);
+		if (len > CONF_LINE_MAX || memchr(line, 0, len)) {
+			fprintf(err, "%s:%d: line longer than %d bytes or not text\n", path, lineno,
+				CONF_LINE_MAX);
 			errors++;
-			int ch;
-			while ((ch = fgetc(f)) != EOF && ch != '\n')
-				;
 			continue;
 		}
 		if ((s = strchr(line, '#')))
@@ -391,6 +400,7 @@ int config_load(const char *path, struct attrib_config *c, FILE *err)
 			errors++;
 		}
 	}
+	free(line);
 	fclose(f);
 	return errors ? -1 : 0;
 }

@@ -1,4 +1,4 @@
-/* text_clean: see text.h.  One routine for the whole project, so the
+/* text_clean and text_utf8_fix: see text.h.  One routine for the whole project, so the
  * engine's evidence lines and the service's own strings obey the same
  * rules (doc/hardening.md, "Strings"). */
 #include <stdlib.h>
@@ -84,6 +84,33 @@ char *text_clean(const char *in, size_t len, size_t max)
 char *text_clean_str(const char *s, size_t max)
 {
 	return s ? text_clean(s, strlen(s), max) : NULL;
+}
+
+char *text_utf8_fix(const char *in, size_t len, size_t *outlen)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	char *out = malloc(len * 3 + 1);	/* each bad byte becomes 3 */
+	size_t o = 0, i = 0;
+
+	if (!out)
+		return NULL;
+	while (i < len) {
+		size_t n = utf8_seq(s + i, len - i);
+
+		if (n == 0) {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		} else {
+			if (n > 1 || s[i])
+				memcpy(out + o, s + i, n), o += n;
+			i += n;
+		}
+	}
+	out[o] = 0;
+	if (outlen)
+		*outlen = o;
+	return out;
 }
 
 bool text_is_clean(const char *s, size_t len)

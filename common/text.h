@@ -23,6 +23,11 @@
 char *text_clean(const char *in, size_t len, size_t max);
 /* text_clean of a NUL-terminated string; NULL for NULL. */
 char *text_clean_str(const char *s, size_t max);
+/* A new string (NULL when out of memory: the plugins call it inside
+ * slurmctld) of len bytes of in made strict UTF-8 and nothing more: each
+ * byte of an invalid sequence becomes U+FFFD, NUL bytes are dropped,
+ * controls are kept (a JSON writer escapes them).  Its length in *outlen. */
+char *text_utf8_fix(const char *in, size_t len, size_t *outlen);
 /* True when text_clean would return s unchanged (and s is not cut). */
 bool text_is_clean(const char *s, size_t len);
 

@@ -159,7 +159,7 @@ static const char *keep_file(struct loader *L)
 
 static const char *const code_keys[] = {
 	"code", "class", "kind", "sub_domain", "scope", "action", "title", "doc",
-	"resolution", "mnemonic", "tags", "also", "decode", "xid", NULL
+	"resolution", "mnemonic", "tags", "also", "decode", NULL
 };
 static const char *const row_keys[] = {
 	"values", "class", "kind", "sub_domain", "scope", "action", "title", "doc",
@@ -260,7 +260,8 @@ static void code_check(struct loader *L, struct code *c, yaml_node_t *at)
 
 static void load_classes(struct loader *L, yaml_node_t *seq)
 {
-	static const char *const keys[] = { "class", "kind", "sub_domain", "scope", "action", "also", NULL };
+	static const char *const keys[] = { "class", "kind", "sub_domain", "scope", "action", "also",
+					    "drain_by_default", NULL };
 
 	for (yaml_node_item_t *i = seq->data.sequence.items.start; i < seq->data.sequence.items.top; i++) {
 		yaml_node_t *m = node(L, *i);
@@ -279,6 +280,7 @@ static void load_classes(struct loader *L, yaml_node_t *seq)
 		c->line = line_of(m);
 		code_fields(L, c, m, true);
 		code_check(L, c, m);
+		c->drain_by_default = get_bool(L, m, "drain_by_default");
 		L->cat->classes = xrealloc(L->cat->classes, (L->cat->nclasses + 1) * sizeof(void *));
 		L->cat->classes[L->cat->nclasses++] = c;
 	}
@@ -1076,4 +1078,14 @@ void attrib_catalog_stats(const attrib_catalog *cat, int *extractors, int *codes
 		*cases += cat->extractors[i].ntests;
 	for (int i = 0; i < cat->nrefiners; i++)
 		*cases += cat->refiners[i].ntests;
+}
+
+int attrib_catalog_drain_classes(const attrib_catalog *cat, const char **names, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < cat->nclasses && n < max; i++)
+		if (cat->classes[i]->drain_by_default)
+			names[n++] = cat->classes[i]->class_name;
+	return n;
 }

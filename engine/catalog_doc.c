@@ -34,6 +34,11 @@ void attrib_catalog_markdown(const attrib_catalog *cat, FILE *out)
 				fputs("` | ", out);
 			}
 			cell(out, x->title);
+			if (x->mnemonic) {	/* the vendor's name, what its manuals index */
+				fputs(" (`", out);
+				cell(out, x->mnemonic);
+				fputs("`)", out);
+			}
 			fputs(" | ", out);
 			cell(out, x->class_name);
 			fprintf(out, " | %s | %s | %s | %s | ", kind_name(x->kind),

@@ -9,8 +9,12 @@
 #include <stdint.h>
 #include <json-c/linkhash.h>
 #include "attrib.h"
+#include "contract.h"
+#include "jsonread.h"
+#include "timefmt.h"
+#include "xalloc.h"
 
-/* ---- vocabulary (the contract's, one place) ---- */
+/* ---- vocabulary of the rules (the result's sub-domains: contract.h) ---- */
 
 enum kind { KIND_NONE = 0, KIND_FAULT, KIND_CONSEQUENCE, KIND_SCHEDULER, KIND_INFO };
 enum scope { SCOPE_JOB = 0, SCOPE_NODE };
@@ -22,8 +26,6 @@ enum role { ROLE_NONE = 0, ROLE_ROOT, ROLE_DOWNSTREAM, ROLE_INTERESTING };
 const char *kind_name(enum kind k);
 int kind_parse(const char *s);
 const char *role_name(enum role r);
-/* The contract's domain for a sub_domain, or NULL if it is not one. */
-const char *sub_domain_domain(const char *sub_domain);
 bool action_valid(const char *action);
 
 /* ---- catalog ---- */
@@ -42,6 +44,9 @@ struct code {
 	 * corroborates it (an Xid 31 alone: the program or the GPU) */
 	char *also;
 	struct strlist tags;
+	/* a class attrib serve's drain policy may drain when DrainClasses is
+	 * not set (drain_by_default: true; classes only) */
+	bool drain_by_default;
 	unsigned flags;		/* CODE_* from the tags the engine reads, set at load */
 	int index;		/* 1.. over every code a symptom can have (0: none) */
 	/* decode: choose a row by (field >> shift) & mask */
@@ -167,26 +172,6 @@ struct attrib_catalog {
 
 const struct code *catalog_code(const attrib_catalog *cat, const char *code);
 int catalog_selftest(const attrib_catalog *cat, FILE *out, int verbose);
-
-/* ---- timestamps (timefmt.c) ---- */
-
-/* Context for turning partial timestamps (no year, local zone) into epoch
- * seconds: the job's window and the logs' time zone offset. */
-struct timectx {
-	double ref;		/* job start: picks the year of year-less formats */
-	const char *tz;		/* IANA name or NULL/UTC */
-};
-
-/* Parses a timestamp header at the start of line; returns the epoch time
- * and sets *hdr_len to the bytes it spans (0 if none). */
-bool time_parse_header(const struct timectx *tc, const char *s, size_t len,
-		       double *t, size_t *hdr_len);
-/* Parses a whole timestamp string (RFC 3339, ISO with a space, glog
- * E0908 23:53:26.858, syslog Nov 29 08:12:01, dmesg -T). */
-bool time_parse_any(const struct timectx *tc, const char *s, size_t len, double *t);
-bool time_parse_rfc3339(const char *s, double *t);
-bool tz_name_ok(const char *tz);	/* a zone name, not a path */
-void time_format(double t, char *buf, size_t len);	/* 2026-11-29T08:12:01.331270Z */
 
 /* ---- the job (job.c) ---- */
 
@@ -405,8 +390,6 @@ enum origin {
 	ORIGIN_FILE,		/* a plain file: anyone may write to it through syslog */
 };
 
-#define EVIDENCE_MANIFEST "evidence.json"
-
 /* Reads dir/evidence.json (when there) for the scan; a manifest that is
  * there but unusable is a coverage entry and makes every node file
  * "file". */
@@ -473,12 +456,6 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v);
 
 /* ---- small helpers (util.c) ---- */
 
-void *xmalloc(size_t n);
-void *xcalloc(size_t n, size_t m);
-void *xrealloc(void *p, size_t n);
-/* (not "xstrdup": libslurmfull, which attrib serve links, exports that name) */
-char *strdup_or_die(const char *s);
-char *strndup_or_die(const char *s, size_t n);
 void strlist_add(struct strlist *l, const char *s);
 void strlist_free(struct strlist *l);
 bool strlist_has(const struct strlist *l, const char *s);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fileio.h"
 #include "internal.h"
 
 /* SRC_NODE, SRC_APP, SRC_SCHED, SRC_JOB, and a node file that is a tool's
@@ -114,23 +115,17 @@ static hs_database_t *cache_load(const char *path)
 
 static void cache_store(const char *path, const hs_database_t *db)
 {
-	char *bytes = NULL, *tmp = NULL, *dir;
+	char *bytes = NULL, *tmp = NULL, *dir, why[256];
 	size_t len;
-	int fd;
 
 	if (!path || hs_serialize_database(db, &bytes, &len) != HS_SUCCESS)
 		return;
 	dir = strdup_or_die(path);
 	*strrchr(dir, '/') = 0;
 	mkdir(dir, 0700);	/* the parent must exist; one level is enough */
-	if (asprintf(&tmp, "%s.%d.tmp", path, (int)getpid()) >= 0 &&
-	    (fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)) >= 0) {
-		bool ok = write(fd, bytes, len) == (ssize_t)len;
-
-		close(fd);
-		if (!ok || rename(tmp, path) < 0)
-			unlink(tmp);
-	}
+	/* a cache: not fsynced, and a failure only costs the next start */
+	if (asprintf(&tmp, "%s.%d.tmp", path, (int)getpid()) >= 0)
+		(void)write_atomic_at(AT_FDCWD, path, tmp, bytes, len, 0600, false, why, sizeof(why));
 	free(tmp);
 	free(dir);
 	free(bytes);

@@ -20,10 +20,10 @@ static const struct {
 	const char *name;
 	enum origin origin;
 } names[] = {
-	{ "kernel", ORIGIN_KERNEL },
-	{ "journal", ORIGIN_JOURNAL },
-	{ "journal-user", ORIGIN_JOURNAL_USER },
-	{ "file", ORIGIN_FILE },
+	{ ORIGIN_NAME_KERNEL, ORIGIN_KERNEL },
+	{ ORIGIN_NAME_JOURNAL, ORIGIN_JOURNAL },
+	{ ORIGIN_NAME_JOURNAL_USER, ORIGIN_JOURNAL_USER },
+	{ ORIGIN_NAME_FILE, ORIGIN_FILE },
 };
 
 static void unusable(struct analysis *a, const char *why)

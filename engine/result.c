@@ -1,4 +1,4 @@
-/* The result object of the contract (section 2), from the verdict. */
+/* The result object (doc/formats.md, "The result"), from the verdict. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,7 +349,7 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 
 		json_object_object_add(rc, "symptom", str(v->root->code->title));
 		json_object_object_add(rc, "code", str(v->root->code->code));
-		/* added to the contract: the rule class (rules/00-base.yaml), which
+		/* the rule class (rules/00-base.yaml), which
 		 * attrib serve's drain policy (DrainClasses) goes by */
 		json_object_object_add(rc, "class", str(v->root->code->class_name));
 		json_object_object_add(rc, "node", str(node_name(a, v->root)));

@@ -1,46 +1,10 @@
-/* Allocation, string lists, text sanitising and the contract's vocabulary. */
+/* String lists, text sanitising and the rules' vocabulary (kinds, roles,
+ * actions); the sub-domains are the result's (common/contract.h). */
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 #include "text.h"
-
-void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		abort();
-	return p;
-}
-
-void *xcalloc(size_t n, size_t m)
-{
-	void *p = calloc(n ? n : 1, m ? m : 1);
-	if (!p)
-		abort();
-	return p;
-}
-
-void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		abort();
-	return p;
-}
-
-char *strdup_or_die(const char *s)
-{
-	return s ? strndup_or_die(s, strlen(s)) : NULL;
-}
-
-char *strndup_or_die(const char *s, size_t n)
-{
-	char *p = xmalloc(n + 1);
-	memcpy(p, s, n);
-	p[n] = 0;
-	return p;
-}
 
 void strlist_add(struct strlist *l, const char *s)
 {
@@ -104,26 +68,6 @@ int kind_parse(const char *s)
 const char *role_name(enum role r)
 {
 	return roles[r];
-}
-
-static const struct {
-	const char *sub, *dom;
-} sub_domains[] = {
-	{ "InfraHW", "infra" }, { "InfraNet", "infra" },
-	{ "InfraSW", "infra" }, { "InfraStorage", "infra" },
-	{ "UserCode", "user" }, { "UserConfig", "user" },
-	{ "UserResource", "user" }, { "SchedTimeLimit", "scheduler" },
-	{ "SchedPreempted", "scheduler" }, { "SchedCancelled", "scheduler" },
-	{ "Pass", "none" }, { "ambiguous", "unknown" },
-	{ "unattributed", "unknown" },
-};
-
-const char *sub_domain_domain(const char *sub)
-{
-	for (size_t i = 0; i < sizeof(sub_domains) / sizeof(*sub_domains); i++)
-		if (!strcmp(sub_domains[i].sub, sub))
-			return sub_domains[i].dom;
-	return NULL;
 }
 
 bool action_valid(const char *a)

@@ -27,9 +27,14 @@
 #include <curl/curl.h>
 #include <json-c/json.h>
 #include <munge.h>
-#include <openssl/evp.h>
 #include "conf.h"
-#include "internal.h"
+#include "contract.h"
+#include "fileio.h"
+#include "log.h"
+#include "sha256.h"
+#include "text.h"
+#include "timefmt.h"
+#include "xalloc.h"
 #include "collect.h"
 #include "window.h"
 
@@ -39,44 +44,6 @@
 #define SLACK 120.0		/* seconds a log's clock may go backwards */
 
 /* ---- logging ---- */
-
-static FILE *log_fp;
-static char log_job[64] = "-";
-
-void clog_msg(const char *fmt, ...)
-{
-	char ts[64], msg[1024];
-	va_list ap;
-	FILE *f = log_fp ? log_fp : stderr;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	for (char *p = msg; *p; p++)	/* one line each */
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
-	if (log_fp) {
-		time_format(floor(now_real()), ts, sizeof(ts));
-		fprintf(f, "%s attrib-collect[%ld]: job %s: %s\n", ts, (long)getpid(), log_job, msg);
-	} else {
-		fprintf(f, "attrib-collect: job %s: %s\n", log_job, msg);
-	}
-	fflush(f);
-}
-
-static void log_open(const char *path)
-{
-	int fd;
-
-	if (!path)
-		return;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0640);
-	if (fd < 0 || !(log_fp = fdopen(fd, "a"))) {
-		if (fd >= 0)
-			close(fd);
-		clog_msg("cannot open LogFile %s: %s; logging to standard error", path, strerror(errno));
-	}
-}
 
 /* ---- time ---- */
 
@@ -186,11 +153,6 @@ static bool valid_job_id(const char *s)
 		if (!isdigit((unsigned char)*s))
 			return false;
 	return true;
-}
-
-static void fmt_time(double t, char *buf, size_t len)
-{
-	time_format(t, buf, len);
 }
 
 /* Opens a root log file the way the collector must: no symlink, no FIFO
@@ -397,7 +359,7 @@ void add_file(json_object *files, const char *name, const char *source, const ch
 	      const char *text, size_t len)
 {
 	size_t flen;
-	char *fixed = utf8_fix(text, len, &flen);
+	char *fixed = text_utf8_fix(text, len, &flen);
 	json_object *f = json_object_new_object();
 
 	json_object_object_add(f, "name", json_object_new_string(name));
@@ -443,7 +405,7 @@ static void collect_file(const struct collect_ctx *cx, const char *path, size_t 
 				char n1[512];
 
 				snprintf(n1, sizeof(n1), "%s.1", slash ? slash + 1 : path);
-				add_file(files, unique_name(used, n1), p1, ORIGIN_FILE, c1.text, c1.len);
+				add_file(files, unique_name(used, n1), p1, ORIGIN_NAME_FILE, c1.text, c1.len);
 			}
 			if (c1.truncated)
 				cover(cov, p1, "partial", "more than %zu bytes in the window: kept the last %zu",
@@ -454,7 +416,7 @@ static void collect_file(const struct collect_ctx *cx, const char *path, size_t 
 		}
 	}
 	name = unique_name(used, slash ? slash + 1 : path);
-	add_file(files, name, path, ORIGIN_FILE, c.text, c.len);
+	add_file(files, name, path, ORIGIN_NAME_FILE, c.text, c.len);
 	if (c.truncated)
 		cover(cov, path, "partial",
 		      c.has_first || c.has_last ? "more than %zu bytes in the window: kept the last %zu"
@@ -464,15 +426,15 @@ static void collect_file(const struct collect_ctx *cx, const char *path, size_t 
 		cover(cov, path, "partial", "no timestamps: kept the whole file (%zu bytes)", c.len);
 	else if (!c.lines && st.st_size) {
 		if (c.has_last && c.last < cx->start) {
-			fmt_time(c.last, a, sizeof(a));
+			time_format(c.last, a, sizeof(a));
 			cover(cov, path, "empty", "no line in the window: the file ends at %s", a);
 		} else if (c.has_first && c.first > cx->end) {
-			fmt_time(c.first, a, sizeof(a));
+			time_format(c.first, a, sizeof(a));
 			cover(cov, path, "empty", "no line in the window: the file starts at %s%s", a,
 			      c1.lines ? "" : " (and no rotated .1 covers it)");
 		} else {
-			fmt_time(cx->start, a, sizeof(a));
-			fmt_time(cx->end, b, sizeof(b));
+			time_format(cx->start, a, sizeof(a));
+			time_format(cx->end, b, sizeof(b));
 			cover(cov, path, "empty", "no line between %s and %s", a, b);
 		}
 	}
@@ -494,14 +456,14 @@ json_object *bundle_build(const struct collect_ctx *cx, struct job_info *j, json
 	long kernel_entries = 0;
 	bool kmsg = false;
 
-	json_object_object_add(b, "schema", json_object_new_string("attrib.bundle/v1"));
+	json_object_object_add(b, "schema", json_object_new_string(ATTRIB_BUNDLE_SCHEMA));
 	json_object_object_add(b, "job_id", json_object_new_string(j->job_id));
 	json_object_object_add(b, "node", json_object_new_string(j->node));
-	fmt_time(now_real(), ts, sizeof(ts));
+	time_format(now_real(), ts, sizeof(ts));
 	json_object_object_add(b, "collected_at", json_object_new_string(ts));
-	fmt_time(cx->start, ts, sizeof(ts));
+	time_format(cx->start, ts, sizeof(ts));
 	json_object_object_add(w, "start", json_object_new_string(ts));
-	fmt_time(cx->end, ts, sizeof(ts));
+	time_format(cx->end, ts, sizeof(ts));
 	json_object_object_add(w, "end", json_object_new_string(ts));
 	json_object_object_add(b, "window", w);
 	for (int i = 0; i < n; i++) {
@@ -572,19 +534,6 @@ static char *bundle_body(json_object *b, long maxb, json_object *cov, size_t *le
 		if (round == 0)
 			cover(cov, "bundle", "partial", "over MaxBundleBytes (%ld) after JSON escaping: texts cut to fit", maxb);
 	}
-}
-
-void sha256_hex(const void *data, size_t len, char out[65])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-
-	if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32) {
-		out[0] = 0;
-		return;
-	}
-	for (unsigned i = 0; i < 32; i++)
-		sprintf(out + 2 * i, "%02x", md[i]);
 }
 
 /* ---- MUNGE ---- */
@@ -662,7 +611,16 @@ static char *credential(const struct collect_ctx *cx, const char *job, const cha
 		munge_ctx_destroy(ctx);
 		return NULL;
 	}
-	snprintf(payload, sizeof(payload), "attrib-bundle:v1:%s:%s:%s", job, node, hash);
+	struct bundle_claim claim;
+
+	snprintf(claim.job_id, sizeof(claim.job_id), "%s", job);
+	snprintf(claim.node, sizeof(claim.node), "%s", node);
+	snprintf(claim.sha256, sizeof(claim.sha256), "%s", hash);
+	if (bundle_payload_format(&claim, payload, sizeof(payload))) {
+		snprintf(err, errlen, "job %s or node %s is not a valid name", job, node);
+		munge_ctx_destroy(ctx);
+		return NULL;
+	}
 	e = munge_encode(&cred, ctx, payload, (int)strlen(payload));
 	if (e != EMUNGE_SUCCESS) {
 		snprintf(err, errlen, "munge_encode (socket %s): %s",
@@ -693,10 +651,8 @@ static size_t on_reply(char *p, size_t size, size_t n, void *arg)
 	return size * n;
 }
 
-/* One POST.  Returns 0 when the service took it, 1 when a later try may
- * succeed, 2 when it refused this bundle for good, 3 when nothing listens
- * (connection refused: the service is down or restarting). */
-static int post_once(const struct collect_ctx *cx, const char *body, size_t len, const char *cred,
+/* One POST: whether the service took it. */
+static enum send_status post_once(const struct collect_ctx *cx, const char *body, size_t len, const char *cred,
 		     double timeout, char *err, size_t errlen)
 {
 	CURL *h = curl_easy_init();
@@ -710,16 +666,16 @@ static int post_once(const struct collect_ctx *cx, const char *body, size_t len,
 
 	if (!h) {
 		snprintf(err, errlen, "curl_easy_init failed");
-		return 1;
+		return SEND_RETRY;
 	}
 	snprintf(url, sizeof(url), "%s", cx->conf->service_url ? cx->conf->service_url : "");
 	ul = strlen(url);
 	while (ul && url[ul - 1] == '/')
 		url[--ul] = 0;
-	snprintf(url + ul, sizeof(url) - ul, "/v1/bundle");
+	snprintf(url + ul, sizeof(url) - ul, BUNDLE_URL_PATH);
 	hdr = curl_slist_append(hdr, "Content-Type: application/json");
 	hdr = curl_slist_append(hdr, "Expect:");
-	snprintf(line, sizeof(line), "X-Attrib-Credential: %s", cred);
+	snprintf(line, sizeof(line), BUNDLE_CREDENTIAL_HEADER ": %s", cred);
 	hdr = curl_slist_append(hdr, line);
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
@@ -745,15 +701,15 @@ static int post_once(const struct collect_ctx *cx, const char *body, size_t len,
 	curl_easy_cleanup(h);
 	if (rc != CURLE_OK) {
 		snprintf(err, errlen, "%s: %s", url, curl_easy_strerror(rc));
-		return rc == CURLE_COULDNT_CONNECT ? 3 : 1;
+		return rc == CURLE_COULDNT_CONNECT ? SEND_NO_SERVICE : SEND_RETRY;
 	}
 	if (code >= 200 && code < 300)
-		return 0;
+		return SEND_OK;
 	rep.text[strcspn(rep.text, "\r\n")] = 0;
 	snprintf(err, errlen, "%s: HTTP %ld %s", url, code, rep.text);
 	if (code == 408 || code == 429 || code >= 500 || code == 401 || code == 403)
-		return 1;	/* 401/403: a credential problem that may be fixed */
-	return 2;
+		return SEND_RETRY;	/* 401/403: a credential problem that may be fixed */
+	return SEND_REFUSED;
 }
 
 static double remaining(const struct collect_ctx *cx)
@@ -778,18 +734,16 @@ static void sleep_s(double s)
  * A refused connection is tried once more (a service restarting), then
  * given up at once: nothing listens, and every second spent here holds the
  * node in its epilog; the outbox keeps the bundle for the next epilog. */
-static int send_body(const struct collect_ctx *cx, const char *job, const char *node,
-		     const char *body, size_t len, double until, int max_tries, char *err, size_t errlen)
+static enum send_status send_body(const struct collect_ctx *cx, const char *job,
+				  const char *node, const char *body, size_t len, double until,
+				  int max_tries, char *err, size_t errlen)
 {
 	char hash[65];
 	double backoff = 0.25;
-	int rc = 1, refused = 0;
+	enum send_status rc = SEND_RETRY;
+	int refused = 0;
 
 	sha256_hex(body, len, hash);
-	if (!*hash) {
-		snprintf(err, errlen, "SHA-256 failed");
-		return 1;
-	}
 	for (int tries = 0; tries < max_tries; tries++) {
 		double left = until - now_mono();
 		char *cred;
@@ -800,14 +754,14 @@ static int send_body(const struct collect_ctx *cx, const char *job, const char *
 			break;
 		}
 		if (!(cred = credential(cx, job, node, hash, err, errlen)))
-			return 1;	/* no munged: retrying now will not help */
+			return SEND_RETRY;	/* no munged: retrying now will not help */
 		rc = post_once(cx, body, len, cred, left, err, errlen);
 		free(cred);
-		if (rc == 3 && ++refused >= 2)
-			return 1;
-		if (rc == 3)
-			rc = 1;
-		if (rc != 1)
+		if (rc == SEND_NO_SERVICE && ++refused >= 2)
+			return SEND_RETRY;
+		if (rc == SEND_NO_SERVICE)
+			rc = SEND_RETRY;
+		if (rc != SEND_RETRY)
 			return rc;
 		if (until - now_mono() <= backoff + 0.1)
 			break;
@@ -865,26 +819,11 @@ int open_spool(const char *path, char *why, size_t whylen)
 	return fd;
 }
 
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Writes body to outbox/ atomically (temporary dot-file, fsync, rename). */
 static int outbox_put(int spool, const char *job, const char *body, size_t len, char *err, size_t errlen)
 {
-	int ob, fd;
-	char tmp[256], name[128];
+	int ob;
+	char tmp[256], name[128], why[300];
 	struct timeval tv;
 
 	if (spool < 0) {
@@ -898,20 +837,8 @@ static int outbox_put(int spool, const char *job, const char *body, size_t len, 
 	gettimeofday(&tv, NULL);
 	snprintf(name, sizeof(name), "%010lld.%06ld-%s.json", (long long)tv.tv_sec, (long)tv.tv_usec, job);
 	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", name, (long)getpid());
-	fd = openat(ob, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || write_all(fd, body, len) || fsync(fd)) {
-		snprintf(err, errlen, "outbox/%s: %s", tmp, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlinkat(ob, tmp, 0);
-		}
-		close(ob);
-		return -1;
-	}
-	close(fd);
-	if (renameat(ob, tmp, ob, name)) {
-		snprintf(err, errlen, "outbox/%s: %s", name, strerror(errno));
-		unlinkat(ob, tmp, 0);
+	if (write_atomic_at(ob, name, tmp, body, len, 0600, true, why, sizeof(why))) {
+		snprintf(err, errlen, "outbox: %s", why);
 		close(ob);
 		return -1;
 	}
@@ -986,7 +913,7 @@ static void outbox_flush(const struct collect_ctx *cx, int spool, double until)
 		size_t len = 0;
 		char *body, err[1024];
 		json_object *o = NULL, *jv, *nv;
-		int rc;
+		enum send_status rc;
 
 		if (!names[i])
 			continue;
@@ -1000,20 +927,20 @@ static void outbox_flush(const struct collect_ctx *cx, int spool, double until)
 		if (!o || !json_object_object_get_ex(o, "job_id", &jv) ||
 		    !json_object_object_get_ex(o, "node", &nv)) {
 			clog_msg("outbox: %s is not a bundle; moved to outbox/rejected/", names[i]);
-			rc = 2;
+			rc = SEND_REFUSED;
 		} else {
 			rc = send_body(cx, json_object_get_string(jv), json_object_get_string(nv), body, len,
 				       until, 1, err, sizeof(err));
-			if (rc == 0)
+			if (rc == SEND_OK)
 				clog_msg("outbox: sent %s", names[i]);
 			else
 				clog_msg("outbox: %s not sent: %s", names[i], err);
 		}
 		json_object_put(o);
 		free(body);
-		if (rc == 0) {
+		if (rc == SEND_OK) {
 			unlinkat(dirfd(d), names[i], 0);
-		} else if (rc == 2) {
+		} else if (rc == SEND_REFUSED) {
 			int rj = open_dir_at(dirfd(d), "rejected", true);
 
 			if (rj < 0 || renameat(dirfd(d), names[i], rj, names[i]))
@@ -1145,9 +1072,15 @@ int main(int argc, char **argv)
 		config_load(NULL, &conf, stderr);
 	if (cfgf)
 		fclose(cfgf);
-	log_open(conf.log_file);
-	if (valid_job_id(job))
-		snprintf(log_job, sizeof(log_job), "%s", job);
+	if (conf.log_file && log_open(conf.log_file, 0640, false) < 0)
+		clog_msg("cannot open LogFile %s: %s; logging to standard error", conf.log_file,
+			 strerror(errno));
+	if (valid_job_id(job)) {
+		char context[80];
+
+		snprintf(context, sizeof(context), "job %s", job);
+		log_set_context(context);
+	}
 	if (cfgerr && *cfgerr) {
 		for (char *line = strtok(cfgerr, "\n"); line; line = strtok(NULL, "\n"))
 			clog_msg("config: %s", line);
@@ -1213,9 +1146,10 @@ int main(int argc, char **argv)
 
 	/* earlier bundles first, with at most half of the time left */
 	outbox_flush(&cx, spool, now_mono() + remaining(&cx) / 2);
-	int rc = send_body(&cx, j.job_id, j.node, body, blen, cx.deadline, 1000, err, sizeof(err));
+	enum send_status rc = send_body(&cx, j.job_id, j.node, body, blen, cx.deadline, 1000, err,
+					sizeof(err));
 
-	if (rc == 0) {
+	if (rc == SEND_OK) {
 		remove_records(spool, &j);
 	} else {
 		char where[1024];
@@ -1224,7 +1158,7 @@ int main(int argc, char **argv)
 			/* the bundle in the outbox carries the task records now */
 			remove_records(spool, &j);
 			clog_msg("bundle not sent (%s); left in %s for the next run%s", err, where,
-				 rc == 2 ? " (the service refused it)" : "");
+				 rc == SEND_REFUSED ? " (the service refused it)" : "");
 		} else
 			clog_msg("bundle not sent (%s) and not kept: %s", err, where);
 	}
@@ -1242,7 +1176,5 @@ out:
 		close(spool);
 	config_free(&conf);
 	curl_global_cleanup();
-	if (log_fp)
-		fclose(log_fp);
 	return 0;
 }

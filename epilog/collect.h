@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <json-c/json.h>
+#include "contract.h"
+#include "log.h"
 
 struct attrib_config;
 struct timectx;
@@ -18,7 +20,9 @@ struct collect_ctx {
 	char *munge_socket;		/* NULL: libmunge's default */
 };
 
-void clog_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The collector's messages (common/log.h: to LogFile, else standard
+ * error, each prefixed with the job). */
+#define clog_msg(...) log_msg(LOGL_INFO, __VA_ARGS__)
 double now_real(void);
 double now_mono(void);
 bool parse_when(const char *s, double *t);
@@ -27,17 +31,17 @@ int open_log_file(const char *path, struct stat *st, char *why, size_t whylen);
 /* A coverage entry {source, status, detail}; logged unless status is "info". */
 void cover(json_object *cov, const char *source, const char *status, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* Where a bundle file's lines came from (doc/live-pipeline.md §3): who
- * could have written them, which is what the engine trusts them for. */
-#define ORIGIN_KERNEL "kernel"		/* journal _TRANSPORT=kernel, /dev/kmsg */
-#define ORIGIN_JOURNAL "journal"	/* other journal entries of uid 0 */
-#define ORIGIN_JOURNAL_USER "journal-user"	/* journal entries of any other uid */
-#define ORIGIN_FILE "file"		/* a log file: anyone may write to it via syslog */
+/* How one POST of a bundle went. */
+enum send_status {
+	SEND_OK,		/* the service took it */
+	SEND_RETRY,		/* a later try may succeed */
+	SEND_REFUSED,		/* the service refused this bundle for good */
+	SEND_NO_SERVICE,	/* connection refused: the service is down or restarting */
+};
 
 /* A bundle file {name, source, origin, text}; the text made valid UTF-8. */
 void add_file(json_object *files, const char *name, const char *source, const char *origin,
 	      const char *text, size_t len);
-void sha256_hex(const void *data, size_t len, char out[65]);
 
 /* Adds the journal's lines in the window (source "journal", or
  * "journal:DIR" for a directory of journal files) as three files by who

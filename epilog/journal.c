@@ -28,7 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "conf.h"
-#include "internal.h"
+#include "timefmt.h"
+#include "xalloc.h"
 #include "collect.h"
 #ifdef HAVE_SYSTEMD
 #include <systemd/sd-journal.h>
@@ -76,7 +77,7 @@ static bool have_journal(const char *dir)
 
 enum jkind { J_KERNEL, J_ROOT, J_USER };
 
-static const char *const korigin[] = { ORIGIN_KERNEL, ORIGIN_JOURNAL, ORIGIN_JOURNAL_USER };
+static const char *const korigin[] = { ORIGIN_NAME_KERNEL, ORIGIN_NAME_JOURNAL, ORIGIN_NAME_JOURNAL_USER };
 
 /* One entry's fields, with their lengths (a journal value need not end
  * in a NUL nor be free of them). */
@@ -111,17 +112,14 @@ static enum jkind kind_of(const struct jentry *e)
 static char *format_entry(const struct jentry *e, enum jkind k, size_t *len)
 {
 	char ts[64], who[300] = "", *line;
-	time_t sec = (time_t)(e->t / 1000000);
-	struct tm tm;
 	int n;
 
-	gmtime_r(&sec, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	time_format_log(e->t, ts, sizeof(ts));
 	if (k != J_KERNEL)
 		snprintf(who, sizeof(who), "[_UID=%.*s _COMM=%.*s] ", (int)(e->uid ? e->ul : 1),
 			 e->uid ? e->uid : "-", (int)(e->comm ? (e->cl < 64 ? e->cl : 64) : 1),
 			 e->comm ? e->comm : "-");
-	n = asprintf(&line, "%s.%06u+00:00 %.*s %s%.*s%s%.*s%s: %.*s\n", ts, (unsigned)(e->t % 1000000),
+	n = asprintf(&line, "%s %.*s %s%.*s%s%.*s%s: %.*s\n", ts,
 		     (int)e->hl, e->host ? e->host : "localhost", who, (int)e->il,
 		     e->ident ? e->ident : "unknown", e->pid ? "[" : "", (int)e->pl, e->pid ? e->pid : "",
 		     e->pid ? "]" : "", (int)e->ml, e->msg);

@@ -19,7 +19,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "internal.h"
+#include "timefmt.h"
+#include "xalloc.h"
 #include "collect.h"
 
 #define KMSG_MAX_BYTES (64u << 20)	/* the ring is at most 32 MiB (log_buf_len) */
@@ -38,8 +39,6 @@ static char *record_line(char *rec, long long boot_us, double start, double end,
 	char *semi = strchr(rec, ';'), *p = rec, *e, ts[64], *line;
 	unsigned long long pri;
 	long long usec, t;
-	time_t sec;
-	struct tm tm;
 	int len;
 
 	if (!semi)
@@ -60,10 +59,8 @@ static char *record_line(char *rec, long long boot_us, double start, double end,
 	t = boot_us + usec;
 	if ((double)t / 1e6 < start || (double)t / 1e6 > end)
 		return NULL;
-	sec = (time_t)(t / 1000000);
-	gmtime_r(&sec, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
-	len = asprintf(&line, "%s.%06u+00:00 %s kernel: %s\n", ts, (unsigned)(t % 1000000), host, semi + 1);
+	time_format_log((unsigned long long)t, ts, sizeof(ts));
+	len = asprintf(&line, "%s %s kernel: %s\n", ts, host, semi + 1);
 	if (len < 0)
 		return NULL;
 	*n = (size_t)len;
@@ -166,7 +163,7 @@ void collect_kmsg(const struct collect_ctx *cx, size_t cap, json_object *files, 
 		free(v[i].s);
 	}
 	free(v);
-	add_file(files, name, path, ORIGIN_KERNEL, text, total);
+	add_file(files, name, path, ORIGIN_NAME_KERNEL, text, total);
 	free(text);
 	if (first)
 		cover(cov, "kmsg", "partial", "more than %zu bytes in the window: kept the last %zu", cap, total);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "internal.h"
+#include "timefmt.h"
 #include "window.h"
 
 #define BLK 4096		/* bytes per pread while searching */
@@ -495,51 +495,4 @@ void cut_free(struct cut *c)
 {
 	free(c->text);
 	c->text = NULL;
-}
-
-char *utf8_fix(const char *s, size_t len, size_t *outlen)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	char *out = malloc(len * 3 + 1), *w = out;
-	size_t i = 0;
-
-	if (!out)
-		return NULL;
-	while (i < len) {
-		unsigned char ch = p[i];
-		size_t n = 0;
-		unsigned cp = 0;
-
-		if (ch < 0x80) {
-			if (ch)
-				*w++ = (char)ch;
-			i++;
-			continue;
-		}
-		if (ch >= 0xc2 && ch <= 0xdf)
-			n = 1, cp = ch & 0x1f;
-		else if (ch >= 0xe0 && ch <= 0xef)
-			n = 2, cp = ch & 0x0f;
-		else if (ch >= 0xf0 && ch <= 0xf4)
-			n = 3, cp = ch & 0x07;
-		if (n && i + n < len) {
-			size_t k;
-
-			for (k = 1; k <= n && i + k < len && (p[i + k] & 0xc0) == 0x80; k++)
-				cp = (cp << 6) | (p[i + k] & 0x3f);
-			if (k == n + 1 && !(n == 2 && cp < 0x800) && !(n == 3 && (cp < 0x10000 || cp > 0x10ffff)) &&
-			    !(cp >= 0xd800 && cp <= 0xdfff)) {
-				memcpy(w, p + i, n + 1);
-				w += n + 1;
-				i += n + 1;
-				continue;
-			}
-		}
-		memcpy(w, "\xef\xbf\xbd", 3);	/* U+FFFD */
-		w += 3;
-		i++;
-	}
-	*w = 0;
-	*outlen = (size_t)(w - out);
-	return out;
 }

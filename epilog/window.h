@@ -33,7 +33,5 @@ int window_cut(int fd, off_t size, double start, double end, double slack, size_
 	       const struct timectx *tc, struct cut *out);
 void cut_free(struct cut *c);
 
-/* Replaces invalid UTF-8 with U+FFFD and drops NUL bytes, in a new buffer. */
-char *utf8_fix(const char *s, size_t len, size_t *outlen);
 
 #endif

@@ -2,7 +2,7 @@
  * receives it.
  *
  * The bytes go the way an upload goes once its credential is accepted:
- * parsed as one JSON value with the service's depth limit (svc_parse_json,
+ * parsed as one JSON value with the service's depth limit (json_parse_bounded,
  * the check http.c makes before the 202), then, whatever the answer, spooled
  * as STATE/incoming/4242/node-02.json (a file on disk may be anything: a
  * crash mid-write, a hand edit) and taken by the service's own path for a
@@ -17,7 +17,6 @@
 
 static struct attrib_config fuzz_conf;
 static struct json_object *fuzz_record;
-static char bundle_path[256];
 
 /* The example job (4242 on node-01..04) as jobcomp/attrib writes it,
  * without output files (read as a user: not this target's business). */
@@ -47,12 +46,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	}
 	snprintf(dir, sizeof(dir), "%s/incoming/4242", fuzz_dir);
 	mkdir(dir, 0700);
-	snprintf(bundle_path, sizeof(bundle_path), "%s/incoming/4242/node-02.json", fuzz_dir);
 	fuzz_record = json_tokener_parse(record_text);
 	if (!fuzz_record)
 		abort();
 	/* the service's errors (a file it cannot write) are not findings */
-	svc_log_set_level(SVC_ERROR);
+	log_set_level(LOGL_ERROR);
 	return 0;
 }
 
@@ -76,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ok_whole != ok_pieces || (!ok_whole && !whole.err[0]) ||
 	    strcmp(whole.schema, pieces.schema) || strcmp(whole.node, pieces.node))
 		abort();
-	parsed = svc_parse_json((const char *)data, size, JSON_MAX_DEPTH, err, sizeof(err));
+	parsed = json_parse_bounded((const char *)data, size, JSON_MAX_DEPTH, err, sizeof(err));
 	if (!parsed && (!memchr(err, 0, sizeof(err)) || !*err))
 		abort();
 	/* what http.c takes (the scan, and a top-level object: it refuses
@@ -89,11 +87,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* what the main loop does with it */
 	fuzz_write("incoming/4242/node-02.json", data, size);
-	(void)spool_bundle_fresh(bundle_path, "2026-11-29T08:00:00Z", fuzz_conf.max_bundle_bytes);
 	cov = json_object_new_array();
 	memset(err, 'X', sizeof(err));
 	err[0] = 0;
-	case_dir = casebuild(&fuzz_conf, fuzz_record, "4242", 0, cov, err, sizeof(err));
+	case_dir = casebuild(&fuzz_conf, fuzz_record, "4242", 0, cov, NULL, err, sizeof(err));
 	if (!case_dir) {
 		fprintf(stderr, "fuzz_bundle: the case was not built: %.512s\n", err);
 		abort();	/* only the disk can refuse it, never the bundle */

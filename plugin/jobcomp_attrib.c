@@ -112,6 +112,7 @@ static struct rec *rec_copy(const job_record_t *job)
 		return NULL;
 	area = (char *)(r + 1);
 	r->next = NULL;
+	r->limit_unknown = false;
 	r->job_id = job->job_id;
 	r->uid = job->user_id;
 	r->gid = job->group_id;

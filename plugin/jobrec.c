@@ -8,31 +8,17 @@
 #endif
 #include <inttypes.h>
 #include <pwd.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 
 #include <slurm/slurm.h>
 
+#include "contract.h"
 #include "jobrec.h"
 #include "slurm_compat.h"
-#include "util.h"
-
-/* "exit:signal" of a wait status, as sacct prints it */
-static void fmt_exit(uint32_t status, char *buf, size_t len)
-{
-	int code = 0, sig = 0;
-
-	if (status != NO_VAL) {
-		if (WIFSIGNALED(status))
-			sig = WTERMSIG(status);
-		else if (WIFEXITED(status))
-			code = WEXITSTATUS(status);
-	}
-	snprintf(buf, len, "%d:%d", code, sig);
-}
 
 /* the state sacct shows for the record (flags such as COMPLETING dropped) */
 static const char *state_name(uint32_t state)
@@ -143,85 +129,61 @@ out:
 	return path;
 }
 
-/* r as one line of JSON (malloc; NULL when out of memory): job.json of the
- * contract plus uid, gid, std_out, std_err, work_dir, batch_host, attempt */
+/* r as one line of JSON (malloc; NULL when out of memory): the job record
+ * of doc/formats.md, written by common/contract.c's one writer */
 char *rec_json(const struct rec *r, size_t *len)
 {
-	char ec[32], dec[32], limit[64], id[16], pwbuf[4096], *out = NULL, *err = NULL, *line;
-	const char *user = r->user;
+	char pwbuf[4096], *out = NULL, *err = NULL, *line = NULL, *h;
 	struct passwd pw, *pwp = NULL;
-	struct json_object *o, *nodes;
-	time_t start = r->start;
+	struct hostlist *hl = NULL;
+	bool ok = true;
+	struct attrib_job_record jr = {
+		.job_id = r->job_id,
+		.cluster = r->cluster,
+		.user = r->user,
+		.partition = r->partition,
+		.name = r->name,
+		.uid = r->uid,
+		.gid = r->gid,
+		.batch_host = r->batch_host,
+		.submit = r->submit,
+		.start = r->start,
+		.end = r->end,
+		.state = state_name(r->job_state),
+		.exit_status = r->exit_code,
+		.derived_exit_status = r->derived_ec,
+		.reason = slurm_job_state_reason_string(r->state_reason),
+		.restart_count = r->restart_cnt,
+		.attempt = r->restart_cnt,
+		/* no limit of its own and none of the partition: unlimited */
+		.time_limit = r->limit_unknown ? JOB_RECORD_NO_VAL
+			      : r->time_limit == NO_VAL ? INFINITE : r->time_limit,
+		.array_job_id = r->array_job_id,
+		.array_task_id = r->array_task_id,
+		.work_dir = r->work_dir,
+	};
 
-	if (!user && getpwuid_r((uid_t)r->uid, &pw, pwbuf, sizeof(pwbuf), &pwp) == 0 && pwp)
-		user = pw.pw_name;
-	/* never started (cancelled while pending): a zero-length run */
-	if (start <= 0 || start > r->end)
-		start = r->end;
-	fmt_exit(r->exit_code, ec, sizeof(ec));
-	fmt_exit(r->derived_ec, dec, sizeof(dec));
-	slurm_mins2time_str(r->time_limit, limit, sizeof(limit));
-
+	if (!jr.user && getpwuid_r((uid_t)r->uid, &pw, pwbuf, sizeof(pwbuf), &pwp) == 0 && pwp)
+		jr.user = pw.pw_name;
 	if (r->std_out)
-		out = expand_stdio(r, r->std_out, user);
+		out = expand_stdio(r, r->std_out, jr.user);
 	else if (r->batch_flag)
 		out = expand_stdio(r, r->array_task_id == NO_VAL ? "slurm-%J.out" : "slurm-%A_%a.out",
-				   user);
+				   jr.user);
 	if (r->std_err)
-		err = expand_stdio(r, r->std_err, user);
+		err = expand_stdio(r, r->std_err, jr.user);
 	else if (out)
 		err = strdup(out); /* stderr goes where stdout goes */
-
-	if (!(o = json_object_new_object()) || !(nodes = json_object_new_array())) {
-		json_object_put(o);
-		free(out);
-		free(err);
-		return NULL;
+	jr.std_out = out;
+	jr.std_err = err;
+	if (r->nodes && *r->nodes && (hl = slurm_hostlist_create(r->nodes))) {
+		while (ok && (h = slurm_hostlist_shift(hl)))
+			ok = job_record_add_node(&jr, h);
+		slurm_hostlist_destroy(hl);
 	}
-	snprintf(id, sizeof(id), "%" PRIu32, r->job_id);
-	jo_str(o, "schema", "attrib.job/v1");
-	jo_str(o, "job_id", id);
-	jo_str(o, "cluster", r->cluster);
-	jo_str(o, "user", user);
-	jo_int(o, "uid", r->uid);
-	jo_int(o, "gid", r->gid);
-	jo_str(o, "partition", r->partition);
-	jo_str(o, "name", r->name);
-	/* where the batch script ran: the engine places the batch step's own
-	 * lines (its script in Slurm's spool) there */
-	jo_str(o, "batch_host", r->batch_host);
-	json_object_object_add(o, "nodes", nodes);
-	if (r->nodes && *r->nodes) {
-		struct hostlist *hl = slurm_hostlist_create(r->nodes);
-		char *h;
-
-		while (hl && (h = slurm_hostlist_shift(hl))) {
-			json_object_array_add(nodes, json_object_new_string(h));
-			free(h);
-		}
-		if (hl)
-			slurm_hostlist_destroy(hl);
-	}
-	jo_time(o, "submit_time", r->submit);
-	jo_time(o, "start_time", start);
-	jo_time(o, "end_time", r->end);
-	jo_str(o, "state", state_name(r->job_state));
-	jo_str(o, "exit_code", ec);
-	jo_str(o, "derived_exit_code", dec);
-	jo_str(o, "reason", slurm_job_state_reason_string(r->state_reason));
-	jo_int(o, "restart_count", r->restart_cnt);
-	jo_int(o, "attempt", r->restart_cnt);
-	jo_str(o, "time_limit", r->time_limit == NO_VAL ? NULL : limit); /* unknown */
-	if (r->array_task_id != NO_VAL) {
-		jo_int(o, "array_job_id", r->array_job_id);
-		jo_int(o, "array_task_id", r->array_task_id);
-	}
-	jo_str(o, "std_out", out);
-	jo_str(o, "std_err", err);
-	jo_str(o, "work_dir", r->work_dir);
-	jo_str(o, "batch_host", r->batch_host && *r->batch_host ? r->batch_host : NULL);
-	line = jo_line(o, len);
-	json_object_put(o);
+	if (ok)
+		line = job_record_json(&jr, len);
+	job_record_free_nodes(&jr);
 	free(out);
 	free(err);
 	return line;

@@ -1,7 +1,7 @@
 /*
- * The job record (attrib.job/v1 plus uid, gid, std_out, std_err, work_dir,
- * batch_host, attempt: doc/live-pipeline.md, section 1) as one line of JSON,
- * from the fields of an ended job.  One writer for both ways the record is
+ * The job record (attrib.job/v1, doc/formats.md) of an ended job, from its
+ * fields as Slurm keeps them: state, reason and output paths named as Slurm
+ * names and expands them, then common/contract.c's writer.  One writer for both ways the record is
  * made: jobcomp/attrib (inside slurmctld, from its job record) and
  * attrib-jobrecord (EpilogSlurmctld or jobcomp/script, from slurm_load_job
  * and the environment).
@@ -14,6 +14,7 @@
 #ifndef ATTRIB_PLUGIN_JOBREC_H
 #define ATTRIB_PLUGIN_JOBREC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -28,9 +29,11 @@ struct rec {
 	time_t submit, start, end;
 	char *user, *name, *partition, *nodes, *std_out, *std_err, *work_dir, *batch_host,
 		*cluster;
+	bool limit_unknown;	/* attrib-jobrecord without slurmctld's answer */
 };
 
-/* r as one line of JSON (malloc; NULL when out of memory) */
+/* r as one line of JSON (malloc; NULL when out of memory): the job record
+ * of doc/formats.md, written by common/contract.c's one writer */
 char *rec_json(const struct rec *r, size_t *len);
 
 #endif

@@ -284,7 +284,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "attrib-jobrecord: job %" PRIu32 ": record from the environment only\n",
 		r.job_id);
 	r.array_task_id = NO_VAL;
-	r.time_limit = NO_VAL;	/* unknown */
+	r.limit_unknown = true;
 	r.batch_flag = 1;
 	r.state_reason = WAIT_NO_REASON;
 	r.end = time(NULL);	/* the hook runs as the attempt ends */

@@ -1,5 +1,5 @@
 /*
- * Helpers shared by the Slurm plugins: JSON records (json-c), RFC 3339 times, atomic
+ * Helpers shared by the Slurm plugins: JSON task records (json-c), atomic
  * writes under a directory descriptor. See util.h.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -8,6 +8,8 @@
 #define _GNU_SOURCE
 #endif
 #include "util.h"
+#include "text.h"
+#include "timefmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,70 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/*
- * Length of the valid UTF-8 sequence at s (1..4), or 0 when the bytes there
- * are not one (stray continuation byte, overlong form, surrogate, beyond
- * U+10FFFF, truncated).
- */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0];
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef) {
-		unsigned char lo = 0x80, hi = 0xbf;
-
-		if (c == 0xe0)
-			lo = 0xa0; /* overlong */
-		if (c == 0xed)
-			hi = 0x9f; /* UTF-16 surrogates */
-		if (s[1] < lo || s[1] > hi || (s[2] & 0xc0) != 0x80)
-			return 0;
-		return 3;
-	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		unsigned char lo = 0x80, hi = 0xbf;
-
-		if (c == 0xf0)
-			lo = 0x90; /* overlong */
-		if (c == 0xf4)
-			hi = 0x8f; /* > U+10FFFF */
-		if (s[1] < lo || s[1] > hi || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
-/* s with every byte that is not valid UTF-8 replaced by U+FFFD (json-c
- * passes bytes >= 0x80 through unchecked; the records must be strict
- * UTF-8 for every reader).  NULL on allocation failure. */
-static char *utf8_clean(const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), o = 0, k;
-	char *out = malloc(n * 3 + 1);	/* each bad byte becomes 3 */
-
-	if (!out)
-		return NULL;
-	while (*s) {
-		if ((k = utf8_len(s)) > 0) {
-			memcpy(out + o, s, k);
-			o += k;
-			s += k;
-		} else {
-			memcpy(out + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			s++;
-		}
-	}
-	out[o] = '\0';
-	return out;
-}
-
 void jo_str(struct json_object *o, const char *key, const char *val)
 {
 	char *clean;
@@ -90,7 +28,8 @@ void jo_str(struct json_object *o, const char *key, const char *val)
 		json_object_object_add(o, key, NULL);
 		return;
 	}
-	clean = utf8_clean(val);
+	/* json-c passes bytes >= 0x80 through unchecked: strict UTF-8 first */
+	clean = text_utf8_fix(val, strlen(val), NULL);
 	json_object_object_add(o, key, clean ? json_object_new_string(clean) : NULL);
 	free(clean);
 }
@@ -105,7 +44,7 @@ void jo_time(struct json_object *o, const char *key, time_t t)
 	char tb[32];
 
 	json_object_object_add(o, key,
-			       t > 0 ? json_object_new_string(fmt_rfc3339(t, tb, sizeof(tb))) : NULL);
+			       t > 0 ? json_object_new_string(time_format_sec(t, tb, sizeof(tb))) : NULL);
 }
 
 char *jo_line(struct json_object *o, size_t *len)
@@ -118,72 +57,6 @@ char *jo_line(struct json_object *o, size_t *len)
 		return NULL;
 	*len = strlen(line);
 	return line;
-}
-
-char *fmt_rfc3339(time_t t, char *buf, size_t len)
-{
-	struct tm tm;
-
-	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(buf, len, "1970-01-01T00:00:00Z");
-	return buf;
-}
-
-int write_atomic_at(int dirfd, const char *name, const char *tmpname, const char *buf,
-		    size_t len, mode_t mode, bool sync, char *err, size_t errlen)
-{
-	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-	size_t off = 0;
-	int fd, e;
-
-	fd = openat(dirfd, tmpname, flags, mode);
-	if (fd < 0 && errno == EEXIST) {
-		/* left over from a crash: we own the name, remove and retry */
-		(void)unlinkat(dirfd, tmpname, 0);
-		fd = openat(dirfd, tmpname, flags, mode);
-	}
-	if (fd < 0) {
-		e = errno;
-		snprintf(err, errlen, "create %s: %s", tmpname, strerror(e));
-		errno = e;
-		return -1;
-	}
-	while (off < len) {
-		ssize_t n = write(fd, buf + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			e = n < 0 ? errno : EIO;
-			snprintf(err, errlen, "write %s: %s", tmpname, strerror(e));
-			goto fail;
-		}
-		off += (size_t)n;
-	}
-	if (sync && fsync(fd) < 0) {
-		e = errno;
-		snprintf(err, errlen, "fsync %s: %s", tmpname, strerror(e));
-		goto fail;
-	}
-	if (close(fd) < 0) {
-		e = errno;
-		fd = -1;
-		snprintf(err, errlen, "close %s: %s", tmpname, strerror(e));
-		goto fail;
-	}
-	fd = -1;
-	if (renameat(dirfd, tmpname, dirfd, name) < 0) {
-		e = errno;
-		snprintf(err, errlen, "rename %s to %s: %s", tmpname, name, strerror(e));
-		goto fail;
-	}
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	(void)unlinkat(dirfd, tmpname, 0);
-	errno = e;
-	return -1;
 }
 
 int open_dir_nofollow(const char *path, mode_t mode, bool create, char *err, size_t errlen)

@@ -1,8 +1,8 @@
 /*
  * Helpers shared by the Slurm plugins (jobcomp/attrib, spank attrib):
- * JSON members through json-c (strict UTF-8), RFC 3339 times, and an
- * atomic write (temporary file, fsync, rename) relative to a directory
- * descriptor.
+ * JSON members through json-c (strict UTF-8: common/text.c; RFC 3339:
+ * common/timefmt.c; both compiled in, as is common/fileio.c, the atomic
+ * write), and opening a directory without following symbolic links.
  *
  * Nothing here uses Slurm: the same object is linked into both plugins.
  * None of these names is exported (see plugin/plugin.map).
@@ -19,6 +19,8 @@
 
 #include <json-c/json.h>
 
+#include "fileio.h"
+
 /* Members of a JSON record, built with json-c.  Strings are made strict
  * UTF-8 first (invalid bytes become U+FFFD); NULL strings and times <= 0
  * are null. */
@@ -27,18 +29,6 @@ void jo_int(struct json_object *o, const char *key, long long val);
 void jo_time(struct json_object *o, const char *key, time_t t);
 /* o as one line of compact JSON with a newline (malloc), or NULL. */
 char *jo_line(struct json_object *o, size_t *len);
-
-/* "YYYY-MM-DDTHH:MM:SSZ"; returns buf. */
-char *fmt_rfc3339(time_t t, char *buf, size_t len);
-
-/*
- * Write buf to dirfd/name atomically: create dirfd/tmpname (O_EXCL,
- * O_NOFOLLOW, mode; a stale one is removed first), write, fsync (when
- * sync), rename over name. Returns 0, or -1 with errno set and a
- * description in err.
- */
-int write_atomic_at(int dirfd, const char *name, const char *tmpname, const char *buf,
-		    size_t len, mode_t mode, bool sync, char *err, size_t errlen);
 
 /*
  * Open (creating missing components: the last with mode, those above it

@@ -47,27 +47,16 @@ void comment_sanitise(char *s, size_t max)
 
 char *comment_summary(struct json_object *result)
 {
-	struct json_object *rc = NULL, *culprits = NULL;
-	const char *sub = svc_json_str(result, "sub_domain");
-	const char *code = NULL, *title = NULL;
-	char *nodes = NULL, *out = NULL;
-	size_t nlen = 0;
-	FILE *f;
+	struct result_view v;
+	const char *sub, *code, *title;
+	char *nodes, *out = NULL;
 
-	if (json_object_object_get_ex(result, "root_cause", &rc) &&
-	    json_object_is_type(rc, json_type_object)) {
-		code = svc_json_str(rc, "code");
-		title = svc_json_str(rc, "symptom");
-	}
-	f = open_memstream(&nodes, &nlen);
-	if (!f)
+	result_view_of(result, &v);
+	sub = v.sub_domain;
+	code = v.root_code;
+	title = v.root_title;
+	if (!(nodes = result_join_culprits(&v)) && !(nodes = strdup("")))
 		return NULL;
-	if (json_object_object_get_ex(result, "culprit_nodes", &culprits) &&
-	    json_object_is_type(culprits, json_type_array))
-		for (size_t i = 0; i < json_object_array_length(culprits); i++)
-			fprintf(f, "%s%s", i ? "," : "",
-				json_object_get_string(json_object_array_get_idx(culprits, i)));
-	fclose(f);
 	/* sanitise each part first so that no part can fake another's place */
 	char *parts[4] = { strdup(sub && *sub ? sub : "unattributed"), nodes,
 			   strdup(code && *code ? code : "-"), strdup(title ? title : "") };
@@ -127,19 +116,14 @@ long comment_backoff(int tries)
 
 bool accounting_init(void)
 {
-	const char *conf = getenv("SLURM_CONF");
-	struct stat st;
+	char why[256];
 
-	if (!conf || !*conf)
-		conf = "/etc/slurm/slurm.conf";
-	if (stat(conf, &st) < 0) {
-		svc_log(SVC_WARNING,
-			"no slurm.conf at %s: accounting is off; summaries stay queued", conf);
+	if (!slurm_ready(why, sizeof(why))) {
+		log_msg(LOGL_WARNING, "%s: accounting is off; summaries stay queued", why);
 		return enabled = false;
 	}
-	slurm_init(conf);
-	svc_log(SVC_INFO, "accounting through slurmdbd of cluster %s (%s)",
-		slurm_conf.cluster_name ? slurm_conf.cluster_name : "?", conf);
+	log_msg(LOGL_INFO, "accounting through slurmdbd of cluster %s (%s)",
+		slurm_conf.cluster_name ? slurm_conf.cluster_name : "?", slurm_conf_file());
 	return enabled = true;
 }
 
@@ -167,6 +151,44 @@ static char **field_of(slurmdb_job_rec_t *rec, const char *comment_field)
 	return &rec->admin_comment;
 }
 
+/* A condition on one job id of slurmdbd's (flags: every attempt or the
+ * latest), in clusters (NULL: slurmdbd's default); *step is its step
+ * list's one entry.  The caller destroys cond->step_list. */
+static void job_cond(slurmdb_job_cond_t *cond, slurm_selected_step_t *step, uint32_t id,
+		     list_t *clusters, uint32_t flags)
+{
+	memset(step, 0, sizeof(*step));
+	step->step_id.job_id = id;
+	step->step_id.step_id = NO_VAL;
+	step->step_id.step_het_comp = NO_VAL;
+	step->array_task_id = NO_VAL;
+	step->het_job_offset = NO_VAL;
+	memset(cond, 0, sizeof(*cond));
+	cond->step_list = slurm_list_create(NULL);
+	slurm_list_append(cond->step_list, step);
+	cond->cluster_list = clusters;
+	cond->flags = flags;
+	cond->db_flags = SLURMDB_JOB_FLAG_NOTSET;
+}
+
+long accounting_attempts(void *db, list_t *clusters, uint32_t id)
+{
+	slurmdb_job_cond_t cond;
+	slurm_selected_step_t step;
+	list_t *got;
+	long n = 1;
+
+	job_cond(&cond, &step, id, clusters,
+		 JOBCOND_FLAG_DUP | JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_DEFAULT_USAGE);
+	if ((got = slurmdb_jobs_get(db, &cond))) {
+		if (slurm_list_count(got) > 0)
+			n = slurm_list_count(got);
+		slurm_list_destroy(got);
+	}
+	slurm_list_destroy(cond.step_list);
+	return n;
+}
+
 int accounting_write(const char *comment_field, const char *cluster, const char *job_id,
 		     const char *text, char *err, size_t errlen)
 {
@@ -190,24 +212,13 @@ int accounting_write(const char *comment_field, const char *cluster, const char 
 	}
 	if (!cluster || !*cluster)
 		cluster = slurm_conf.cluster_name;
-
-	memset(&step, 0, sizeof(step));
-	step.step_id.job_id = id;
-	step.step_id.step_id = NO_VAL;
-	step.step_id.step_het_comp = NO_VAL;
-	step.array_task_id = NO_VAL;
-	step.het_job_offset = NO_VAL;
-	steps = slurm_list_create(NULL);
-	slurm_list_append(steps, &step);
-	memset(&cond, 0, sizeof(cond));
-	cond.step_list = steps;
-	cond.flags = JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_DEFAULT_USAGE;
-	cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;
 	if (cluster) {
 		clusters = slurm_list_create(NULL);
 		slurm_list_append(clusters, (void *)cluster);
-		cond.cluster_list = clusters;
 	}
+	job_cond(&cond, &step, (uint32_t)id, clusters,
+		 JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_DEFAULT_USAGE);
+	steps = cond.step_list;
 
 	if (!(db = slurmdb_connection_get(NULL))) {
 		snprintf(err, errlen, "cannot connect to slurmdbd: %s", slurm_strerror(errno));

@@ -16,45 +16,11 @@ const char *auth_socket(void)
 	return s && *s ? s : NULL;
 }
 
-static int copy_part(char *dst, size_t cap, const char *p, size_t n)
-{
-	if (n == 0 || n >= cap)
-		return -1;
-	memcpy(dst, p, n);
-	dst[n] = 0;
-	return 0;
-}
-
-int auth_parse_payload(const char *p, size_t len, struct auth_claim *c)
-{
-	size_t pre = strlen(AUTH_PAYLOAD_PREFIX);
-	const char *end = p + len, *a, *b;
-
-	if (len <= pre || memcmp(p, AUTH_PAYLOAD_PREFIX, pre) || memchr(p, 0, len))
-		return -1;
-	a = p + pre;
-	b = memchr(a, ':', end - a);
-	if (!b || copy_part(c->job_id, sizeof(c->job_id), a, b - a))
-		return -1;
-	a = b + 1;
-	b = memchr(a, ':', end - a);
-	if (!b || copy_part(c->node, sizeof(c->node), a, b - a))
-		return -1;
-	a = b + 1;
-	if (end - a != 64 || copy_part(c->sha256, sizeof(c->sha256), a, 64))
-		return -1;
-	for (int i = 0; i < 64; i++)
-		if (!strchr("0123456789abcdef", c->sha256[i]) || !c->sha256[i])
-			return -1;
-	if (!svc_valid_name(c->job_id) || !svc_valid_name(c->node))
-		return -1;
-	return 0;
-}
-
 enum reject_reason auth_decode(const char *cred, struct auth_claim *c, char *why, size_t whylen)
 {
 	munge_ctx_t ctx;
 	munge_err_t e;
+	struct bundle_claim bc;
 	void *payload = NULL;
 	int len = 0;
 	uid_t uid = (uid_t)-1;
@@ -109,9 +75,13 @@ enum reject_reason auth_decode(const char *cred, struct auth_claim *c, char *why
 	} else if (uid != 0) {
 		snprintf(why, whylen, "credential of uid %u, not root", (unsigned)uid);
 		r = REJ_UID;
-	} else if (!payload || auth_parse_payload(payload, len, c)) {
-		snprintf(why, whylen, "payload is not %sJOBID:NODE:SHA256", AUTH_PAYLOAD_PREFIX);
+	} else if (!payload || bundle_payload_parse(payload, len, &bc)) {
+		snprintf(why, whylen, "payload is not %sJOBID:NODE:SHA256", BUNDLE_PAYLOAD_PREFIX);
 		r = REJ_PAYLOAD;
+	} else {
+		memcpy(c->job_id, bc.job_id, sizeof(c->job_id));
+		memcpy(c->node, bc.node, sizeof(c->node));
+		memcpy(c->sha256, bc.sha256, sizeof(c->sha256));
 	}
 	c->uid = uid;
 	c->gid = gid;

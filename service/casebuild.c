@@ -102,7 +102,7 @@ static int open_as(const char *path, uid_t uid, gid_t gid, char *err, size_t err
 	setfsgid(old_gid);
 	if (syscall(SYS_setgroups, nsaved, saved) < 0 || (uid_t)setfsuid((uid_t)-1) != old_uid) {
 		/* cannot happen as root; never go on with a foreign identity */
-		svc_log(SVC_ERROR, "cannot return to the service's identity: %s", strerror(errno));
+		log_msg(LOGL_ERROR, "cannot return to the service's identity: %s", strerror(errno));
 		abort();
 	}
 	if (fd < 0 && e)
@@ -223,7 +223,7 @@ static void safe_name(const char *name, char *out, size_t cap, const char *fallb
 		memmove(out, out + 1, strlen(out));
 	for (char *d; (d = strstr(out, ".."));)
 		d[0] = '_';
-	if (!svc_valid_name(out))
+	if (!contract_valid_name(out))
 		snprintf(out, cap, "%s", fallback);
 }
 
@@ -241,7 +241,7 @@ static int write_in(const char *dir, const char *name, const char *data, size_t 
 /* Order of steps: a later srun step wins over the batch script's. */
 static long step_key(struct json_object *r)
 {
-	const char *s = svc_json_str(r, "step");
+	const char *s = json_str(r, "step");
 	char *end;
 	long v;
 
@@ -255,6 +255,8 @@ static long step_key(struct json_object *r)
 	return *end || v < 0 ? -1 : v;
 }
 
+/* Every task record of node's bundle into ranks, as it comes; one per
+ * rank is kept at the end (ranks_finish). */
 static void add_ranks(struct json_object *ranks, struct json_object *bundle, const char *node)
 {
 	struct json_object *arr, *v;
@@ -265,43 +267,64 @@ static void add_ranks(struct json_object *ranks, struct json_object *bundle, con
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		struct json_object *r = json_object_array_get_idx(arr, i), *copy = NULL;
 		const char *rn;
-		int rank;
-		size_t k;
 
 		if (!json_object_is_type(r, json_type_object) ||
 		    !json_object_object_get_ex(r, "rank", &v) || !json_object_is_type(v, json_type_int) ||
-		    (rank = json_object_get_int(v)) < 0)
+		    json_object_get_int(v) < 0)
 			continue;
-		rn = svc_json_str(r, "node");
+		rn = json_str(r, "node");
 		if (rn && strcmp(rn, node))
 			continue;	/* a node speaks for itself only */
 		if (json_object_deep_copy(r, &copy, NULL) || !copy)
 			continue;
 		json_object_object_add(copy, "node", json_object_new_string(node));
-		for (k = 0; k < json_object_array_length(ranks); k++) {
-			struct json_object *o = json_object_array_get_idx(ranks, k), *ov;
-
-			json_object_object_get_ex(o, "rank", &ov);
-			if (json_object_get_int(ov) == rank)
-				break;
-		}
-		if (k == json_object_array_length(ranks))
-			json_object_array_add(ranks, copy);
-		else if (step_key(copy) >= step_key(json_object_array_get_idx(ranks, k)))
-			json_object_array_put_idx(ranks, k, copy);
-		else
-			json_object_put(copy);
+		json_object_array_add(ranks, copy);
 	}
 }
 
-static int by_rank(const void *a, const void *b)
-{
-	struct json_object *x = *(struct json_object *const *)a, *y = *(struct json_object *const *)b;
-	struct json_object *rx, *ry;
+struct rank_ref {
+	int rank;
+	long step;
+	size_t seq;	/* order of arrival */
+	struct json_object *o;
+};
 
-	json_object_object_get_ex(x, "rank", &rx);
-	json_object_object_get_ex(y, "rank", &ry);
-	return json_object_get_int(rx) - json_object_get_int(ry);
+static int by_rank_step_seq(const void *a, const void *b)
+{
+	const struct rank_ref *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The ranks by rank number, one record each: a later srun step wins over
+ * the batch script's, and of equal steps the record that came last.  By
+ * sorting, not by looking each record up among those before it: 16,384
+ * ranks would cost 134 million comparisons. */
+static struct json_object *ranks_finish(struct json_object *all)
+{
+	size_t n = json_object_array_length(all);
+	struct rank_ref *v = calloc(n ? n : 1, sizeof(*v));
+	struct json_object *out = json_object_new_array_ext((int)n), *r;
+
+	if (!v)
+		return out;
+	for (size_t i = 0; i < n; i++) {
+		v[i].o = json_object_array_get_idx(all, i);
+		json_object_object_get_ex(v[i].o, "rank", &r);
+		v[i].rank = json_object_get_int(r);
+		v[i].step = step_key(v[i].o);
+		v[i].seq = i;
+	}
+	qsort(v, n, sizeof(*v), by_rank_step_seq);
+	for (size_t i = 0; i < n; i++)
+		if (i + 1 == n || v[i + 1].rank != v[i].rank)
+			json_object_array_add(out, json_object_get(v[i].o));
+	free(v);
+	return out;
 }
 
 /* A bundle file's origin for evidence.json.  The bundle is the root
@@ -311,7 +334,7 @@ static int by_rank(const void *a, const void *b)
 static const char *origin_of(struct json_object *f)
 {
 	static const char *const known[] = { "kernel", "journal", "journal-user", "file" };
-	const char *o = svc_json_str(f, "origin");
+	const char *o = json_str(f, "origin");
 
 	for (size_t i = 0; o && i < sizeof(known) / sizeof(*known); i++)
 		if (!strcmp(o, known[i]))
@@ -322,8 +345,9 @@ static const char *origin_of(struct json_object *f)
 /* nodes/NODE/<files> from NODE's bundle (each with its origin in
  * manifest); its ranks and coverage. */
 static void node_evidence(const struct attrib_config *conf, const char *case_dir,
-			  const char *job_id, const char *node, struct json_object *ranks,
-			  struct json_object *cov, struct json_object *manifest)
+			  const char *job_id, const char *node, const char *start,
+			  struct json_object *ranks, struct json_object *cov,
+			  struct json_object *manifest, int *stale)
 {
 	char *bpath = spool_bundle_path(conf->state_dir, job_id, node), dir[PATH_MAX], err[256];
 	struct json_object *b, *files, *bc;
@@ -332,7 +356,7 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 
 	if (!bpath)
 		return;
-	b = svc_read_json(bpath, conf->max_bundle_bytes, JSON_MAX_DEPTH, err, sizeof(err));
+	b = json_read_file(bpath, conf->max_bundle_bytes, JSON_MAX_DEPTH, err, sizeof(err));
 	if (!b) {
 		if (access(bpath, F_OK) == 0) {
 			snprintf(dir, sizeof(dir), "nodes/%s", node);
@@ -341,19 +365,32 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 		free(bpath);
 		return;
 	}
-	free(bpath);
-	if (!(s = svc_json_str(b, "schema")) || strcmp(s, BUNDLE_SCHEMA) ||
-	    !(s = svc_json_str(b, "job_id")) || strcmp(s, job_id) ||
-	    !(s = svc_json_str(b, "node")) || strcmp(s, node)) {
+	if (!(s = json_str(b, "schema")) || strcmp(s, ATTRIB_BUNDLE_SCHEMA) ||
+	    !(s = json_str(b, "job_id")) || strcmp(s, job_id) ||
+	    !(s = json_str(b, "node")) || strcmp(s, node)) {
 		snprintf(dir, sizeof(dir), "nodes/%s", node);
-		cov_add(cov, dir, "error", "bundle is not %s of job %s from %s", BUNDLE_SCHEMA, job_id,
+		cov_add(cov, dir, "error", "bundle is not %s of job %s from %s", ATTRIB_BUNDLE_SCHEMA, job_id,
 			node);
 		json_object_put(b);
+		free(bpath);
 		return;
 	}
+	/* checked here, on the bundle parsed once for the case, not by the
+	 * main loop on every bundle each time one more arrives */
+	if (!spool_bundle_fresh(b, start)) {
+		/* this attempt's own bundle replaces it (the caller may wait) */
+		log_msg(LOGL_INFO, "job %s: dropping %s, from an earlier attempt", job_id, bpath);
+		unlink(bpath);
+		if (stale)
+			(*stale)++;
+		json_object_put(b);
+		free(bpath);
+		return;
+	}
+	free(bpath);
 	snprintf(dir, sizeof(dir), "%s/nodes/%s", case_dir, node);
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		svc_log(SVC_ERROR, "cannot create %s: %s", dir, strerror(errno));
+		log_msg(LOGL_ERROR, "cannot create %s: %s", dir, strerror(errno));
 		json_object_put(b);
 		return;
 	}
@@ -368,13 +405,13 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 			    !json_object_is_type(t, json_type_string))
 				continue;
 			snprintf(fallback, sizeof(fallback), "file-%zu.log", i);
-			safe_name(svc_json_str(f, "name"), name, NAME_MAX_LEN - 24, fallback);
+			safe_name(json_str(f, "name"), name, NAME_MAX_LEN - 24, fallback);
 			snprintf(p, sizeof(p), "%s/%s", dir, name);
 			if (access(p, F_OK) == 0)	/* two files of one name: the second gets .N */
 				snprintf(name + strlen(name), sizeof(name) - strlen(name), ".%zu", i);
 			if (write_in(dir, name, json_object_get_string(t),
 				     json_object_get_string_len(t)) < 0) {
-				svc_log(SVC_ERROR, "cannot write %s/%s: %s", dir, name, strerror(errno));
+				log_msg(LOGL_ERROR, "cannot write %s/%s: %s", dir, name, strerror(errno));
 			} else {
 				struct json_object *m = json_object_new_object();
 				char rel[PATH_MAX];
@@ -390,8 +427,8 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 	if (json_object_object_get_ex(b, "coverage", &bc) && json_object_is_type(bc, json_type_array))
 		for (size_t i = 0; i < json_object_array_length(bc) && i < 64; i++) {
 			struct json_object *c = json_object_array_get_idx(bc, i);
-			const char *src = svc_json_str(c, "source"), *st = svc_json_str(c, "status");
-			const char *det = svc_json_str(c, "detail");
+			const char *src = json_str(c, "source"), *st = json_str(c, "status");
+			const char *det = json_str(c, "detail");
 			char source[256];
 
 			if (!src)
@@ -412,18 +449,18 @@ static void app_file(const struct attrib_config *conf, const char *case_dir,
 		     struct json_object *rec, const char *key, const char *path,
 		     const char *taken, char *name, size_t namecap, struct json_object *cov)
 {
-	struct json_object *v;
+	struct job_record_view jr;
 	char err[256], source[NAME_MAX_LEN + 32], full[PATH_MAX], dir[PATH_MAX];
-	const char *wd = svc_json_str(rec, "work_dir");
-	long long uid = -1, gid = -1;
+	const char *wd;
+	long long uid, gid;
 	bool missing;
 	size_t len;
 	char *data;
 
-	if (json_object_object_get_ex(rec, "uid", &v) && json_object_is_type(v, json_type_int))
-		uid = json_object_get_int64(v);
-	if (json_object_object_get_ex(rec, "gid", &v) && json_object_is_type(v, json_type_int))
-		gid = json_object_get_int64(v);
+	job_record_read(rec, &jr, err, sizeof(err));	/* what it has is enough here */
+	wd = jr.work_dir;
+	uid = jr.uid;
+	gid = jr.gid;
 	if (*path != '/') {
 		if (!wd || *wd != '/') {
 			snprintf(source, sizeof(source), "app/%s", key);
@@ -450,12 +487,12 @@ static void app_file(const struct attrib_config *conf, const char *case_dir,
 				 err, sizeof(err));
 	if (!data) {
 		cov_add(cov, source, missing ? "missing" : "error", "%s %s: %s; not read", key, path, err);
-		svc_log(SVC_INFO, "%s %s of uid %lld not read: %s", key, path, uid, err);
+		log_msg(LOGL_INFO, "%s %s of uid %lld not read: %s", key, path, uid, err);
 		return;
 	}
 	snprintf(dir, sizeof(dir), "%s/app", case_dir);
 	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) || write_in(dir, name, data, len) < 0)
-		svc_log(SVC_ERROR, "cannot write %s/%s: %s", dir, name, strerror(errno));
+		log_msg(LOGL_ERROR, "cannot write %s/%s: %s", dir, name, strerror(errno));
 	free(data);
 }
 
@@ -518,14 +555,18 @@ static void sched_log(const struct attrib_config *conf, const char *case_dir, co
 }
 
 char *casebuild(const struct attrib_config *conf, struct json_object *record, const char *job_id,
-		long attempt, struct json_object *cov, char *err, size_t errlen)
+		long attempt, struct json_object *cov, int *stale, char *err, size_t errlen)
 {
-	struct json_object *job = NULL, *nodes, *ranks = json_object_new_array(), *v;
+	struct json_object *job = NULL, *nodes, *ranks = json_object_new_array();
 	struct json_object *evidence = json_object_new_object(), *manifest = json_object_new_object();
 	char *dir = NULL, sub[PATH_MAX], outname[NAME_MAX_LEN + 16] = "", errname[NAME_MAX_LEN + 16];
+	char why[256];
+	struct job_record_view jr;
 	const char *so, *se;
 
-	if (!svc_valid_name(job_id)) {
+	if (stale)
+		*stale = 0;
+	if (!contract_valid_name(job_id)) {
 		snprintf(err, errlen, "job id \"%.64s\" cannot be a path", job_id);
 		goto fail;
 	}
@@ -555,12 +596,13 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 		for (size_t i = 0; i < json_object_array_length(nodes); i++) {
 			const char *node = json_object_get_string(json_object_array_get_idx(nodes, i));
 
-			if (!svc_valid_name(node)) {
+			if (!contract_valid_name(node)) {
 				cov_add(cov, "nodes", "error", "node name \"%.64s\" is not usable; not read",
 					node ? node : "");
 				continue;
 			}
-			node_evidence(conf, dir, job_id, node, ranks, cov, manifest);
+			node_evidence(conf, dir, job_id, node, json_str(record, "start_time"),
+				      ranks, cov, manifest, stale);
 		}
 	}
 	/* without it the engine would trust every node file as a hand-made
@@ -576,25 +618,24 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 			goto fail;
 		}
 	}
-	if (json_object_array_length(ranks)) {
-		json_object_array_sort(ranks, by_rank);
-		json_object_object_add(job, "ranks", json_object_get(ranks));
-	}
+	if (json_object_array_length(ranks))
+		json_object_object_add(job, "ranks", ranks_finish(ranks));
 
-	so = svc_json_str(record, "std_out");
-	se = svc_json_str(record, "std_err");
+	job_record_read(record, &jr, why, sizeof(why));	/* the engine judges the rest */
+	so = jr.std_out;
+	se = jr.std_err;
 	if (so && *so)
 		app_file(conf, dir, record, "std_out", so, NULL, outname, sizeof(outname), cov);
 	if (se && *se && !(so && !strcmp(so, se)))
 		app_file(conf, dir, record, "std_err", se, outname, errname, sizeof(errname), cov);
-	if (json_object_object_get_ex(record, "std_out_guessed", &v) && json_object_get_boolean(v))
-		svc_log(SVC_DEBUG, "job %s: std_out guessed as %s", job_id, so);
+	if (jr.std_out_guessed)
+		log_msg(LOGL_DEBUG, "job %s: std_out guessed as %s", job_id, so);
 	sched_log(conf, dir, job_id, cov);
 
 	/* a job that never started has no start time: its window is its end */
-	if (!svc_json_str(job, "start_time") && svc_json_str(job, "end_time"))
+	if (!json_str(job, "start_time") && json_str(job, "end_time"))
 		json_object_object_add(job, "start_time",
-				       json_object_new_string(svc_json_str(job, "end_time")));
+				       json_object_new_string(json_str(job, "end_time")));
 	snprintf(sub, sizeof(sub), "%s/job.json", dir);
 	{
 		const char *text = json_object_to_json_string_ext(job, JSON_C_TO_STRING_PRETTY |

@@ -11,35 +11,6 @@
 #include <unistd.h>
 #include "service.h"
 
-static const char *get_str(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_string)
-		       ? json_object_get_string(v) : NULL;
-}
-
-static struct json_object *get_arr(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_array) ? v : NULL;
-}
-
-static bool job_has_node(struct json_object *result, const char *node)
-{
-	struct json_object *aff = get_arr(result, "affected_nodes"), *cul = get_arr(result, "culprit_nodes");
-
-	for (int pass = 0; pass < 2; pass++) {
-		struct json_object *a = pass ? cul : aff;
-
-		for (size_t i = 0; a && i < json_object_array_length(a); i++)
-			if (!strcmp(json_object_get_string(json_object_array_get_idx(a, i)), node))
-				return true;
-	}
-	return false;
-}
-
 /* comment_sanitise, and no shell metacharacters either: a reason is read in
  * sinfo -R and often pasted into scontrol commands */
 static void reason_clean(char *s, size_t max)
@@ -52,15 +23,14 @@ static void reason_clean(char *s, size_t max)
 
 void drain_reason(struct json_object *result, char *buf, size_t len)
 {
-	struct json_object *rc = NULL;
-	const char *title = NULL, *dev = NULL, *job = get_str(result, "job_id");
+	struct result_view v;
+	const char *dev, *job;
 	char t[256], tail[96];
 
-	if (json_object_object_get_ex(result, "root_cause", &rc) && rc) {
-		title = get_str(rc, "symptom");
-		dev = get_str(rc, "device");
-	}
-	snprintf(t, sizeof(t), "%s", title ? title : get_str(result, "sub_domain") ? get_str(result, "sub_domain") : "");
+	result_view_of(result, &v);
+	dev = v.root_device;
+	job = v.job_id;
+	snprintf(t, sizeof(t), "%s", v.root_title ? v.root_title : v.sub_domain ? v.sub_domain : "");
 	reason_clean(t, sizeof(t) - 1);
 	snprintf(tail, sizeof(tail), "%s%s (job %s)", dev ? " " : "", dev ? dev : "", job ? job : "?");
 	reason_clean(tail, sizeof(tail) - 1);
@@ -81,13 +51,16 @@ void drain_reason(struct json_object *result, char *buf, size_t len)
 
 int drain_plan(struct json_object *result, char *const *force, int nforce, struct drain_plan *p)
 {
-	const char *sub = get_str(result, "sub_domain"), *dom = get_str(result, "domain");
-	struct json_object *acts = get_arr(result, "actions");
+	struct result_view v;
+	const char *sub, *dom, *what, *node;
 
+	result_view_of(result, &v);
+	sub = v.sub_domain;
+	dom = v.domain;
 	memset(p, 0, sizeof(*p));
 	drain_reason(result, p->reason, sizeof(p->reason));
 	for (int i = 0; i < nforce; i++) {
-		if (!job_has_node(result, force[i])) {
+		if (!result_names_node(&v, force[i])) {
 			snprintf(p->refusal, sizeof(p->refusal),
 				 "refusing: %s is not a node this diagnosis names", force[i]);
 			return -1;
@@ -103,13 +76,10 @@ int drain_plan(struct json_object *result, char *const *force, int nforce, struc
 			 "(attrib drain --force NODE drains anyway)", sub ? sub : "missing");
 		return -1;
 	}
-	for (size_t i = 0; acts && i < json_object_array_length(acts); i++) {
-		struct json_object *a = json_object_array_get_idx(acts, i);
-		const char *what = get_str(a, "action"), *node = get_str(a, "node");
-
-		if (what && node && !strcmp(what, "drain") && p->n < DRAIN_MAX_NODES)
+	for (size_t i = 0; i < result_array_len(v.actions); i++)
+		if (result_action_at(&v, i, &node, &what) && !strcmp(what, "drain") &&
+		    p->n < DRAIN_MAX_NODES)
 			p->nodes[p->n++] = node;
-	}
 	if (!p->n) {
 		snprintf(p->refusal, sizeof(p->refusal),
 			 "refusing: the diagnosis (%s) recommends no drain: its evidence names no node "
@@ -119,23 +89,12 @@ int drain_plan(struct json_object *result, char *const *force, int nforce, struc
 	return 0;
 }
 
-/* slurm_init once ($SLURM_CONF or the default slurm.conf); a second call
- * after accounting_init's is harmless but not needed. */
-static void drain_slurm_init(void)
-{
-	static bool inited;
-
-	if (!inited) {
-		slurm_init(NULL);
-		inited = true;
-	}
-}
-
 int drain_node(const char *node, const char *reason, char *err, size_t errlen)
 {
 	update_node_msg_t msg;
 
-	drain_slurm_init();
+	if (!slurm_ready(err, errlen))
+		return -1;
 	slurm_init_update_node_msg(&msg);
 	msg.node_names = (char *)node;
 	msg.node_state = NODE_STATE_DRAIN;
@@ -154,16 +113,6 @@ static bool node_unavailable(uint32_t state)
 	       (state & NODE_STATE_FAIL);
 }
 
-static void state_name(uint32_t state, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s%s%s", (state & NODE_STATE_BASE) == NODE_STATE_DOWN ? "down " : "",
-		 state & NODE_STATE_DRAIN ? "drained " : "", state & NODE_STATE_FAIL ? "failing " : "");
-	if (*buf)
-		buf[strlen(buf) - 1] = 0;	/* the last space */
-	else
-		snprintf(buf, len, "up");
-}
-
 int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, size_t errlen,
 		      void *arg)
 {
@@ -173,7 +122,8 @@ int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, 
 
 	(void)arg;
 	memset(st, 0, sizeof(*st));
-	drain_slurm_init();
+	if (!slurm_ready(err, errlen))
+		return -1;
 	if (slurm_load_node(0, &nodes, SHOW_ALL) != SLURM_SUCCESS) {
 		snprintf(err, errlen, "slurm_load_node: %s", slurm_strerror(errno));
 		return -1;
@@ -195,7 +145,7 @@ int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, 
 		return -1;
 	}
 	st->unavailable = node_unavailable(nodes->node_array[found].node_state);
-	state_name(nodes->node_array[found].node_state, st->state, sizeof(st->state));
+	node_state_name(nodes->node_array[found].node_state, st->state, sizeof(st->state));
 	int rc = 0;
 	for (uint32_t p = 0; p < parts->record_count && !rc; p++) {
 		partition_info_t *pi = &parts->partition_array[p];

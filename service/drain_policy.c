@@ -19,6 +19,7 @@
  * A suggestion goes through the same limits, so "suggested" means the
  * policy in auto mode would have drained the node.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -51,12 +52,46 @@ static enum drain_mode mode_of(const char *s)
 						: DRAIN_MODE_OFF;
 }
 
+/* The rule catalog's drain_by_default classes: what DrainClasses is when
+ * attrib.conf does not set it (the class names are the rules', not C's). */
+#define DEFAULT_CLASSES_MAX 32
+static char default_classes[DEFAULT_CLASSES_MAX][64];
+static int ndefault_classes;
+static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void drain_policy_set_defaults(const attrib_catalog *cat)
+{
+	const char *names[DEFAULT_CLASSES_MAX];
+	int n = attrib_catalog_drain_classes(cat, names, DEFAULT_CLASSES_MAX);
+
+	pthread_mutex_lock(&default_lock);
+	for (int i = 0; i < n; i++)
+		snprintf(default_classes[i], sizeof(default_classes[i]), "%s", names[i]);
+	ndefault_classes = n;
+	pthread_mutex_unlock(&default_lock);
+}
+
+static bool default_class(const char *class_name)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&default_lock);
+	for (int i = 0; i < ndefault_classes && !found; i++)
+		found = !strcmp(default_classes[i], class_name);
+	pthread_mutex_unlock(&default_lock);
+	return found;
+}
+
 enum drain_mode drain_class_mode(const struct attrib_config *conf, const char *class_name,
 				 bool *listed)
 {
 	*listed = false;
 	if (!class_name || !*class_name)
 		return DRAIN_MODE_OFF;
+	if (!conf->ndrain_classes) {
+		*listed = default_class(class_name);
+		return *listed ? mode_of(conf->drain_policy) : DRAIN_MODE_OFF;
+	}
 	for (int i = 0; i < conf->ndrain_classes; i++) {
 		const char *item = conf->drain_classes[i], *colon = strchr(item, ':');
 		size_t len = colon ? (size_t)(colon - item) : strlen(item);
@@ -80,12 +115,10 @@ int drain_fraction_allowed(double fraction, int total)
 
 static const char *root_class(struct json_object *result)
 {
-	struct json_object *rc;
+	struct result_view v;
 
-	if (!json_object_object_get_ex(result, "root_cause", &rc) ||
-	    !json_object_is_type(rc, json_type_object))
-		return NULL;
-	return svc_json_str(rc, "class");
+	result_view_of(result, &v);
+	return v.root_class;
 }
 
 void drain_policy_decide(const struct attrib_config *conf, struct json_object *result,
@@ -171,16 +204,17 @@ static int service_state(const char *node, struct drain_node_state *st, char *er
 	return drain_slurm_state(node, st, err, errlen, arg);
 }
 
-void drain_policy_apply(const struct attrib_config *conf, store *s, struct json_object *result,
-			const char *job_id, long attempt, long long now)
+void drain_policy_apply(const struct attrib_config *conf, const attrib_catalog *cat, store *s,
+			struct json_object *result, const char *job_id, long attempt, long long now)
 {
 	struct drain_decisions d;
 	long recent = store_count_drains(s, now - 3600);
 	char by[64], err[200];
 
+	drain_policy_set_defaults(cat);	/* the catalog in use decides them */
 	if (recent < 0) {
 		/* the count cannot be had: assume the limit is reached */
-		svc_log(SVC_ERROR, "job %s attempt %ld: cannot count the recent drains", job_id,
+		log_msg(LOGL_ERROR, "job %s attempt %ld: cannot count the recent drains", job_id,
 			attempt);
 		recent = conf->drain_max_per_hour;
 	}
@@ -199,9 +233,9 @@ void drain_policy_apply(const struct attrib_config *conf, store *s, struct json_
 
 		if (store_add_drain(s, job_id, attempt, v->node, text,
 				    drain_decision_name(v->decision), by, now) < 0)
-			svc_log(SVC_ERROR, "job %s attempt %ld: cannot record the drain decision for %s",
+			log_msg(LOGL_ERROR, "job %s attempt %ld: cannot record the drain decision for %s",
 				job_id, attempt, v->node);
-		svc_log(v->decision == DECIDE_FAILED ? SVC_WARNING : SVC_INFO,
+		log_msg(v->decision == DECIDE_FAILED ? LOGL_WARNING : LOGL_INFO,
 			"job %s attempt %ld: %s %s (class %s, policy %s): %s", job_id, attempt,
 			v->node, drain_decision_name(v->decision), *d.class_name ? d.class_name : "none",
 			drain_mode_name(d.mode), text);

@@ -13,7 +13,13 @@
  * then checked again (the hash the credential names: 403; a bundle of the
  * credential's job and node: 400; more than MaxBundleBytes without a
  * Content-Length: 413 at its end) and renamed to STATE/incoming/JOBID/NODE.json
- * before the 202.
+ * before the 202.  That last step, the fsyncs, is one thread's (the
+ * committer): the connection is suspended meanwhile, and the committer
+ * makes every bundle that finished since its last round durable at once
+ * (spool_commit_bundles), then resumes their connections.  (A client that
+ * half-closes its side before the answer may lose the answer, not the
+ * bundle: libmicrohttpd reads that end of stream as an abort; curl, the
+ * collector's client, never does.)
  *
  * Abuse: one thread per core-ish (HttpThreads), each with its own epoll
  * set, so thousands of open connections cost no polling time; connections
@@ -52,7 +58,15 @@ struct http_server {
 	pthread_t watchdog;
 	bool watchdog_started, stopping;
 	pthread_cond_t stop_cond;
+	/* bundles waiting for the committer */
+	pthread_mutex_t qlock;
+	pthread_cond_t qcond;
+	struct upload *qhead, **qtail;
+	bool qstop, committer_started;
+	pthread_t committer;
 };
+
+enum { UP_RECEIVING, UP_COMMITTING, UP_COMMITTED };
 
 struct upload {
 	struct auth_claim claim;
@@ -62,6 +76,10 @@ struct upload {
 	int fd;
 	size_t got, discarded;
 	bool io_error, too_large;
+	_Atomic int state;
+	int commit_err;			/* of spool_commit_bundles */
+	struct MHD_Connection *conn;	/* suspended while committing */
+	struct upload *next;		/* in the committer's queue */
 };
 
 static long long now_ms(void)
@@ -130,7 +148,7 @@ static enum MHD_Result reject(struct MHD_Connection *c, enum reject_reason r, co
 	char addr[64];
 
 	atomic_fetch_add(&svc_metrics.bundles_rejected[r], 1);
-	svc_log(r == REJ_INTERNAL || r == REJ_MUNGE_DOWN ? SVC_ERROR : SVC_WARNING,
+	log_msg(r == REJ_INTERNAL || r == REJ_MUNGE_DOWN ? LOGL_ERROR : LOGL_WARNING,
 		"bundle from %s rejected (%s%s%s%s%s): %s", peer(c, addr, sizeof(addr)),
 		reject_name(r), job && *job ? ", job " : "", job ? job : "",
 		node && *node ? ", node " : "", node ? node : "", why);
@@ -225,9 +243,11 @@ static void *watchdog(void *p)
 
 		for (struct conn *k = h->conns; k; k = k->next)
 			if (!k->in_request && k->fd >= 0 && now - k->since_ms > limit) {
+				/* counted before the close, so that whoever sees the
+				 * connection end sees it counted */
+				atomic_fetch_add(&svc_metrics.http_header_timeouts, 1);
 				shutdown(k->fd, SHUT_RDWR);
 				k->fd = -1;	/* once */
-				atomic_fetch_add(&svc_metrics.http_header_timeouts, 1);
 			}
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += 250 * 1000000L;
@@ -251,46 +271,158 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, soc
 	return MHD_NO;
 }
 
+/* The checks of a whole body: NULL when it passes, else why (and r). */
+static const char *bundle_problem(struct http_server *h, struct upload *u, enum reject_reason *r,
+				  char *why, size_t whylen)
+{
+	char hex[65];
+
+	*r = REJ_BAD_BODY;
+	if (u->too_large) {
+		*r = REJ_TOO_LARGE;
+		snprintf(why, whylen, "more than MaxBundleBytes (%zu) sent without Content-Length",
+			 h->max_bundle);
+		return why;
+	}
+	if (u->io_error) {
+		*r = REJ_INTERNAL;
+		return "cannot spool the bundle";
+	}
+	sha256_final_hex(&u->sha, hex);
+	if (strcmp(hex, u->claim.sha256)) {
+		*r = REJ_HASH;
+		return "the credential was not made for this body";
+	}
+	if (bscan_end(&u->scan) < 0)
+		return u->scan.err;
+	if (u->scan.top_type != '{' || strcmp(u->scan.schema, ATTRIB_BUNDLE_SCHEMA))
+		return "not a " ATTRIB_BUNDLE_SCHEMA " object";
+	if (strcmp(u->scan.job_id, u->claim.job_id) || strcmp(u->scan.node, u->claim.node))
+		return "job_id and node differ from the credential's";
+	if (u->scan.files_type && u->scan.files_type != '[')
+		return "files is not a list";
+	return NULL;
+}
+
+/* One batch of the committer's queue (at most BATCH bundles). */
+#define BATCH 128
+static void commit_batch(struct http_server *h, struct upload *list, bool resume)
+{
+	struct spool_pending v[BATCH];
+	struct upload *ups[BATCH];
+	size_t n = 0;
+
+	for (struct upload *u = list; u && n < BATCH; u = u->next, n++) {
+		ups[n] = u;
+		v[n] = (struct spool_pending){ .fd = u->fd, .tmp = u->tmp, .job_id = u->claim.job_id,
+					       .node = u->claim.node };
+	}
+	spool_commit_bundles(h->state_dir, v, n);
+	for (size_t i = 0; i < n; i++) {
+		struct upload *u = ups[i];
+		struct MHD_Connection *c = u->conn;
+
+		u->fd = -1;
+		if (v[i].placed)
+			u->tmp[0] = 0;
+		u->commit_err = v[i].err;
+		atomic_store(&u->state, UP_COMMITTED);
+		/* from here on u is the connection's thread's again */
+		if (resume)
+			MHD_resume_connection(c);
+	}
+}
+
+static void *committer(void *p)
+{
+	struct http_server *h = p;
+
+	pthread_mutex_lock(&h->qlock);
+	for (;;) {
+		struct upload *list, *rest;
+		size_t n = 0;
+
+		while (!h->qhead && !h->qstop)
+			pthread_cond_wait(&h->qcond, &h->qlock);
+		if (!h->qhead)
+			break;	/* stopping, and nothing left */
+		list = h->qhead;
+		for (rest = list; rest && n < BATCH; rest = rest->next)
+			n++;
+		h->qhead = rest;
+		if (!rest)
+			h->qtail = &h->qhead;
+		pthread_mutex_unlock(&h->qlock);
+		commit_batch(h, list, true);
+		pthread_mutex_lock(&h->qlock);
+	}
+	pthread_mutex_unlock(&h->qlock);
+	return NULL;
+}
+
+/* The committer commits what is queued and ends; bundles finished after
+ * that are committed by their own threads (commit). */
+static void stop_committer(struct http_server *h)
+{
+	pthread_mutex_lock(&h->qlock);
+	h->qstop = true;
+	pthread_cond_signal(&h->qcond);
+	pthread_mutex_unlock(&h->qlock);
+	if (h->committer_started)
+		pthread_join(h->committer, NULL);
+	h->committer_started = false;
+}
+
+/* A checked bundle to the committer (its connection suspended until it is
+ * durable); 1 when queued, 0 when committed here (the service stops). */
+static int commit(struct http_server *h, struct MHD_Connection *c, struct upload *u)
+{
+	pthread_mutex_lock(&h->qlock);
+	if (!h->qstop) {
+		/* suspended before the committer can see it (and resume it) */
+		MHD_suspend_connection(c);
+		u->conn = c;
+		u->next = NULL;
+		atomic_store(&u->state, UP_COMMITTING);
+		*h->qtail = u;
+		h->qtail = &u->next;
+		pthread_cond_signal(&h->qcond);
+		pthread_mutex_unlock(&h->qlock);
+		return 1;
+	}
+	pthread_mutex_unlock(&h->qlock);
+	u->next = NULL;
+	u->conn = c;
+	atomic_store(&u->state, UP_COMMITTING);
+	commit_batch(h, u, false);
+	return 0;
+}
+
+/* The body is in: checked, then committed (the connection suspended until
+ * it is durable: libmicrohttpd calls again after the committer resumes it),
+ * then answered. */
 static enum MHD_Result finish_bundle(struct http_server *h, struct MHD_Connection *c,
 				     struct upload *u)
 {
-	char hex[65], msg[256], why[256];
+	char msg[256], why[256];
 
-	if (u->too_large) {
-		snprintf(why, sizeof(why),
-			 "more than MaxBundleBytes (%zu) sent without Content-Length", h->max_bundle);
-		return reject(c, REJ_TOO_LARGE, why, u->claim.job_id, u->claim.node);
+	if (atomic_load(&u->state) == UP_RECEIVING) {
+		enum reject_reason r;
+		const char *bad = bundle_problem(h, u, &r, why, sizeof(why));
+
+		if (bad)
+			return reject(c, r, bad, u->claim.job_id, u->claim.node);
+		if (commit(h, c, u))
+			return MHD_YES;	/* suspended */
 	}
-	if (u->io_error)
-		return reject(c, REJ_INTERNAL, "cannot spool the bundle", u->claim.job_id,
-			      u->claim.node);
-	sha256_hex(&u->sha, hex);
-	if (strcmp(hex, u->claim.sha256))
-		return reject(c, REJ_HASH, "the credential was not made for this body",
-			      u->claim.job_id, u->claim.node);
-	if (bscan_end(&u->scan) < 0)
-		return reject(c, REJ_BAD_BODY, u->scan.err, u->claim.job_id, u->claim.node);
-	if (u->scan.top_type != '{' || strcmp(u->scan.schema, BUNDLE_SCHEMA))
-		return reject(c, REJ_BAD_BODY, "not a " BUNDLE_SCHEMA " object", u->claim.job_id,
-			      u->claim.node);
-	if (strcmp(u->scan.job_id, u->claim.job_id) || strcmp(u->scan.node, u->claim.node))
-		return reject(c, REJ_BAD_BODY, "job_id and node differ from the credential's",
-			      u->claim.job_id, u->claim.node);
-	if (u->scan.files_type && u->scan.files_type != '[')
-		return reject(c, REJ_BAD_BODY, "files is not a list", u->claim.job_id, u->claim.node);
-	if (fsync(u->fd) < 0 || close(u->fd) < 0) {
-		u->fd = -1;
-		return reject(c, REJ_INTERNAL, "cannot spool the bundle", u->claim.job_id,
-			      u->claim.node);
-	}
-	u->fd = -1;
-	if (spool_commit_bundle(h->state_dir, u->tmp, u->claim.job_id, u->claim.node) < 0) {
-		snprintf(msg, sizeof(msg), "cannot spool the bundle: %s", strerror(errno));
+	if (atomic_load(&u->state) != UP_COMMITTED)
+		return MHD_YES;	/* (called while suspended: not by libmicrohttpd 0.9.75) */
+	if (u->commit_err) {
+		snprintf(msg, sizeof(msg), "cannot spool the bundle: %s", strerror(u->commit_err));
 		return reject(c, REJ_INTERNAL, msg, u->claim.job_id, u->claim.node);
 	}
-	u->tmp[0] = 0;
 	atomic_fetch_add(&svc_metrics.bundles_accepted, 1);
-	svc_log(SVC_INFO, "bundle of job %s from %s accepted (%zu bytes)", u->claim.job_id,
+	log_msg(LOGL_INFO, "bundle of job %s from %s accepted (%zu bytes)", u->claim.job_id,
 		u->claim.node, u->got);
 	if (h->wake_fd >= 0 && write(h->wake_fd, "b", 1) < 0) {
 		/* the main loop looks every second anyway */
@@ -395,7 +527,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 					char addr[64];
 
 					atomic_fetch_add(&svc_metrics.bundles_rejected[REJ_TOO_LARGE], 1);
-					svc_log(SVC_WARNING,
+					log_msg(LOGL_WARNING,
 						"bundle from %s rejected (too_large, job %s, node %s): "
 						"more than twice MaxBundleBytes (%zu) sent without "
 						"Content-Length; connection closed",
@@ -456,7 +588,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	(void)cls;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	msg[strcspn(msg, "\n")] = 0;
-	svc_log(SVC_DEBUG, "http: %s", msg);
+	log_msg(LOGL_DEBUG, "http: %s", msg);
 }
 
 struct http_server *http_start(const char *listen, const char *state_dir, size_t max_bundle,
@@ -470,7 +602,7 @@ struct http_server *http_start(const char *listen, const char *state_dir, size_t
 	const char *colon = strrchr(listen, ':');
 	/* epoll with a thread pool: each thread waits on its own epoll set
 	 * (measured in doc/hardening.md against the poll() threads of before) */
-	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
 	int rc;
 
 	if (!h || !colon || (size_t)(colon - listen) >= sizeof(host)) {
@@ -502,6 +634,12 @@ struct http_server *http_start(const char *listen, const char *state_dir, size_t
 	nodetable_allow_self(ai->ai_addr);
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_cond_init(&h->stop_cond, NULL);
+	pthread_mutex_init(&h->qlock, NULL);
+	pthread_cond_init(&h->qcond, NULL);
+	h->qtail = &h->qhead;
+	/* without it each bundle is committed by the thread that took it */
+	h->committer_started = pthread_create(&h->committer, NULL, committer, h) == 0;
+	h->qstop = !h->committer_started;
 	h->d = MHD_start_daemon(flags, 0, accept_policy, h, handler, h,
 				MHD_OPTION_SOCK_ADDR, ai->ai_addr,
 				MHD_OPTION_THREAD_POOL_SIZE, h->lim.threads,
@@ -524,6 +662,7 @@ struct http_server *http_start(const char *listen, const char *state_dir, size_t
 	if (!h->d) {
 		snprintf(err, errlen, "cannot listen on %s (in use, or not an address of this host)",
 			 listen);
+		stop_committer(h);
 		free(h->state_dir);
 		free(h);
 		return NULL;
@@ -549,6 +688,8 @@ void http_stop(struct http_server *h)
 		pthread_mutex_unlock(&h->lock);
 		pthread_join(h->watchdog, NULL);
 	}
+	/* before libmicrohttpd stops: no connection may stay suspended */
+	stop_committer(h);
 	MHD_stop_daemon(h->d);
 	free(h->state_dir);
 	free(h);

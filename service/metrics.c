@@ -21,13 +21,6 @@ const char *reject_name(enum reject_reason r)
 	return r < REJ_N ? reject_names[r] : "ok";
 }
 
-/* The contract's sub-domains (CONTRACT.md, section 2); anything else is
- * counted as "other" so that a label never comes from stored text. */
-static const char *const sub_domains[SUBDOM_N] = {
-	"InfraHW",	  "InfraNet",	    "InfraSW",	      "InfraStorage", "UserCode",
-	"UserConfig",	  "UserResource",   "SchedTimeLimit", "SchedPreempted",
-	"SchedCancelled", "Pass",	    "ambiguous",      "unattributed", "other",
-};
 static const char *const cov_sources[COV_SRC_N] = { "nodes", "app", "scheduler", "job", "other" };
 static const char *const cov_statuses[COV_ST_N] = { "missing", "error", "other" };
 static const char *const drain_stats[DSTAT_N] = {
@@ -66,48 +59,32 @@ static enum cov_source cov_source_of(const char *src)
 }
 
 /* "2026-11-29T08:14:07Z" (or without Z, or with fractions) -> Unix time */
-static bool parse_time(const char *s, time_t *t)
-{
-	struct tm tm;
-	const char *end;
-
-	memset(&tm, 0, sizeof(tm));
-	if (!s || !(end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm)))
-		return false;
-	while (*end == '.' || (*end >= '0' && *end <= '9'))
-		end++;
-	if (*end && strcmp(end, "Z") && strcmp(end, "+00:00"))
-		return false;
-	*t = timegm(&tm);
-	return true;
-}
-
 void metrics_note_result(struct json_object *result, const char *job_end,
 			 const struct timespec *began)
 {
-	const char *sd = svc_json_str(result, "sub_domain");
+	struct result_view rv;
 	struct json_object *cov;
 	struct timespec now;
-	time_t end;
+	double end;
 	int i;
 
-	for (i = 0; i < SUBDOM_N - 1; i++)
-		if (sd && !strcmp(sd, sub_domains[i]))
-			break;
-	atomic_fetch_add(&svc_metrics.jobs_by_sub_domain[i], 1);
-	if (json_object_object_get_ex(result, "coverage", &cov) &&
-	    json_object_is_type(cov, json_type_array))
+	result_view_of(result, &rv);
+	/* a sub-domain contract.h does not list is counted as "other", so
+	 * that a label never comes from stored text */
+	i = sub_domain_index(rv.sub_domain);
+	atomic_fetch_add(&svc_metrics.jobs_by_sub_domain[i < 0 ? SUB_DOMAIN_N : i], 1);
+	if ((cov = rv.coverage))
 		for (size_t k = 0; k < json_object_array_length(cov); k++) {
 			struct json_object *c = json_object_array_get_idx(cov, k);
-			const char *st = svc_json_str(c, "status");
+			const char *st = json_str(c, "status");
 			enum cov_status cs = !st ? COV_ST_OTHER : !strcmp(st, "missing") ? COV_MISSING
 					     : !strcmp(st, "error")		    ? COV_ERROR
 										    : COV_ST_OTHER;
 
-			atomic_fetch_add(&svc_metrics.coverage_gaps[cov_source_of(svc_json_str(c, "source"))][cs], 1);
+			atomic_fetch_add(&svc_metrics.coverage_gaps[cov_source_of(json_str(c, "source"))][cs], 1);
 		}
-	if (parse_time(job_end, &end))
-		observe(&svc_metrics.attribution_latency, latency_le, difftime(time(NULL), end));
+	if (job_end && time_parse_rfc3339(job_end, &end))
+		observe(&svc_metrics.attribution_latency, latency_le, (double)time(NULL) - end);
 	if (began) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		observe(&svc_metrics.analysis_duration, analysis_le,
@@ -186,7 +163,8 @@ char *metrics_render(void)
 	      " by sub-domain.\n# TYPE attrib_jobs_attributed_by_sub_domain_total counter\n", f);
 	for (int i = 0; i < SUBDOM_N; i++)
 		fprintf(f, "attrib_jobs_attributed_by_sub_domain_total{sub_domain=\"%s\"} %lu\n",
-			sub_domains[i], (unsigned long)atomic_load(&m->jobs_by_sub_domain[i]));
+			i < SUB_DOMAIN_N ? contract_sub_domains[i] : "other",
+			(unsigned long)atomic_load(&m->jobs_by_sub_domain[i]));
 	fputs("# HELP attrib_coverage_gaps_total Evidence sources missing or in error in stored"
 	      " results, by source and status.\n# TYPE attrib_coverage_gaps_total counter\n", f);
 	for (int i = 0; i < COV_SRC_N; i++)

@@ -1,6 +1,8 @@
-/* A node's current state and reason, from slurmctld (slurm_load_node), for
- * the fleet view.  Read once per command: one RPC for every node. */
+/* libslurm's set-up, once for the process, and a node's current state and
+ * reason from slurmctld (slurm_load_node), for the fleet view and the
+ * drain checks.  Read once per command: one RPC for every node. */
 #include <errno.h>
+#include <pthread.h>
 #include <slurm/slurm.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,26 +14,42 @@ struct node_state_map {
 	char (*names)[48];	/* state_name of each node_array entry */
 };
 
-static void state_name(uint32_t st, char *buf, size_t len);
+const char *slurm_conf_file(void)
+{
+	const char *conf = getenv("SLURM_CONF");
+
+	return conf && *conf ? conf : "/etc/slurm/slurm.conf";
+}
+
+bool slurm_ready(char *err, size_t errlen)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static bool inited;
+	const char *conf = slurm_conf_file();
+	struct stat st;
+	bool ok = true;
+
+	pthread_mutex_lock(&lock);
+	if (!inited) {
+		/* libslurm exits the process when it cannot read slurm.conf */
+		if (stat(conf, &st) < 0) {
+			snprintf(err, errlen, "no slurm.conf at %s", conf);
+			ok = false;
+		} else {
+			slurm_init(conf);
+			inited = true;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return ok;
+}
 
 struct node_state_map *node_states_load(char *err, size_t errlen)
 {
-	const char *conf = getenv("SLURM_CONF");
 	struct node_state_map *ns;
-	struct stat st;
-	static bool inited;
 
-	if (!conf || !*conf)
-		conf = "/etc/slurm/slurm.conf";
-	/* libslurm exits the process when it cannot read slurm.conf */
-	if (stat(conf, &st) < 0) {
-		snprintf(err, errlen, "no slurm.conf at %s", conf);
+	if (!slurm_ready(err, errlen))
 		return NULL;
-	}
-	if (!inited) {
-		slurm_init(conf);
-		inited = true;
-	}
 	if (!(ns = calloc(1, sizeof(*ns)))) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
@@ -47,13 +65,13 @@ struct node_state_map *node_states_load(char *err, size_t errlen)
 		return NULL;
 	}
 	for (uint32_t i = 0; i < ns->msg->record_count; i++)
-		state_name(ns->msg->node_array[i].node_state, ns->names[i], sizeof(ns->names[i]));
+		node_state_name(ns->msg->node_array[i].node_state, ns->names[i], sizeof(ns->names[i]));
 	return ns;
 }
 
 /* A node state as sinfo's long form names it ("IDLE", "DRAINED",
  * "DRAINING", "DOWN*", "MIXED+MAINT"), from slurm.h's public bits only. */
-static void state_name(uint32_t st, char *buf, size_t len)
+void node_state_name(uint32_t st, char *buf, size_t len)
 {
 	static const char *const base[] = { "UNKNOWN", "DOWN", "IDLE", "ALLOCATED",
 					    "ERROR", "MIXED", "FUTURE" };

@@ -115,7 +115,7 @@ static void add_host(struct table *t, const char *name, const char *host)
 	if (!name || !*name || !host || !*host || strlen(name) > NAME_MAX_LEN)
 		return;
 	if ((rc = getaddrinfo(host, NULL, &hints, &ai))) {
-		svc_log(SVC_DEBUG, "node table: %s (%s): %s", name, host, gai_strerror(rc));
+		log_msg(LOGL_DEBUG, "node table: %s (%s): %s", name, host, gai_strerror(rc));
 		return;
 	}
 	for (struct addrinfo *p = ai; p; p = p->ai_next) {
@@ -164,7 +164,7 @@ static bool build_slurm(struct table *t)
 	if (!(m = ns ? node_states_msg(ns) : NULL)) {
 		static bool told;
 
-		svc_log(told ? SVC_DEBUG : SVC_WARNING, "node table: %s", err);
+		log_msg(told ? LOGL_DEBUG : LOGL_WARNING, "node table: %s", err);
 		told = true;
 		return false;
 	}
@@ -194,7 +194,7 @@ void nodetable_refresh(void)
 	free(oldf.e);
 	if (got)
 		free(old.e);
-	svc_log(SVC_DEBUG, "node table: %zu addresses from Slurm, %zu from NodeAddresses",
+	log_msg(LOGL_DEBUG, "node table: %zu addresses from Slurm, %zu from NodeAddresses",
 		got ? t.n : old.n, f.n);
 }
 

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <slurm/slurm.h>
 #include <slurm/slurmdb.h>
@@ -54,119 +53,51 @@ static bool has_record(const char *dir, const char *job_id)
 	return found;
 }
 
-static void set_time(struct json_object *o, const char *k, time_t t)
+/* The job record of a job slurmdbd knows (common/contract.c writes it):
+ * slurmdbd keeps no output paths, so std_out is Slurm's default name. */
+static char *record_of(slurmdb_job_rec_t *j, long attempt, const char *state, size_t *len)
 {
-	char buf[40];
+	char out[PATH_MAX], *h, *line = NULL;
+	bool ok = true;
+	struct attrib_job_record jr = {
+		.job_id = j->jobid,
+		.cluster = j->cluster,
+		.user = j->user,
+		.partition = j->partition,
+		.name = j->jobname,
+		.uid = j->uid,
+		.gid = j->gid,
+		.submit = j->submit,
+		.start = j->start,
+		.end = j->end,
+		.state = state,
+		.exit_status = j->exitcode,
+		.derived_exit_status = j->derived_ec,
+		.restart_count = attempt,
+		.attempt = attempt,
+		.time_limit = j->timelimit ? j->timelimit : JOB_RECORD_NO_VAL,
+		.array_task_id = JOB_RECORD_NO_VAL,
+		.work_dir = j->work_dir,
+		.reconciled = true,
+	};
 
-	if (t <= 0)
-		return;
-	svc_rfc3339(t, buf, sizeof(buf));
-	json_object_object_add(o, k, json_object_new_string(buf));
-}
-
-static void set_str(struct json_object *o, const char *k, const char *v)
-{
-	if (v && *v)
-		json_object_object_add(o, k, json_object_new_string(v));
-}
-
-static void set_exit(struct json_object *o, const char *k, uint32_t status)
-{
-	char buf[32];
-	int code = 0, sig = 0;
-
-	if (status == NO_VAL)
-		return;
-	if (WIFSIGNALED(status))
-		sig = WTERMSIG(status);
-	code = WEXITSTATUS(status);
-	snprintf(buf, sizeof(buf), "%d:%d", code, sig);
-	json_object_object_add(o, k, json_object_new_string(buf));
-}
-
-/* How many records slurmdbd holds for the job (one per requeued attempt). */
-static long attempts(void *db, list_t *clusters, uint32_t id)
-{
-	slurmdb_job_cond_t cond;
-	slurm_selected_step_t step;
-	list_t *steps = slurm_list_create(NULL), *got;
-	long n = 1;
-
-	memset(&step, 0, sizeof(step));
-	step.step_id.job_id = id;
-	step.step_id.step_id = NO_VAL;
-	step.step_id.step_het_comp = NO_VAL;
-	step.array_task_id = NO_VAL;
-	step.het_job_offset = NO_VAL;
-	slurm_list_append(steps, &step);
-	memset(&cond, 0, sizeof(cond));
-	cond.step_list = steps;
-	cond.cluster_list = clusters;
-	cond.flags = JOBCOND_FLAG_DUP | JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_DEFAULT_USAGE;
-	cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;
-	if ((got = slurmdb_jobs_get(db, &cond))) {
-		if (slurm_list_count(got) > 0)
-			n = slurm_list_count(got);
-		slurm_list_destroy(got);
-	}
-	slurm_list_destroy(steps);
-	return n;
-}
-
-static struct json_object *record_of(slurmdb_job_rec_t *j, long attempt, const char *state)
-{
-	struct json_object *o = json_object_new_object(), *nodes = json_object_new_array();
-	char buf[PATH_MAX];
-
-	json_object_object_add(o, "schema", json_object_new_string(ATTRIB_JOB_SCHEMA));
-	snprintf(buf, sizeof(buf), "%u", j->jobid);
-	json_object_object_add(o, "job_id", json_object_new_string(buf));
-	set_str(o, "cluster", j->cluster);
-	set_str(o, "user", j->user);
-	set_str(o, "partition", j->partition);
-	set_str(o, "name", j->jobname);
 	if (j->nodes && strcmp(j->nodes, "None assigned")) {
 		struct hostlist *hl = slurm_hostlist_create(j->nodes);
-		char *h;
 
-		while (hl && (h = slurm_hostlist_shift(hl))) {
-			json_object_array_add(nodes, json_object_new_string(h));
-			free(h);
-		}
+		while (ok && hl && (h = slurm_hostlist_shift(hl)))
+			ok = job_record_add_node(&jr, h);
 		if (hl)
 			slurm_hostlist_destroy(hl);
 	}
-	json_object_object_add(o, "nodes", nodes);
-	set_time(o, "submit_time", j->submit);
-	set_time(o, "start_time", j->start ? j->start : j->end);
-	set_time(o, "end_time", j->end);
-	json_object_object_add(o, "state", json_object_new_string(state));
-	set_exit(o, "exit_code", j->exitcode);
-	set_exit(o, "derived_exit_code", j->derived_ec);
-	json_object_object_add(o, "restart_count", json_object_new_int64(attempt));
-	if (j->timelimit == INFINITE) {
-		json_object_object_add(o, "time_limit", json_object_new_string("UNLIMITED"));
-	} else if (j->timelimit != NO_VAL && j->timelimit) {
-		unsigned m = j->timelimit;
-
-		if (m >= 1440)
-			snprintf(buf, sizeof(buf), "%u-%02u:%02u:00", m / 1440, m / 60 % 24, m % 60);
-		else
-			snprintf(buf, sizeof(buf), "%02u:%02u:00", m / 60, m % 60);
-		json_object_object_add(o, "time_limit", json_object_new_string(buf));
-	}
-	json_object_object_add(o, "uid", json_object_new_int64(j->uid));
-	json_object_object_add(o, "gid", json_object_new_int64(j->gid));
-	set_str(o, "work_dir", j->work_dir);
 	if (j->work_dir && *j->work_dir == '/') {
-		/* slurmdbd does not keep the output paths: try Slurm's default */
-		snprintf(buf, sizeof(buf), "%s/slurm-%u.out", j->work_dir, j->jobid);
-		json_object_object_add(o, "std_out", json_object_new_string(buf));
-		json_object_object_add(o, "std_out_guessed", json_object_new_boolean(1));
+		snprintf(out, sizeof(out), "%s/slurm-%u.out", j->work_dir, j->jobid);
+		jr.std_out = out;
+		jr.std_out_guessed = true;
 	}
-	json_object_object_add(o, "attempt", json_object_new_int64(attempt));
-	json_object_object_add(o, "reconciled", json_object_new_boolean(1));
-	return o;
+	if (ok)
+		line = job_record_json(&jr, len);
+	job_record_free_nodes(&jr);
+	return line;
 }
 
 int reconcile_run(const struct attrib_config *conf, store *s, char *err, size_t errlen)
@@ -224,7 +155,8 @@ int reconcile_run(const struct attrib_config *conf, store *s, char *err, size_t 
 	while ((j = slurm_list_next(it)) && written < RECONCILE_MAX) {
 		const char *state = state_name(j->state);
 		char id[32], path[PATH_MAX + 64];
-		struct json_object *rec;
+		char *rec;
+		size_t len = 0;
 		long attempt;
 
 		snprintf(id, sizeof(id), "%u", j->jobid);
@@ -234,18 +166,18 @@ int reconcile_run(const struct attrib_config *conf, store *s, char *err, size_t 
 		if (store_has_any_result(s, id) != 0 || has_record(jobs_dir, id) ||
 		    has_record(rec_dir, id))
 			continue;
-		attempt = attempts(db, clusters, j->jobid) - 1;
-		rec = record_of(j, attempt, state);
+		attempt = accounting_attempts(db, clusters, j->jobid) - 1;
+		rec = record_of(j, attempt, state, &len);
 		snprintf(path, sizeof(path), "%s/%s.%ld.json", rec_dir, id, attempt);
-		const char *text = json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PLAIN);
-		if (svc_write_atomic(path, text, strlen(text)) == 0) {
-			svc_log(SVC_INFO, "reconcile: job %s attempt %ld ended %s without a result",
+		if (rec && svc_write_atomic(path, rec, len) == 0) {
+			log_msg(LOGL_INFO, "reconcile: job %s attempt %ld ended %s without a result",
 				id, attempt, state);
 			written++;
 		} else {
-			svc_log(SVC_ERROR, "reconcile: cannot write %s: %s", path, strerror(errno));
+			log_msg(LOGL_ERROR, "reconcile: cannot write %s: %s", path,
+				rec ? strerror(errno) : "out of memory");
 		}
-		json_object_put(rec);
+		free(rec);
 	}
 	slurm_list_iterator_destroy(it);
 	slurm_list_destroy(got);

@@ -75,35 +75,6 @@ static void kick_accounting(void)
 
 /* ---- one job attempt ------------------------------------------------------ */
 
-static struct json_object *unusable_result(struct json_object *rec, const char *job_id,
-					   const char *why)
-{
-	struct json_object *o = json_object_new_object(), *cov = json_object_new_array(),
-			   *c = json_object_new_object();
-	const char *state = svc_json_str(rec, "state");
-	char ex[600];
-
-	json_object_object_add(o, "schema", json_object_new_string(ATTRIB_RESULT_SCHEMA));
-	json_object_object_add(o, "job_id", json_object_new_string(job_id));
-	json_object_object_add(o, "terminal_state", json_object_new_string(state ? state : "UNKNOWN"));
-	json_object_object_add(o, "outcome", json_object_new_string("Fail"));
-	json_object_object_add(o, "domain", json_object_new_string("unknown"));
-	json_object_object_add(o, "sub_domain", json_object_new_string("unattributed"));
-	json_object_object_add(o, "root_cause", NULL);
-	json_object_object_add(o, "culprit_nodes", json_object_new_array());
-	json_object_object_add(o, "affected_nodes", json_object_new_array());
-	json_object_object_add(o, "symptoms", json_object_new_array());
-	json_object_object_add(o, "actions", json_object_new_array());
-	json_object_object_add(c, "source", json_object_new_string("job.json"));
-	json_object_object_add(c, "status", json_object_new_string("error"));
-	json_object_object_add(c, "detail", json_object_new_string(why));
-	json_object_array_add(cov, c);
-	json_object_object_add(o, "coverage", cov);
-	snprintf(ex, sizeof(ex), "The job's record could not be analysed (%s).", why);
-	json_object_object_add(o, "explanation", json_object_new_string(ex));
-	return o;
-}
-
 /* The service's coverage entries (bundle sources, app files) after the
  * engine's, each once. */
 static void merge_coverage(struct json_object *res, struct json_object *cov)
@@ -117,12 +88,12 @@ static void merge_coverage(struct json_object *res, struct json_object *cov)
 	}
 	for (size_t i = 0; i < json_object_array_length(cov); i++) {
 		struct json_object *c = json_object_array_get_idx(cov, i);
-		const char *src = svc_json_str(c, "source"), *st = svc_json_str(c, "status");
+		const char *src = json_str(c, "source"), *st = json_str(c, "status");
 		size_t k;
 
 		for (k = 0; k < json_object_array_length(arr); k++) {
 			struct json_object *e = json_object_array_get_idx(arr, k);
-			const char *es = svc_json_str(e, "source"), *est = svc_json_str(e, "status");
+			const char *es = json_str(e, "source"), *est = json_str(e, "status");
 
 			if (es && est && src && st && !strcmp(es, src) && !strcmp(est, st) &&
 			    strncmp(src, "nodes/", 6))
@@ -131,24 +102,6 @@ static void merge_coverage(struct json_object *res, struct json_object *cov)
 		if (k == json_object_array_length(arr))
 			json_object_array_add(arr, json_object_get(c));
 	}
-}
-
-static char *join_culprits(struct json_object *res)
-{
-	struct json_object *a;
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	if (!json_object_object_get_ex(res, "culprit_nodes", &a) ||
-	    !json_object_is_type(a, json_type_array) || !json_object_array_length(a))
-		return NULL;
-	if (!(f = open_memstream(&out, &len)))
-		return NULL;
-	for (size_t i = 0; i < json_object_array_length(a); i++)
-		fprintf(f, "%s%s", i ? "," : "", json_object_get_string(json_object_array_get_idx(a, i)));
-	fclose(f);
-	return out;
 }
 
 /* ---- late evidence --------------------------------------------------------
@@ -174,7 +127,7 @@ static int keep_inputs(const struct attrib_config *conf, struct json_object *rec
 	const char *text = json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PLAIN);
 	struct stat st;
 
-	if (!svc_valid_name(job_id))
+	if (!contract_valid_name(job_id))
 		return -1;
 	snprintf(in, sizeof(in), "%s/incoming/%s", conf->state_dir, job_id);
 	snprintf(done, sizeof(done), "%s/done/%s", conf->state_dir, job_id);
@@ -204,12 +157,12 @@ static void finish_inputs(const struct attrib_config *conf, const char *path, co
 	if (!rec) {
 		spool_drop_bundles(conf->state_dir, job_id);
 	} else if (keep_inputs(conf, rec, job_id) < 0) {
-		svc_log(SVC_WARNING, "job %s: cannot keep its inputs for late bundles: %s", job_id,
+		log_msg(LOGL_WARNING, "job %s: cannot keep its inputs for late bundles: %s", job_id,
 			strerror(errno));
 		spool_drop_bundles(conf->state_dir, job_id);
 	}
 	if (path && unlink(path) < 0 && errno != ENOENT)
-		svc_log(SVC_WARNING, "cannot remove the record %s: %s", path, strerror(errno));
+		log_msg(LOGL_WARNING, "cannot remove the record %s: %s", path, strerror(errno));
 }
 
 /* The revision's entry: what the diagnosis said before, and why it changed. */
@@ -219,6 +172,7 @@ static void add_revision(store *s, struct json_object *res, const struct record_
 	char *prev_text = store_get(s, rn->job_id, rn->attempt, NULL), at[40];
 	struct json_object *prev = prev_text ? json_tokener_parse(prev_text) : NULL, *v, *revs,
 			   *rev = json_object_new_object(), *before = json_object_new_object();
+	struct result_view was;
 	long n = 0;
 
 	if (prev && json_object_object_get_ex(prev, "revised", &v))
@@ -228,24 +182,17 @@ static void add_revision(store *s, struct json_object *res, const struct record_
 		revs = json_object_get(v);
 	else
 		revs = json_object_new_array();
-	svc_rfc3339((time_t)now, at, sizeof(at));
+	time_format_sec((time_t)now, at, sizeof(at));
 	json_object_object_add(rev, "at", json_object_new_string(at));
 	json_object_object_add(rev, "reason", json_object_new_string(late));
-	if (prev) {
-		struct json_object *rc;
-
+	if (result_view_of(prev, &was)) {
 		json_object_object_add(before, "sub_domain",
-				       svc_json_str(prev, "sub_domain")
-					       ? json_object_new_string(svc_json_str(prev, "sub_domain"))
-					       : NULL);
+				       was.sub_domain ? json_object_new_string(was.sub_domain) : NULL);
 		json_object_object_add(before, "root_code",
-				       json_object_object_get_ex(prev, "root_cause", &rc) &&
-						       json_object_is_type(rc, json_type_object) &&
-						       svc_json_str(rc, "code")
-					       ? json_object_new_string(svc_json_str(rc, "code"))
-					       : NULL);
-		if (json_object_object_get_ex(prev, "culprit_nodes", &v))
-			json_object_object_add(before, "culprit_nodes", json_object_get(v));
+				       was.root_code ? json_object_new_string(was.root_code) : NULL);
+		if (was.culprit_nodes)
+			json_object_object_add(before, "culprit_nodes",
+					       json_object_get(was.culprit_nodes));
 	}
 	json_object_object_add(rev, "before", before);
 	json_object_array_add(revs, rev);
@@ -255,37 +202,53 @@ static void add_revision(store *s, struct json_object *res, const struct record_
 	free(prev_text);
 }
 
-/* late: NULL for a first diagnosis; for a revision, why (the late nodes) */
+/* late: NULL for a first diagnosis; for a revision, why (the late nodes).
+ * may_wait: a bundle of an earlier attempt among the inputs (casebuild
+ * drops it) means waiting for this attempt's own: 0, nothing stored. */
 static int attribute(const struct attrib_config *conf, const attrib_catalog *cat, store *s,
 		     struct json_object *rec, const char *path, const struct record_name *rn,
-		     long long now, const char *late)
+		     long long now, const char *late, bool may_wait)
 {
-	struct json_object *cov = json_object_new_array(), *res, *rc;
+	struct json_object *cov = json_object_new_array(), *res;
+	struct result_view view;
+	struct job_record_view jr;
 	char err[512], *case_dir, *culprits, *comment;
 	const char *text;
-	int put;
+	int put, stale = 0;
 	struct timespec began;
 
 	clock_gettime(CLOCK_MONOTONIC, &began);
-	case_dir = casebuild(conf, rec, rn->job_id, rn->attempt, cov, err, sizeof(err));
+	job_record_read(rec, &jr, err, sizeof(err));	/* the engine judges it */
+	case_dir = casebuild(conf, rec, rn->job_id, rn->attempt, cov, &stale, err, sizeof(err));
 	if (!case_dir) {
-		svc_log(SVC_ERROR, "job %s attempt %ld: cannot build the case: %s", rn->job_id,
+		log_msg(LOGL_ERROR, "job %s attempt %ld: cannot build the case: %s", rn->job_id,
 			rn->attempt, err);
 		json_object_put(cov);
 		return -1;
 	}
+	if (stale && may_wait) {
+		svc_rmtree(case_dir);
+		free(case_dir);
+		json_object_put(cov);
+		return 0;
+	}
 	res = attrib_analyze(cat, case_dir, err, sizeof(err));
 	if (!res) {
-		svc_log(SVC_WARNING, "job %s attempt %ld: the case %s is unusable: %s", rn->job_id,
+		log_msg(LOGL_WARNING, "job %s attempt %ld: the case %s is unusable: %s", rn->job_id,
 			rn->attempt, case_dir, err);
 		atomic_fetch_add(&svc_metrics.engine_unusable, 1);
-		res = unusable_result(rec, rn->job_id, err);
+		res = result_unusable(rn->job_id, jr.state, err);
+		if (!res) {
+			json_object_put(cov);
+			free(case_dir);
+			return -1;
+		}
 	}
 	merge_coverage(res, cov);
 	json_object_put(cov);
 	json_object_object_add(res, "attempt", json_object_new_int64(rn->attempt));
-	if (svc_json_str(rec, "end_time"))	/* when its nodes were last seen (attrib nodes) */
-		json_object_object_add(res, "end_time", json_object_new_string(svc_json_str(rec, "end_time")));
+	if (jr.end_time)	/* when its nodes were last seen (attrib nodes) */
+		json_object_object_add(res, "end_time", json_object_new_string(jr.end_time));
 	/* the engine's strings are clean; the service's own (coverage from
 	 * bundles and app paths, the record's fields) are made so here, once,
 	 * for the store, attrib show, the webhook and the comment alike */
@@ -293,7 +256,8 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 
 	if (late)
 		add_revision(s, res, rn, late, now);
-	culprits = join_culprits(res);
+	result_view_of(res, &view);
+	culprits = result_join_culprits(&view);
 	comment = comment_summary(res);
 	if (late && comment) {
 		/* replaces the earlier summary in CommentField (comment_append) */
@@ -304,21 +268,19 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 			comment = c2;
 		}
 	}
-	rc = NULL;
-	json_object_object_get_ex(res, "root_cause", &rc);
 	text = json_object_to_json_string_ext(res, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	/* the record's user and cluster are columns attrib list prints */
-	char *user = text_clean_str(svc_json_str(rec, "user"), NAME_MAX_LEN);
-	char *cluster = text_clean_str(svc_json_str(rec, "cluster"), NAME_MAX_LEN);
+	char *user = text_clean_str(jr.user, NAME_MAX_LEN);
+	char *cluster = text_clean_str(jr.cluster, NAME_MAX_LEN);
 	struct store_row row = {
 		.job_id = rn->job_id,
 		.attempt = rn->attempt,
 		.cluster = cluster,
 		.user = user,
-		.state = svc_json_str(res, "terminal_state"),
-		.sub_domain = svc_json_str(res, "sub_domain"),
+		.state = view.terminal_state,
+		.sub_domain = view.sub_domain,
 		.culprits = culprits,
-		.root_code = rc && json_object_is_type(rc, json_type_object) ? svc_json_str(rc, "code") : NULL,
+		.root_code = view.root_code,
 		.created = now,
 		.result_json = text,
 	};
@@ -326,18 +288,18 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	if (put == 0)
 		put = store_put(s, &row, comment, now);
 	if (put < 0) {
-		svc_log(SVC_ERROR, "job %s attempt %ld: cannot store the result", rn->job_id,
+		log_msg(LOGL_ERROR, "job %s attempt %ld: cannot store the result", rn->job_id,
 			rn->attempt);
 	} else {
 		if (put > 0) {
 			atomic_fetch_add(late ? &svc_metrics.jobs_revised : &svc_metrics.jobs_attributed, 1);
-			svc_log(SVC_INFO, "job %s attempt %ld (%s): %s%s%s", rn->job_id, rn->attempt,
+			log_msg(LOGL_INFO, "job %s attempt %ld (%s): %s%s%s", rn->job_id, rn->attempt,
 				row.state ? row.state : "?", comment ? comment : "",
 				late ? "; late evidence: " : "", late ? late : "");
 			kick_accounting();
-			metrics_note_result(res, svc_json_str(rec, "end_time"), &began);
+			metrics_note_result(res, jr.end_time, &began);
 			webhook_kick();
-			drain_policy_apply(conf, s, res, rn->job_id, rn->attempt, now);
+			drain_policy_apply(conf, cat, s, res, rn->job_id, rn->attempt, now);
 		}
 		finish_inputs(conf, path, rn->job_id, rec);
 	}
@@ -359,7 +321,7 @@ static void quarantine(const char *dir, const char *file, const char *why)
 
 	snprintf(from, sizeof(from), "%s/%s", dir, file);
 	snprintf(to, sizeof(to), "%s/.invalid.%s", dir, file);
-	svc_log(SVC_ERROR, "%s: %s; moved to %s", from, why, to);
+	log_msg(LOGL_ERROR, "%s: %s; moved to %s", from, why, to);
 	if (rename(from, to) < 0)
 		unlink(from);
 }
@@ -368,7 +330,8 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 		 const char *dir, const char *file, const struct record_name *rn, long long now)
 {
 	char path[PATH_MAX], err[256];
-	struct json_object *rec, *nodes = NULL, *v;
+	struct json_object *rec, *nodes = NULL;
+	struct job_record_view jr;
 	const char *state, *s_id;
 	struct stat st;
 	int have, missing = 0, rc;
@@ -380,7 +343,7 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 		return -1;
 	if (have) {
 		/* attributed before a crash or restart: only the clean-up is left */
-		rec = svc_read_json(path, RECORD_MAX_BYTES, JSON_MAX_DEPTH, err, sizeof(err));
+		rec = json_read_file(path, RECORD_MAX_BYTES, JSON_MAX_DEPTH, err, sizeof(err));
 		finish_inputs(conf, path, rn->job_id, rec);
 		json_object_put(rec);
 		return 1;
@@ -389,63 +352,58 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 		return -1;
 	/* a record names the uid whose files the service reads as root: only
 	 * one written by slurmctld (SlurmUser), root or the service counts */
-	rec = svc_read_json_owned(path, RECORD_MAX_BYTES, JSON_MAX_DEPTH, spool_writer_ok, &st, err,
+	rec = json_read_file_owned(path, RECORD_MAX_BYTES, JSON_MAX_DEPTH, spool_writer_ok, &st, err,
 				  sizeof(err));
 	if (!rec) {
 		quarantine(dir, file, err);
 		return 1;
 	}
-	s_id = svc_json_str(rec, "job_id");
-	state = svc_json_str(rec, "state");
+	/* what the engine needs beyond job_id and state is its to judge: a
+	 * record it cannot use is stored as unattributed, with the reason */
+	job_record_read(rec, &jr, err, sizeof(err));
+	s_id = jr.job_id;
+	state = jr.state;
 	if (!json_object_is_type(rec, json_type_object) || !s_id || strcmp(s_id, rn->job_id) ||
 	    !state) {
 		quarantine(dir, file, "not a job record of this job (job_id, state)");
 		json_object_put(rec);
 		return 1;
 	}
-	if (json_object_object_get_ex(rec, "attempt", &v) && json_object_is_type(v, json_type_int) &&
-	    json_object_get_int64(v) != rn->attempt) {
+	if (jr.attempt >= 0 && jr.attempt != rn->attempt) {
 		quarantine(dir, file, "its attempt differs from its name's");
 		json_object_put(rec);
 		return 1;
 	}
 	if (!config_has_state(conf, state)) {
-		svc_log(SVC_INFO, "job %s attempt %ld ended %s: not in AttributeStates, no diagnosis",
+		log_msg(LOGL_INFO, "job %s attempt %ld ended %s: not in AttributeStates, no diagnosis",
 			rn->job_id, rn->attempt, state);
 		atomic_fetch_add(&svc_metrics.jobs_not_attributed, 1);
 		finish_inputs(conf, path, rn->job_id, NULL);
 		json_object_put(rec);
 		return 1;
 	}
-	if (json_object_object_get_ex(rec, "reconciled", &v))
-		reconciled = json_object_get_boolean(v);
-	const char *start = json_object_object_get_ex(rec, "start_time", &v) ? json_object_get_string(v) : NULL;
-	if (json_object_object_get_ex(rec, "nodes", &nodes) &&
-	    json_object_is_type(nodes, json_type_array))
+	reconciled = jr.reconciled;
+	bool may_wait = !reconciled && now - st.st_mtime < conf->bundle_deadline;
+	/* which bundles are there, not yet what they hold: this runs each
+	 * time a bundle arrives (casebuild drops an earlier attempt's) */
+	if ((nodes = jr.nodes))
 		for (size_t i = 0; i < json_object_array_length(nodes); i++) {
 			char *b = spool_bundle_path(conf->state_dir, rn->job_id,
 						    json_object_get_string(json_object_array_get_idx(nodes, i)));
 
-			if (b && access(b, F_OK) == 0 &&
-			    !spool_bundle_fresh(b, start, conf->max_bundle_bytes)) {
-				/* an earlier attempt's: this attempt's own replaces it */
-				svc_log(SVC_INFO, "job %s attempt %ld: dropping %s, from an earlier attempt",
-					rn->job_id, rn->attempt, b);
-				unlink(b);
-			}
 			if (!b || access(b, F_OK) < 0)
 				missing++;
 			free(b);
 		}
-	if (missing && !reconciled && now - st.st_mtime < conf->bundle_deadline) {
+	if (missing && may_wait) {
 		json_object_put(rec);
 		return 0;	/* waiting for bundles */
 	}
 	if (missing)
-		svc_log(SVC_INFO, "job %s attempt %ld: %d of %zu bundles missing%s", rn->job_id,
+		log_msg(LOGL_INFO, "job %s attempt %ld: %d of %zu bundles missing%s", rn->job_id,
 			rn->attempt, missing, json_object_array_length(nodes),
 			reconciled ? "" : " at BundleDeadline");
-	rc = attribute(conf, cat, s, rec, path, rn, now, NULL);
+	rc = attribute(conf, cat, s, rec, path, rn, now, NULL, may_wait);
 	json_object_put(rec);
 	return rc;
 }
@@ -490,7 +448,7 @@ static int take_late(const struct attrib_config *conf, const char *job_id, char 
 		snprintf(from, sizeof(from), "%s/%s", in, e->d_name);
 		snprintf(to, sizeof(to), "%s/done/%s/%s", conf->state_dir, job_id, e->d_name);
 		if (access(to, F_OK) == 0) {
-			svc_log(SVC_INFO, "job %s: %s's bundle came again after the diagnosis; dropped",
+			log_msg(LOGL_INFO, "job %s: %s's bundle came again after the diagnosis; dropped",
 				job_id, e->d_name);
 			unlink(from);
 		} else if (rename(from, to) == 0) {
@@ -518,7 +476,7 @@ static void revise_late(struct loop *l)
 	if (!(d = opendir(dir)))
 		return;
 	while ((e = readdir(d)) && nn < 32)
-		if (e->d_name[0] != '.' && svc_valid_name(e->d_name) &&
+		if (e->d_name[0] != '.' && contract_valid_name(e->d_name) &&
 		    (len = strlen(e->d_name)) < sizeof(names[0]))
 			memcpy(names[nn++], e->d_name, len + 1);
 	closedir(d);
@@ -526,7 +484,8 @@ static void revise_late(struct loop *l)
 		const char *job = names[i];
 		char rp[PATH_MAX + 64], in[PATH_MAX], done[PATH_MAX], err[256], late[1024] = "";
 		struct record_name rn;
-		struct json_object *rec, *v;
+		struct json_object *rec;
+		struct job_record_view jr;
 		bool interrupted;
 
 		if (snprintf(in, sizeof(in), "%s/%s", dir, job) >= (int)sizeof(in) ||
@@ -538,10 +497,11 @@ static void revise_late(struct loop *l)
 			if (access(rp, F_OK) < 0)
 				continue;	/* a job not diagnosed yet */
 		}
-		if (!(rec = svc_read_json(rp, RECORD_MAX_BYTES, JSON_MAX_DEPTH, err, sizeof(err))))
+		if (!(rec = json_read_file(rp, RECORD_MAX_BYTES, JSON_MAX_DEPTH, err, sizeof(err))))
 			continue;
 		memcpy(rn.job_id, job, strlen(job) + 1);
-		rn.attempt = json_object_object_get_ex(rec, "attempt", &v) ? json_object_get_int64(v) : 0;
+		job_record_read(rec, &jr, err, sizeof(err));
+		rn.attempt = jr.attempt >= 0 ? jr.attempt : 0;
 		if (!interrupted) {
 			if (record_pending(conf, job, rn.attempt) ||
 			    !take_late(conf, job, late, sizeof(late))) {
@@ -554,19 +514,19 @@ static void revise_late(struct loop *l)
 			for (int k = 0; k < 3 && rmdir(in) < 0; k++)
 				take_late(conf, job, late, sizeof(late));
 			if (rename(done, in) < 0) {
-				svc_log(SVC_WARNING, "job %s: cannot revise with the late bundles (%s): %s",
+				log_msg(LOGL_WARNING, "job %s: cannot revise with the late bundles (%s): %s",
 					job, late, strerror(errno));
 				json_object_put(rec);
 				continue;
 			}
 		}
-		svc_log(SVC_INFO, "job %s attempt %ld: bundles after the diagnosis (%s): revising", job,
+		log_msg(LOGL_INFO, "job %s attempt %ld: bundles after the diagnosis (%s): revising", job,
 			rn.attempt, late[0] ? late : "an interrupted revision");
 		char why[1100];
 
 		snprintf(why, sizeof(why), "%s%s", late[0] ? "late bundles from " : "",
 			 late[0] ? late : "an interrupted revision, again");
-		attribute(conf, l->cat, l->s, rec, NULL, &rn, time(NULL), why);
+		attribute(conf, l->cat, l->s, rec, NULL, &rn, time(NULL), why, false);
 		json_object_put(rec);
 	}
 }
@@ -598,7 +558,7 @@ static void *accounting_thread(void *p)
 	long long next_reconcile = 0;
 
 	if (!s) {
-		svc_log(SVC_ERROR, "accounting: %s", err);
+		log_msg(LOGL_ERROR, "accounting: %s", err);
 		return NULL;
 	}
 	for (;;) {
@@ -615,7 +575,7 @@ static void *accounting_thread(void *p)
 			atomic_fetch_add(&svc_metrics.reconcile_runs, 1);
 			if (r < 0) {
 				atomic_fetch_add(&svc_metrics.reconcile_failures, 1);
-				svc_log(SVC_WARNING, "reconcile: %s", err);
+				log_msg(LOGL_WARNING, "reconcile: %s", err);
 			} else if (r > 0) {
 				atomic_fetch_add(&svc_metrics.reconciled_jobs, r);
 				if (wake_pipe[1] >= 0 && write(wake_pipe[1], "r", 1) < 0) {
@@ -632,14 +592,14 @@ static void *accounting_thread(void *p)
 						     err, sizeof(err)) == 0) {
 					store_comment_done(s, it->job_id, it->attempt);
 					atomic_fetch_add(&svc_metrics.comments_written, 1);
-					svc_log(SVC_INFO, "job %s attempt %ld: %s written", it->job_id,
+					log_msg(LOGL_INFO, "job %s attempt %ld: %s written", it->job_id,
 						it->attempt, conf->comment_field);
 				} else {
 					long wait = comment_backoff(it->tries);
 
 					store_comment_retry(s, it->job_id, it->attempt, now + wait);
 					atomic_fetch_add(&svc_metrics.comment_failures, 1);
-					svc_log(it->tries ? SVC_INFO : SVC_WARNING,
+					log_msg(it->tries ? LOGL_INFO : LOGL_WARNING,
 						"job %s attempt %ld: %s not written (try %d, again in %ld s): %s",
 						it->job_id, it->attempt, conf->comment_field, it->tries + 1,
 						wait, err);
@@ -680,7 +640,7 @@ static void drop_capabilities(unsigned port)
 		return;
 	memset(keep, 0, sizeof(keep));
 	if (syscall(SYS_capget, &hdr, have) < 0) {
-		svc_log(SVC_WARNING, "capget: %s; keeping every capability", strerror(errno));
+		log_msg(LOGL_WARNING, "capget: %s; keeping every capability", strerror(errno));
 		return;
 	}
 	for (size_t i = 0; i < sizeof(wanted) / sizeof(*wanted); i++) {
@@ -700,9 +660,9 @@ static void drop_capabilities(unsigned port)
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	hdr.pid = 0;
 	if (syscall(SYS_capset, &hdr, keep) < 0)
-		svc_log(SVC_WARNING, "capset: %s; keeping every capability", strerror(errno));
+		log_msg(LOGL_WARNING, "capset: %s; keeping every capability", strerror(errno));
 	else
-		svc_log(SVC_DEBUG, "capabilities kept: setuid setgid dac_override dac_read_search%s",
+		log_msg(LOGL_DEBUG, "capabilities kept: setuid setgid dac_override dac_read_search%s",
 			port < 1024 ? " net_bind_service" : "");
 }
 
@@ -772,22 +732,22 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 	int report = -1, status = 1;
 
 	umask(077);
-	if (svc_log_open(conf->log_file, !foreground) < 0) {
+	if (log_open(conf->log_file, 0600, !foreground) < 0) {
 		fprintf(stderr, "attrib: cannot open LogFile %s: %s\n", conf->log_file, strerror(errno));
 		return 1;
 	}
 	if (getenv("ATTRIB_DEBUG"))
-		svc_log_set_level(SVC_DEBUG);
-	svc_log_tee(true);
+		log_set_level(LOGL_DEBUG);
+	log_tee(true);
 	if (!foreground && (report = daemonize()) < 0) {
 		fprintf(stderr, "attrib: cannot go to the background: %s\n", strerror(errno));
 		return 1;
 	}
 	if (geteuid() != 0)
-		svc_log(SVC_WARNING, "not running as root: job output cannot be read as its user, "
+		log_msg(LOGL_WARNING, "not running as root: job output cannot be read as its user, "
 				     "and slurmdbd will refuse %s", conf->comment_field);
 	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-		svc_log(SVC_ERROR, "pipe: %s", strerror(errno));
+		log_msg(LOGL_ERROR, "pipe: %s", strerror(errno));
 		goto out;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -799,22 +759,22 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 	sigaction(SIGPIPE, &sa, NULL);
 
 	if (spool_prepare(conf->state_dir, err, sizeof(err)) < 0) {
-		svc_log(SVC_ERROR, "StateDir: %s", err);
+		log_msg(LOGL_ERROR, "StateDir: %s", err);
 		goto out;
 	}
 	snprintf(db, sizeof(db), "%s/attrib.db", conf->state_dir);
 	if (!(s = store_open(db, false, err, sizeof(err)))) {
-		svc_log(SVC_ERROR, "store: %s", err);
+		log_msg(LOGL_ERROR, "store: %s", err);
 		goto out;
 	}
 	accounting_init();
 	spool_set_slurm_user(accounting_slurm_user());
 	if (spool_check_dir(conf->spool_dir, err, sizeof(err)) < 0) {
-		svc_log(SVC_ERROR, "SpoolDir: %s", err);
+		log_msg(LOGL_ERROR, "SpoolDir: %s", err);
 		goto out;
 	}
 	if (nodetable_start(conf, true, err, sizeof(err)) < 0) {
-		svc_log(SVC_ERROR, "%s", err);
+		log_msg(LOGL_ERROR, "%s", err);
 		goto out;
 	}
 	nodetable_started = true;
@@ -827,7 +787,7 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
 			rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
 			if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < want)
-				svc_log(SVC_WARNING, "open files limited to %lu, below HttpConnections + 256",
+				log_msg(LOGL_WARNING, "open files limited to %lu, below HttpConnections + 256",
 					(unsigned long)rl.rlim_cur);
 		}
 	}
@@ -841,25 +801,25 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 	};
 	if (!(http = http_start(conf->listen, conf->state_dir, conf->max_bundle_bytes, &lim,
 				wake_pipe[1], err, sizeof(err)))) {
-		svc_log(SVC_ERROR, "%s", err);
+		log_msg(LOGL_ERROR, "%s", err);
 		goto out;
 	}
 	/* (threads after drop_capabilities: capabilities are per thread) */
 	if (webhook_start(conf, s, db, err, sizeof(err)) < 0) {
-		svc_log(SVC_ERROR, "%s", err);
+		log_msg(LOGL_ERROR, "%s", err);
 		goto out;
 	}
 	snprintf(aa.db, sizeof(aa.db), "%s", db);
 	if (pthread_create(&acct, NULL, accounting_thread, &aa)) {
-		svc_log(SVC_ERROR, "cannot start the accounting thread");
+		log_msg(LOGL_ERROR, "cannot start the accounting thread");
 		goto out;
 	}
 	acct_started = true;
-	svc_log(SVC_INFO, "attrib %s serving on %s (records: %s/jobs, state: %s)", PACKAGE_VERSION,
+	log_msg(LOGL_INFO, "attrib %s serving on %s (records: %s/jobs, state: %s)", PACKAGE_VERSION,
 		conf->listen, conf->spool_dir, conf->state_dir);
 	ready(report, true);
 	report = -1;
-	svc_log_tee(false);
+	log_tee(false);
 
 	snprintf(jobs, sizeof(jobs), "%s/jobs", conf->spool_dir);
 	snprintf(rec, sizeof(rec), "%s/reconcile", conf->state_dir);
@@ -872,18 +832,18 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 
 		if (reopen_log) {
 			reopen_log = 0;
-			svc_log_open(conf->log_file, !foreground);
+			log_open(conf->log_file, 0600, !foreground);
 		}
 		/* again each round: the spool may be changed while we run */
 		if (spool_check_dir(conf->spool_dir, err, sizeof(err)) < 0) {
 			if (strcmp(err, spool_refused)) {
-				svc_log(SVC_ERROR, "SpoolDir: %s; its records are not read", err);
+				log_msg(LOGL_ERROR, "SpoolDir: %s; its records are not read", err);
 				snprintf(spool_refused, sizeof(spool_refused), "%s", err);
 			}
 		} else {
 			spool_refused[0] = 0;
 			if (spool_each_record(jobs, record_cb, &l) < 0)
-				svc_log(SVC_ERROR, "cannot read %s: %s", jobs, strerror(errno));
+				log_msg(LOGL_ERROR, "cannot read %s: %s", jobs, strerror(errno));
 		}
 		spool_each_record(rec, record_cb, &l);
 		revise_late(&l);
@@ -896,7 +856,7 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 			while (read(wake_pipe[0], drain, sizeof(drain)) > 0)
 				;
 	}
-	svc_log(SVC_INFO, "stopping");
+	log_msg(LOGL_INFO, "stopping");
 	status = 0;
 out:
 	ready(report, false);

@@ -21,43 +21,21 @@
 #include <json-c/json.h>
 #include "attrib.h"
 #include "conf.h"
+#include "contract.h"
+#include "jsonread.h"
+#include "log.h"
+#include "sha256.h"
+#include "timefmt.h"
 
-#define BUNDLE_SCHEMA "attrib.bundle/v1"
 #define RECORD_MAX_BYTES (16L << 20)	/* a job record (jobcomp/attrib) */
 #define JSON_MAX_DEPTH 32		/* records, bundles, stored results */
-#define NAME_MAX_LEN 128		/* job ids, node names, file names */
+#define NAME_MAX_LEN CONTRACT_NAME_MAX	/* job ids, node names, file names */
 
-/* ---- util.c: logging, names, files ------------------------------------- */
+/* ---- util.c: files ---------------------------------------------------- */
 
-enum svc_level { SVC_ERROR, SVC_WARNING, SVC_INFO, SVC_DEBUG };
-
-/* Log to path (appended, mode 0600), to syslog when path is NULL and
- * use_syslog, else to standard error.  Thread-safe: one write per line. */
-int svc_log_open(const char *path, bool use_syslog);
-void svc_log(enum svc_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void svc_log_set_level(enum svc_level max);
-/* Errors and warnings also to standard error (while starting). */
-void svc_log_tee(bool on);
-
-/* A job id, node name or file name that may become one path component:
- * 1..NAME_MAX_LEN of [A-Za-z0-9._-], not starting with '.' or '-', no "..". */
-bool svc_valid_name(const char *s);
-
-/* Reads a whole regular file of at most max bytes (no symlink followed)
- * and parses one JSON value with at most depth levels.  NULL with a reason. */
-struct json_object *svc_read_json(const char *path, size_t max, int depth, char *err, size_t errlen);
-/* svc_read_json, and the opened file must also be owned by a uid
- * owner_ok() accepts and have one link (no hard link to another file);
- * its stat in *st. */
-struct json_object *svc_read_json_owned(const char *path, size_t max, int depth,
-					bool (*owner_ok)(uid_t), struct stat *st, char *err,
-					size_t errlen);
-/* False when the bundle's window ended before the attempt started (a
- * requeued job's earlier attempt). */
-bool spool_bundle_fresh(const char *bundle_path, const char *start, size_t max);
-/* Parses len bytes as exactly one JSON value (white space may follow). */
-struct json_object *svc_parse_json(const char *buf, size_t len, int depth, char *err, size_t errlen);
-
+/* False when the bundle's (parsed) tasks started before the attempt
+ * started at start (RFC 3339): a requeued job's earlier attempt's. */
+bool spool_bundle_fresh(struct json_object *bundle, const char *start);
 /* Writes data to path atomically: a dot-file beside it, fsync, rename,
  * fsync of the directory.  Mode 0600.  0 or -1 with errno. */
 int svc_write_atomic(const char *path, const void *data, size_t len);
@@ -71,20 +49,6 @@ int svc_fsync_dir(const char *dir);
  * SVC_TEXT_MAX bytes.  Returns how many strings it changed. */
 #define SVC_TEXT_MAX (1 << 20)
 int svc_json_clean(struct json_object *o);
-/* The string field k of o, or NULL when absent or not a string/number. */
-const char *svc_json_str(struct json_object *o, const char *k);
-/* "2026-11-29T08:12:01Z" */
-void svc_rfc3339(time_t t, char *buf, size_t len);
-
-/* ---- sha256.c: libcrypto's SHA-256, streamed --------------------------- */
-
-struct sha256 {
-	struct evp_md_ctx_st *ctx;
-};
-void sha256_init(struct sha256 *s);
-void sha256_update(struct sha256 *s, const void *data, size_t len);
-void sha256_hex(struct sha256 *s, char out[65]);	/* finishes s */
-void sha256_free(struct sha256 *s);	/* abandons s (no-op once finished) */
 
 /* ---- metrics.c: counters for GET /metrics --------------------------------- */
 
@@ -106,7 +70,7 @@ enum reject_reason {
 };
 
 /* Label sets of the counters below (metrics.c names them). */
-enum { SUBDOM_N = 14 };		/* the contract's sub-domains, then "other" */
+enum { SUBDOM_N = SUB_DOMAIN_N + 1 };	/* contract.h's sub-domains, then "other" */
 enum cov_source { COV_NODES, COV_APP, COV_SCHEDULER, COV_JOB, COV_OTHER, COV_SRC_N };
 enum cov_status { COV_MISSING, COV_ERROR, COV_ST_OTHER, COV_ST_N };
 /* drain decisions recorded in the store, as /metrics counts them */
@@ -168,12 +132,8 @@ struct auth_claim {
 	struct in_addr origin;	/* where munged encoded it (MUNGE_OPT_ADDR4) */
 };
 
-#define AUTH_PAYLOAD_PREFIX "attrib-bundle:v1:"
-
 /* The socket of munged: $ATTRIB_MUNGE_SOCKET, or libmunge's default. */
 const char *auth_socket(void);
-/* Splits "attrib-bundle:v1:JOBID:NODE:SHA256HEX" (validating each part). */
-int auth_parse_payload(const char *p, size_t len, struct auth_claim *c);
 /* Decodes cred with munged; on success fills c.  Anything else is a
  * rejection reason (REJ_UID for a valid credential of another user). */
 enum reject_reason auth_decode(const char *cred, struct auth_claim *c, char *why, size_t whylen);
@@ -208,10 +168,18 @@ int spool_each_record(const char *dir, int (*fn)(const char *dir, const char *fi
 
 /* STATE/incoming/JOBID/NODE.json */
 char *spool_bundle_path(const char *state_dir, const char *job_id, const char *node);
-/* Moves the finished temporary file tmp_path (fsynced by the caller) to
- * STATE/incoming/JOBID/NODE.json atomically; 0 or -1 with errno. */
-int spool_commit_bundle(const char *state_dir, const char *tmp_path, const char *job_id,
-			const char *node);
+/* Finished uploads made durable together: each temporary file (fd, open;
+ * closed here) is fsynced and renamed to STATE/incoming/JOBID/NODE.json,
+ * and each directory that changed is fsynced once.  Each one's err: 0 when
+ * it is durable in place, else an errno; placed: it was renamed (tmp is
+ * gone) even if a later fsync failed. */
+struct spool_pending {
+	int fd;
+	const char *tmp, *job_id, *node;
+	int err;
+	bool placed;
+};
+void spool_commit_bundles(const char *state_dir, struct spool_pending *v, size_t n);
 /* A fresh temporary file for an upload in STATE/incoming/.tmp; fd or -1. */
 int spool_tmp_bundle(const char *state_dir, char *path, size_t pathlen);
 /* Removes STATE/incoming/JOBID (the job's bundles, after attribution). */
@@ -236,9 +204,11 @@ char *read_tail_as_user(const char *path, uid_t uid, gid_t gid, size_t max, size
 /* Builds STATE/cases/JOBID.ATTEMPT from record (a parsed job record) and the
  * bundles in STATE/incoming/JOBID.  Returns the case path (caller frees) or
  * NULL with a reason; coverage entries the engine cannot know of (bundle
- * sources in error, app files not read, missing bundles) go to cov. */
+ * sources in error, app files not read, missing bundles) go to cov.  A
+ * bundle of an earlier attempt (spool_bundle_fresh) is removed, not used,
+ * and counted in *stale (stale may be NULL). */
 char *casebuild(const struct attrib_config *conf, struct json_object *record,
-		const char *job_id, long attempt, struct json_object *cov, char *err,
+		const char *job_id, long attempt, struct json_object *cov, int *stale, char *err,
 		size_t errlen);
 
 /* ---- store.c: SQLite (STATE/attrib.db) ------------------------------------ */
@@ -411,7 +381,9 @@ struct drain_decisions {
 const char *drain_mode_name(enum drain_mode m);
 const char *drain_decision_name(enum drain_decision d);
 /* The mode of a rule class: its own in DrainClasses (CLASS:MODE), else
- * DrainPolicy; *listed false (and off) when DrainClasses does not name it. */
+ * DrainPolicy; *listed false (and off) when DrainClasses does not name it.
+ * DrainClasses not set: the catalog's drain_by_default classes (as given
+ * to drain_policy_set_defaults), in DrainPolicy's mode. */
 enum drain_mode drain_class_mode(const struct attrib_config *conf, const char *class_name,
 				 bool *listed);
 /* How many nodes of a partition of total nodes may be drained or down:
@@ -425,11 +397,14 @@ int drain_fraction_allowed(double fraction, int total);
 void drain_policy_decide(const struct attrib_config *conf, struct json_object *result,
 			 long drains_last_hour, drain_state_fn state, void *arg,
 			 struct drain_decisions *d);
+/* The classes DrainClasses means when attrib.conf does not set it: the
+ * catalog's drain_by_default ones (rules/00-base.yaml). */
+void drain_policy_set_defaults(const attrib_catalog *cat);
 /* attrib serve, after storing a new result: decides, drains through Slurm
  * (auto), records each decision in the store, counts it in the metrics and
  * logs it.  Slurm's errors are recorded (DRAIN_FAILED), never fatal. */
-void drain_policy_apply(const struct attrib_config *conf, store *s, struct json_object *result,
-			const char *job_id, long attempt, long long now);
+void drain_policy_apply(const struct attrib_config *conf, const attrib_catalog *cat, store *s,
+			struct json_object *result, const char *job_id, long attempt, long long now);
 
 /* ---- accounting.c: the summary in the job's accounting record ------------- */
 
@@ -450,6 +425,10 @@ long comment_backoff(int tries);
  * comments stay queued. */
 bool accounting_init(void);
 bool accounting_enabled(void);
+/* How many records slurmdbd (connection db) holds for the job in clusters
+ * (a list_t; NULL: the default): one per requeued attempt. */
+struct xlist;
+long accounting_attempts(void *db, struct xlist *clusters, uint32_t id);
 /* SlurmUser from slurm.conf, (uid_t)-1 when accounting is off. */
 uid_t accounting_slurm_user(void);
 /* The local cluster's name from slurm.conf (NULL when accounting is off). */
@@ -474,7 +453,17 @@ void webhook_kick(void);
 /* Stops the thread (an ongoing POST is aborted). */
 void webhook_stop(void);
 
-/* ---- nodestate.c: a node's current state from slurmctld ----------------- */
+/* ---- nodestate.c: libslurm, and a node's current state from slurmctld ---- */
+
+/* $SLURM_CONF, else /etc/slurm/slurm.conf. */
+const char *slurm_conf_file(void);
+/* slurm_init once for the process (thread-safe), and only when slurm.conf
+ * is there: libslurm exits the process when it cannot read it.  false
+ * with a reason when it is not there. */
+bool slurm_ready(char *err, size_t errlen);
+/* A node state as sinfo's long form names it ("IDLE", "DRAINED",
+ * "DRAINING", "DOWN*", "MIXED+MAINT"), from slurm.h's public bits only. */
+void node_state_name(uint32_t state, char *buf, size_t len);
 
 struct node_state_map;
 /* slurm_load_node of every node; NULL with a reason when there is no

@@ -107,7 +107,7 @@ static int post(CURL *c, const struct comment_item *it, char *err, size_t errlen
 static char *clean_body(const char *text)
 {
 	char err[128];
-	struct json_object *r = svc_parse_json(text, strlen(text), JSON_MAX_DEPTH, err, sizeof(err));
+	struct json_object *r = json_parse_bounded(text, strlen(text), JSON_MAX_DEPTH, err, sizeof(err));
 	char *body = NULL;
 
 	if (!r)
@@ -142,21 +142,21 @@ static int deliver_due(store *s, CURL *c, bool all)
 		if (body && post(c, it, err, sizeof(err)) == 0) {
 			store_webhook_done(s, it->job_id, it->attempt, (long long)time(NULL));
 			atomic_fetch_add(&svc_metrics.webhook_delivered, 1);
-			svc_log(SVC_INFO, "job %s attempt %ld: delivered to the webhook", it->job_id,
+			log_msg(LOGL_INFO, "job %s attempt %ld: delivered to the webhook", it->job_id,
 				it->attempt);
 		} else {
 			long wait = webhook_backoff(it->tries);
 
 			store_webhook_retry(s, it->job_id, it->attempt, (long long)time(NULL) + wait, err);
 			atomic_fetch_add(&svc_metrics.webhook_failures, 1);
-			svc_log(it->tries ? SVC_INFO : SVC_WARNING,
+			log_msg(it->tries ? LOGL_INFO : LOGL_WARNING,
 				"job %s attempt %ld: webhook delivery failed (try %d, again in %ld s): %s",
 				it->job_id, it->attempt, it->tries + 1, wait, err);
 		}
 	}
 	store_free_items(items, n > 0 ? n : 0);
 	if (n < 0)
-		svc_log(SVC_ERROR, "webhook: cannot read the queue");
+		log_msg(LOGL_ERROR, "webhook: cannot read the queue");
 	return n;
 }
 
@@ -169,7 +169,7 @@ static void *webhook_thread(void *arg)
 
 	(void)arg;
 	if (!s || !c) {
-		svc_log(SVC_ERROR, "webhook: %s", s ? "cannot start libcurl" : err);
+		log_msg(LOGL_ERROR, "webhook: %s", s ? "cannot start libcurl" : err);
 		store_close(s);
 		if (c)
 			curl_easy_cleanup(c);
@@ -237,7 +237,7 @@ int webhook_start(const struct attrib_config *conf, store *s, const char *db, ch
 	}
 	W.started = true;
 	/* not the URL: it may hold credentials */
-	svc_log(SVC_INFO, "webhook: results are delivered (timeout %ld s)", W.timeout);
+	log_msg(LOGL_INFO, "webhook: results are delivered (timeout %ld s)", W.timeout);
 	return 0;
 }
 

@@ -32,6 +32,8 @@ static void load_conf(struct attrib_config *c, const char *text)
 	ck_assert_int_eq(config_load(path, c, stderr), 0);
 }
 
+static attrib_catalog *shipped;	/* the rules in the tree, loaded once */
+
 static void setup(void)
 {
 	conf_dir = tmpdir();
@@ -493,14 +495,11 @@ END_TEST
 
 START_TEST(engine_result_carries_the_class)
 {
-	attrib_catalog *cat = attrib_catalog_load(SRCDIR "/rules", stderr);
 	char err[256];
 	struct attrib_config c;
 	struct cluster cl = { .nodes = { HEALTHY("node-02") } };
 	struct drain_decisions d;
-
-	ck_assert_ptr_nonnull(cat);
-	struct json_object *r = attrib_analyze(cat, SRCDIR "/examples/xid149-nvlink", err, sizeof(err));
+	struct json_object *r = attrib_analyze(shipped, SRCDIR "/examples/xid149-nvlink", err, sizeof(err));
 	ck_assert_msg(r != NULL, "%s", err);
 	load_conf(&c, "DrainPolicy = suggest\nDrainClasses = nvlink:auto\n");
 	drain_policy_decide(&c, r, 0, fake_state, &cl, &d);
@@ -510,7 +509,34 @@ START_TEST(engine_result_carries_the_class)
 	ck_assert_int_eq(d.v[0].decision, DECIDE_DRAIN);
 	config_free(&c);
 	json_object_put(r);
-	attrib_catalog_free(cat);
+}
+END_TEST
+
+/* DrainClasses not set: the classes the shipped rules mark
+ * drain_by_default, and no other */
+START_TEST(default_classes_come_from_the_rules)
+{
+	const char *names[8];
+	struct attrib_config c;
+	bool listed;
+	int n = attrib_catalog_drain_classes(shipped, names, 8);
+
+	ck_assert_int_eq(n, 3);
+	ck_assert_str_eq(names[0], "gpu-hardware");
+	ck_assert_str_eq(names[1], "gpu-memory");
+	ck_assert_str_eq(names[2], "nvlink");
+	load_conf(&c, "DrainPolicy = suggest\n");
+	ck_assert_int_eq(drain_class_mode(&c, "gpu-memory", &listed), DRAIN_MODE_SUGGEST);
+	ck_assert(listed);
+	ck_assert_int_eq(drain_class_mode(&c, "node-down", &listed), DRAIN_MODE_OFF);
+	ck_assert(!listed);
+	config_free(&c);
+	/* set: only what it names */
+	load_conf(&c, "DrainPolicy = suggest\nDrainClasses = node-down\n");
+	ck_assert_int_eq(drain_class_mode(&c, "gpu-memory", &listed), DRAIN_MODE_OFF);
+	ck_assert(!listed);
+	ck_assert_int_eq(drain_class_mode(&c, "node-down", &listed), DRAIN_MODE_SUGGEST);
+	config_free(&c);
 }
 END_TEST
 
@@ -518,6 +544,13 @@ int main(void)
 {
 	Suite *s = suite_create("drain");
 	TCase *t = tcase_create("policy");
+	int rc;
+
+	/* what attrib serve does with its catalog: the default DrainClasses */
+	shipped = attrib_catalog_load(SRCDIR "/rules", stderr);
+	if (!shipped)
+		return 1;
+	drain_policy_set_defaults(shipped);
 
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, class_modes);
@@ -533,7 +566,10 @@ int main(void)
 	tcase_add_test(t, reason_is_short_and_inert);
 	tcase_add_test(t, store_counts_drains_done);
 	tcase_add_test(t, engine_result_carries_the_class);
+	tcase_add_test(t, default_classes_come_from_the_rules);
 	suite_add_tcase(s, t);
-	svc_log_set_level(SVC_ERROR);
-	return run_suite(s);
+	log_set_level(LOGL_ERROR);
+	rc = run_suite(s);
+	attrib_catalog_free(shipped);
+	return rc;
 }

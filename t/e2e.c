@@ -1,6 +1,6 @@
 /* End-to-end: every case directory under t/cases/ (written for this
  * project, each with expected.json) and the bundled example go through
- * the real catalog; the result must keep the contract and give the
+ * the real catalog; the result must keep doc/formats.md and give the
  * expected verdict, culprits and no drain outside drain_ok. */
 #include <dirent.h>
 #include "testutil.h"
@@ -33,7 +33,7 @@ static bool in_array(struct json_object *arr, const char *s)
 	return false;
 }
 
-/* The contract's schema checks (section 2). */
+/* The result's checks (doc/formats.md, "The result"). */
 static void check_contract(const char *name, struct json_object *r, struct json_object *job)
 {
 	const char *sub = json_object_get_string(get(r, "sub_domain"));

@@ -1,6 +1,6 @@
 /* attrib-collect's window cutter (epilog/window.c), with Check: a 2 GB
  * sparse syslog file cut by binary search reading a few pages, every
- * timestamp format of the contract, windows outside the file, lines
+ * timestamp format the collector reads, windows outside the file, lines
  * without timestamps, a clock going backwards, NUL garbage, the cap. */
 #include <check.h>
 #include <errno.h>
@@ -11,7 +11,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "internal.h"
+#include "text.h"
+#include "timefmt.h"
 #include "window.h"
 
 #define T0 1795939200.0	/* 2026-11-28T00:00:00Z */
@@ -388,7 +389,7 @@ START_TEST(utf8)
 {
 	size_t n;
 	static const char in[] = "ok \xc3\xa9 \xff\xfe x\0y \xe2\x82 z";
-	char *s = utf8_fix(in, sizeof(in) - 1, &n);
+	char *s = text_utf8_fix(in, sizeof(in) - 1, &n);
 
 	ck_assert_str_eq(s, "ok \xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd xy \xef\xbf\xbd\xef\xbf\xbd z");
 	ck_assert_uint_eq(n, strlen(s));

@@ -92,7 +92,7 @@ static void fill_store(void)
 		json_object_object_add(r, "culprit_nodes", names(d->culprits));
 		json_object_object_add(r, "affected_nodes", names(d->affected));
 		if (d->end_age >= 0) {
-			svc_rfc3339((time_t)(now - d->end_age), end, sizeof(end));
+			time_format_sec((time_t)(now - d->end_age), end, sizeof(end));
 			json_object_object_add(r, "end_time", json_object_new_string(end));
 		}
 		struct store_row row = {
@@ -226,7 +226,7 @@ START_TEST(ranking_counts_causes)
 	c = json_object_array_get_idx(causes, 1);
 	ck_assert_str_eq(str(c, "cause"), "xid.48");
 	ck_assert_int_eq(num(c, "count"), 1);
-	svc_rfc3339((time_t)(now - 86400 - 60), end, sizeof(end));
+	time_format_sec((time_t)(now - 86400 - 60), end, sizeof(end));
 	ck_assert_str_eq(str(n, "last_seen"), end);
 	/* gpu-08: the ambiguous diagnosis counts by its sub-domain; last seen
 	 * job 104's end (2 h ago) */
@@ -234,11 +234,11 @@ START_TEST(ranking_counts_causes)
 	ck_assert(json_object_object_get_ex(n, "causes", &causes));
 	ck_assert_str_eq(str(json_object_array_get_idx(causes, 0), "cause"), "ambiguous");
 	ck_assert_str_eq(str(json_object_array_get_idx(causes, 1), "cause"), "ib.link_down");
-	svc_rfc3339((time_t)(now - 7200), end, sizeof(end));
+	time_format_sec((time_t)(now - 7200), end, sizeof(end));
 	ck_assert_str_eq(str(n, "last_seen"), end);
 	/* gpu-12: no end_time stored: when the results were stored */
 	n = json_object_array_get_idx(a, 0);
-	svc_rfc3339((time_t)(now - 10 * 86400), end, sizeof(end));
+	time_format_sec((time_t)(now - 10 * 86400), end, sizeof(end));
 	ck_assert_str_eq(str(n, "last_seen"), end);
 	ck_assert(json_object_object_get_ex(n, "causes", &causes));
 	ck_assert_int_eq(json_object_array_length(causes), 8);
@@ -603,6 +603,6 @@ int main(void)
 	tcase_add_test(t, drains_counted);
 	tcase_add_test(t, dirty_store_printed_clean);
 	suite_add_tcase(s, t);
-	svc_log_set_level(SVC_ERROR);
+	log_set_level(LOGL_ERROR);
 	return run_suite(s);
 }

@@ -25,7 +25,7 @@ static char *hex(const char *s, size_t len, size_t chunk)
 	sha256_init(&h);
 	for (size_t o = 0; o < len; o += chunk)
 		sha256_update(&h, s + o, len - o < chunk ? len - o : chunk);
-	sha256_hex(&h, out);
+	sha256_final_hex(&h, out);
 	return out;
 }
 
@@ -65,16 +65,16 @@ START_TEST(names_that_become_paths)
 	char longname[200];
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++)
-		ck_assert_msg(svc_valid_name(good[i]), "%s refused", good[i]);
+		ck_assert_msg(contract_valid_name(good[i]), "%s refused", good[i]);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
-		ck_assert_msg(!svc_valid_name(bad[i]), "\"%s\" taken", bad[i]);
-	ck_assert(!svc_valid_name(NULL));
+		ck_assert_msg(!contract_valid_name(bad[i]), "\"%s\" taken", bad[i]);
+	ck_assert(!contract_valid_name(NULL));
 	memset(longname, 'a', sizeof(longname));
 	longname[NAME_MAX_LEN] = 0;
-	ck_assert(svc_valid_name(longname));
+	ck_assert(contract_valid_name(longname));
 	longname[NAME_MAX_LEN] = 'a';
 	longname[NAME_MAX_LEN + 1] = 0;
-	ck_assert(!svc_valid_name(longname));
+	ck_assert(!contract_valid_name(longname));
 
 	/* bundle paths are built only from valid names */
 	ck_assert_ptr_null(spool_bundle_path("/s", "../../etc", "n"));
@@ -108,14 +108,15 @@ END_TEST
 START_TEST(credential_payloads)
 {
 	struct auth_claim c;
+	struct bundle_claim bc;
 	char p[256];
 	const char *h = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 	snprintf(p, sizeof(p), "attrib-bundle:v1:4242:node-02:%s", h);
-	ck_assert_int_eq(auth_parse_payload(p, strlen(p), &c), 0);
-	ck_assert_str_eq(c.job_id, "4242");
-	ck_assert_str_eq(c.node, "node-02");
-	ck_assert_str_eq(c.sha256, h);
+	ck_assert_int_eq(bundle_payload_parse(p, strlen(p), &bc), 0);
+	ck_assert_str_eq(bc.job_id, "4242");
+	ck_assert_str_eq(bc.node, "node-02");
+	ck_assert_str_eq(bc.sha256, h);
 	const char *bad[] = {
 		"attrib-bundle:v2:4242:node-02:%s", "attrib-bundle:v1::node-02:%s",
 		"attrib-bundle:v1:4242::%s",	     "attrib-bundle:v1:../x:node-02:%s",
@@ -125,13 +126,13 @@ START_TEST(credential_payloads)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		snprintf(p, sizeof(p), bad[i], h);
-		ck_assert_msg(auth_parse_payload(p, strlen(p), &c) == -1, "taken: %s", p);
+		ck_assert_msg(bundle_payload_parse(p, strlen(p), &bc) == -1, "taken: %s", p);
 	}
 	snprintf(p, sizeof(p), "attrib-bundle:v1:4242:node-02:%s", h);
 	p[strlen(p) - 1] = 'F';	/* upper case */
-	ck_assert_int_eq(auth_parse_payload(p, strlen(p), &c), -1);
+	ck_assert_int_eq(bundle_payload_parse(p, strlen(p), &bc), -1);
 	snprintf(p, sizeof(p), "attrib-bundle:v1:4242:node-02:%s", h);
-	ck_assert_int_eq(auth_parse_payload(p, strlen(p) + 1, &c), -1);	/* a NUL inside */
+	ck_assert_int_eq(bundle_payload_parse(p, strlen(p) + 1, &bc), -1);	/* a NUL inside */
 	ck_assert_int_eq(auth_decode(NULL, &c, p, sizeof(p)), REJ_NO_CREDENTIAL);
 	ck_assert_int_eq(auth_decode("", &c, p, sizeof(p)), REJ_NO_CREDENTIAL);
 }
@@ -146,29 +147,29 @@ START_TEST(json_limits)
 	memset(buf, 0, sizeof(buf));
 	for (int i = 0; i < 40; i++)
 		buf[i] = '[', buf[79 - i] = ']';
-	ck_assert_ptr_null(svc_parse_json(buf, 80, JSON_MAX_DEPTH, err, sizeof(err)));
+	ck_assert_ptr_null(json_parse_bounded(buf, 80, JSON_MAX_DEPTH, err, sizeof(err)));
 	ck_assert_ptr_nonnull(strstr(err, "invalid JSON"));
-	o = svc_parse_json(buf + 30, 20, JSON_MAX_DEPTH, err, sizeof(err));
+	o = json_parse_bounded(buf + 30, 20, JSON_MAX_DEPTH, err, sizeof(err));
 	ck_assert_ptr_nonnull(o);
 	json_object_put(o);
-	ck_assert_ptr_null(svc_parse_json("{\"a\":1} x", 9, 8, err, sizeof(err)));
+	ck_assert_ptr_null(json_parse_bounded("{\"a\":1} x", 9, 8, err, sizeof(err)));
 	ck_assert_ptr_nonnull(strstr(err, "trailing"));
-	ck_assert_ptr_null(svc_parse_json("{\"a\":", 5, 8, err, sizeof(err)));
-	o = svc_parse_json("{\"a\":1}\n", 8, 8, err, sizeof(err));
+	ck_assert_ptr_null(json_parse_bounded("{\"a\":", 5, 8, err, sizeof(err)));
+	o = json_parse_bounded("{\"a\":1}\n", 8, 8, err, sizeof(err));
 	ck_assert_ptr_nonnull(o);
 	json_object_put(o);
 
 	/* files: size limit, no symlink */
 	write_file(dir, "big.json", "{\"text\": \"0123456789012345678901234567890123456789\"}");
 	snprintf(buf, sizeof(buf), "%s/big.json", dir);
-	ck_assert_ptr_null(svc_read_json(buf, 20, 8, err, sizeof(err)));
-	o = svc_read_json(buf, 200, 8, err, sizeof(err));
+	ck_assert_ptr_null(json_read_file(buf, 20, 8, err, sizeof(err)));
+	o = json_read_file(buf, 200, 8, err, sizeof(err));
 	ck_assert_ptr_nonnull(o);
 	json_object_put(o);
 	char link[600];
 	snprintf(link, sizeof(link), "%s/link.json", dir);
 	ck_assert_int_eq(symlink(buf, link), 0);
-	ck_assert_ptr_null(svc_read_json(link, 200, 8, err, sizeof(err)));
+	ck_assert_ptr_null(json_read_file(link, 200, 8, err, sizeof(err)));
 	rmtree(dir);
 }
 END_TEST
@@ -669,6 +670,82 @@ static int drain_line(const struct drain_row *d, void *arg)
 	return 0;
 }
 
+/* A bundle of the earlier attempt (its tasks started before this attempt
+ * did) is dropped when the case is built, and this attempt's own is waited
+ * for; nothing is stored meanwhile. */
+START_TEST(stale_bundle_waited_for)
+{
+	struct svc v;
+
+	svc_setup(&v, 120);
+	mkdir_p(v.dir, "out");
+	write_file(v.dir, "out/slurm-77.out", "starting\n");
+	put_record(&v, "spool/jobs/77.0.json", "FAILED", "[\"a\"]");
+	mkdir_p(v.dir, "state/incoming/77");
+	write_file(v.dir, "state/incoming/77/a.json",
+		   "{\"schema\":\"attrib.bundle/v1\",\"job_id\":\"77\",\"node\":\"a\",\"files\":[],"
+		   "\"ranks\":[{\"rank\":0,\"node\":\"a\",\"start_time\":\"2025-11-29T07:00:00Z\"}]}");
+	ck_assert_int_eq(process(&v, "77.0.json"), 0);
+	ck_assert(!exists(&v, "state/incoming/77/a.json"));	/* dropped */
+	ck_assert(!exists(&v, "state/cases/77.0"));
+	ck_assert_int_eq(store_has_result(v.s, "77", 0), 0);
+	ck_assert_int_eq(process(&v, "77.0.json"), 0);	/* still waiting, without it */
+	put_bundle(&v, "a", "2025-11-29T08:12:00+00:00 a kernel: GPU exploded\\n");
+	ck_assert_int_eq(process(&v, "77.0.json"), 1);
+	ck_assert_int_eq(store_has_result(v.s, "77", 0), 1);
+	svc_teardown(&v);
+}
+END_TEST
+
+/* job.json's ranks: one record per rank, by rank; a later srun step wins
+ * over the batch script's, and of equal steps the bundle read last. */
+START_TEST(ranks_merged_by_step)
+{
+	struct svc v;
+	static const char *const bundle =
+		"{\"schema\":\"attrib.bundle/v1\",\"job_id\":\"77\",\"node\":\"%s\",\"files\":[],"
+		"\"ranks\":[%s]}";
+	char buf[1024], err[256];
+
+	svc_setup(&v, 120);
+	mkdir_p(v.dir, "out");
+	write_file(v.dir, "out/slurm-77.out", "starting\n");
+	put_record(&v, "spool/jobs/77.0.json", "FAILED", "[\"a\",\"b\"]");
+	mkdir_p(v.dir, "state/incoming/77");
+	snprintf(buf, sizeof(buf), bundle, "a",
+		 "{\"rank\":2,\"step\":\"batch\",\"pid\":1},{\"rank\":1,\"step\":\"0\",\"pid\":2},"
+		 "{\"rank\":0,\"step\":\"1\",\"pid\":3},{\"rank\":3,\"step\":\"0\",\"pid\":4}");
+	write_file(v.dir, "state/incoming/77/a.json", buf);
+	snprintf(buf, sizeof(buf), bundle, "b",
+		 "{\"rank\":2,\"step\":\"0\",\"pid\":5},{\"rank\":1,\"step\":\"batch\",\"pid\":6},"
+		 "{\"rank\":0,\"step\":\"0\",\"pid\":7},{\"rank\":3,\"step\":\"0\",\"pid\":8}");
+	write_file(v.dir, "state/incoming/77/b.json", buf);
+	ck_assert_int_eq(process(&v, "77.0.json"), 1);
+
+	char *p = path_join(v.dir, "state/cases/77.0/job.json");
+	struct json_object *job = json_read_file(p, 1 << 20, 32, err, sizeof(err)), *ranks;
+	free(p);
+	ck_assert_msg(job != NULL, "%s", err);
+	ck_assert(json_object_object_get_ex(job, "ranks", &ranks));
+	ck_assert_int_eq(json_object_array_length(ranks), 4);
+	/* rank 0: step 1 (a) over step 0 (b); 1: step 0 (a) over batch (b);
+	 * 2: step 0 (b) over batch (a); 3: equal steps, b's came last */
+	static const int pid[4] = { 3, 2, 5, 8 };
+	static const char *const node[4] = { "a", "a", "b", "b" };
+	for (int i = 0; i < 4; i++) {
+		struct json_object *r = json_object_array_get_idx(ranks, i), *x;
+
+		ck_assert(json_object_object_get_ex(r, "rank", &x));
+		ck_assert_int_eq(json_object_get_int(x), i);
+		ck_assert(json_object_object_get_ex(r, "pid", &x));
+		ck_assert_int_eq(json_object_get_int(x), pid[i]);
+		ck_assert_str_eq(json_str(r, "node"), node[i]);
+	}
+	json_object_put(job);
+	svc_teardown(&v);
+}
+END_TEST
+
 START_TEST(record_attributed_once)
 {
 	struct svc v;
@@ -694,7 +771,7 @@ START_TEST(record_attributed_once)
 	ck_assert_ptr_nonnull(text);
 	struct json_object *r = json_tokener_parse(text), *x;
 	free(text);
-	ck_assert_str_eq(svc_json_str(r, "sub_domain"), "InfraHW");
+	ck_assert_str_eq(json_str(r, "sub_domain"), "InfraHW");
 	ck_assert(json_object_object_get_ex(r, "culprit_nodes", &x));
 	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(x, 0)), "a");
 	/* the bundle's own coverage entry is in the result */
@@ -704,7 +781,7 @@ START_TEST(record_attributed_once)
 	/* job.json got the node's rank, not the one claimed for another node */
 	char *jp = path_join(v.dir, "state/cases/77.0/job.json");
 	char err[128];
-	struct json_object *job = svc_read_json(jp, 1 << 20, 32, err, sizeof(err));
+	struct json_object *job = json_read_file(jp, 1 << 20, 32, err, sizeof(err));
 	free(jp);
 	ck_assert(json_object_object_get_ex(job, "ranks", &x));
 	ck_assert_int_eq(json_object_array_length(x), 1);
@@ -712,14 +789,14 @@ START_TEST(record_attributed_once)
 	/* evidence.json: each node file's origin, as its bundle gave it; a
 	 * file without one is "file" (nobody vouches the kernel wrote it) */
 	jp = path_join(v.dir, "state/cases/77.0/evidence.json");
-	struct json_object *ev = svc_read_json(jp, 1 << 20, 32, err, sizeof(err)), *files, *f;
+	struct json_object *ev = json_read_file(jp, 1 << 20, 32, err, sizeof(err)), *files, *f;
 	free(jp);
 	ck_assert_ptr_nonnull(ev);
 	ck_assert(json_object_object_get_ex(ev, "files", &files));
 	ck_assert(json_object_object_get_ex(files, "nodes/a/kern.log", &f));
-	ck_assert_str_eq(svc_json_str(f, "origin"), "kernel");
+	ck_assert_str_eq(json_str(f, "origin"), "kernel");
 	ck_assert(json_object_object_get_ex(files, "nodes/a/escape", &f));
-	ck_assert_str_eq(svc_json_str(f, "origin"), "file");
+	ck_assert_str_eq(json_str(f, "origin"), "file");
 	ck_assert_int_eq(json_object_object_length(files), 2);
 	json_object_put(ev);
 
@@ -816,25 +893,23 @@ END_TEST
 
 START_TEST(bundle_of_earlier_attempt_is_stale)
 {
-	char *dir = tmpdir(), *p = path_join(dir, "n1.json");
+	struct json_object *p = json_tokener_parse("{\"schema\": \"attrib.bundle/v1\", \"ranks\": ["
+						   "{\"rank\": 0, \"start_time\": \"2026-11-29T08:00:00Z\"},"
+						   "{\"rank\": 1, \"start_time\": \"2026-11-29T08:00:01Z\"}]}");
 
-	write_file(dir, "n1.json", "{\"schema\": \"attrib.bundle/v1\", \"ranks\": ["
-		   "{\"rank\": 0, \"start_time\": \"2026-11-29T08:00:00Z\"},"
-		   "{\"rank\": 1, \"start_time\": \"2026-11-29T08:00:01Z\"}]}");
+	ck_assert_ptr_nonnull(p);
 	/* attempt 1 started at 08:30: these tasks ran in attempt 0 */
-	ck_assert(!spool_bundle_fresh(p, "2026-11-29T08:30:00Z", 1 << 20));
+	ck_assert(!spool_bundle_fresh(p, "2026-11-29T08:30:00Z"));
 	/* the attempt they ran in (a second of clock skew allowed) */
-	ck_assert(spool_bundle_fresh(p, "2026-11-29T08:00:01.500Z", 1 << 20));
+	ck_assert(spool_bundle_fresh(p, "2026-11-29T08:00:01.500Z"));
 	/* an attempt requeued seconds later is another attempt */
-	ck_assert(!spool_bundle_fresh(p, "2026-11-29T08:00:04Z", 1 << 20));
+	ck_assert(!spool_bundle_fresh(p, "2026-11-29T08:00:04Z"));
 	/* no task times to tell by, or no start in the record: taken */
-	write_file(dir, "n2.json", "{\"schema\": \"attrib.bundle/v1\", \"ranks\": []}");
-	char *p2 = path_join(dir, "n2.json");
-	ck_assert(spool_bundle_fresh(p2, "2026-11-29T08:30:00Z", 1 << 20));
-	ck_assert(spool_bundle_fresh(p, NULL, 1 << 20));
-	free(p);
-	free(p2);
-	rmtree(dir);
+	struct json_object *p2 = json_tokener_parse("{\"schema\": \"attrib.bundle/v1\", \"ranks\": []}");
+	ck_assert(spool_bundle_fresh(p2, "2026-11-29T08:30:00Z"));
+	ck_assert(spool_bundle_fresh(p, NULL));
+	json_object_put(p);
+	json_object_put(p2);
 }
 END_TEST
 
@@ -924,8 +999,8 @@ START_TEST(log_message_is_one_line)
 	ssize_t n;
 	int fd;
 
-	ck_assert_int_eq(svc_log_open(p, false), 0);
-	svc_log(SVC_ERROR, "std_out %s not read",
+	ck_assert_int_eq(log_open(p, 0600, false), 0);
+	log_msg(LOGL_ERROR, "std_out %s not read",
 		"/home/u/x\n2026-12-01T00:00:00Z attrib[1]: error: FORGED\r\x1b[2J\xe2\x80\xae\xff.out");
 	fd = open(p, O_RDONLY);
 	ck_assert_int_ge(fd, 0);
@@ -946,7 +1021,7 @@ START_TEST(json_strings_cleaned)
 	const char *in = "{\"a\":[\"x\\u001by\",{\"b\":\"\xe2\x80\xae\"}],\"c\":\"ok \xc3\xa9\","
 			 "\"d\":\"\xff\",\"n\":5,\"e\":null}";
 	char err[128];
-	struct json_object *o = svc_parse_json(in, strlen(in), 32, err, sizeof(err)), *v;
+	struct json_object *o = json_parse_bounded(in, strlen(in), 32, err, sizeof(err)), *v;
 	const char *out;
 
 	ck_assert_ptr_nonnull(o);
@@ -1111,6 +1186,8 @@ int main(void)
 	tcase_add_test(t, bundlescan_agrees_with_json_c);
 	tcase_add_test(t, drain_takes_only_drain_actions);
 	tcase_add_test(t, bundle_of_earlier_attempt_is_stale);
+	tcase_add_test(t, stale_bundle_waited_for);
+	tcase_add_test(t, ranks_merged_by_step);
 	tcase_add_test(t, drain_refuses_what_is_not_a_node_fault);
 	tcase_add_test(t, drain_reason_is_short_and_safe);
 	tcase_add_test(t, log_message_is_one_line);
@@ -1131,6 +1208,6 @@ int main(void)
 	tcase_add_test(t, record_of_ordinary_user_refused);
 	tcase_add_test(t, service_strings_cleaned);
 	suite_add_tcase(s, t);
-	svc_log_set_level(SVC_ERROR);
+	log_set_level(LOGL_ERROR);
 	return run_suite(s);
 }

@@ -12,7 +12,7 @@
 #include "conf.h"
 #include "text.h"
 
-/* ---- timestamps: every format of the contract ---- */
+/* ---- timestamps: every format evidence carries ---- */
 
 static struct timectx tc_utc = { .ref = 1764403200.0 /* 2025-11-29T08:00:00Z */, .tz = NULL };
 
@@ -1092,6 +1092,82 @@ START_TEST(config_refuses_odd_numbers)
 }
 END_TEST
 
+/* ---- the job record: its one writer and its one reader agree ---- */
+
+START_TEST(job_record_round_trip)
+{
+	char *nodes[] = { strdup_or_die("node-01"), strdup_or_die("node-02") };
+	struct attrib_job_record r = {
+		.job_id = 4242,
+		.cluster = "c1",
+		.user = "kim\xff",	/* not UTF-8: repaired */
+		.uid = 1000,
+		.gid = -1,		/* not known: absent */
+		.submit = 1795939200,
+		.start = 0,		/* never started: its end */
+		.end = 1795942800,
+		.state = "FAILED",
+		.exit_status = 3 << 8,	/* exited 3 */
+		.derived_exit_status = 9,	/* killed by signal 9 */
+		.time_limit = 1500,	/* minutes */
+		.array_task_id = JOB_RECORD_NO_VAL,
+		.attempt = 1,
+		.restart_count = 1,
+		.std_out = "/home/kim/slurm-4242.out",
+	};
+	struct job_record_view v;
+	struct json_object *o, *a;
+	char err[256], *line;
+	size_t len = 0;
+
+	ck_assert(job_record_add_node(&r, nodes[0]) && job_record_add_node(&r, nodes[1]));
+	line = job_record_json(&r, &len);
+	ck_assert_ptr_nonnull(line);
+	ck_assert_uint_eq(len, strlen(line));
+	ck_assert(strchr(line, '\n') == line + len - 1);	/* one line */
+	o = json_tokener_parse(line);
+	ck_assert_msg(job_record_read(o, &v, err, sizeof(err)), "%s", err);
+	ck_assert_str_eq(v.job_id, "4242");
+	ck_assert_str_eq(v.state, "FAILED");
+	ck_assert_str_eq(v.user, "kim\xef\xbf\xbd");
+	ck_assert_str_eq(v.exit_code, "3:0");
+	ck_assert_str_eq(v.derived_exit_code, "0:9");
+	ck_assert_str_eq(v.start_time, v.end_time);
+	ck_assert_str_eq(v.end_time, "2026-11-29T09:00:00Z");
+	ck_assert_int_eq(v.uid, 1000);
+	ck_assert_int_eq(v.gid, -1);
+	ck_assert_int_eq(v.attempt, 1);
+	ck_assert_int_eq(json_object_array_length(v.nodes), 2);
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(v.nodes, 1)), "node-02");
+	ck_assert_str_eq(json_str(o, "time_limit"), "1-01:00:00");
+	ck_assert(!json_object_object_get_ex(o, "array_task_id", &a));
+	ck_assert(!v.reconciled && !v.std_out_guessed);
+	json_object_put(o);
+	free(line);
+
+	r.time_limit = JOB_RECORD_INFINITE;
+	r.exit_status = JOB_RECORD_NO_VAL;
+	r.reconciled = true;
+	line = job_record_json(&r, NULL);
+	o = json_tokener_parse(line);
+	ck_assert_str_eq(json_str(o, "time_limit"), "UNLIMITED");
+	ck_assert(json_object_object_get_ex(o, "exit_code", &a) && a == NULL);
+	ck_assert(job_record_read(o, &v, err, sizeof(err)) && v.reconciled);
+	json_object_put(o);
+	free(line);
+	job_record_free_nodes(&r);
+	ck_assert(r.nodes == NULL && r.nnodes == 0);
+
+	/* what the engine requires, with its messages */
+	o = json_tokener_parse("{\"schema\":\"attrib.job/v1\",\"job_id\":\"1\",\"state\":\"FAILED\","
+			       "\"nodes\":[\"a/b\"],\"start_time\":\"x\",\"end_time\":\"y\"}");
+	ck_assert(!job_record_read(o, &v, err, sizeof(err)));
+	ck_assert_str_eq(err, "nodes[0] is not a host name");
+	ck_assert_str_eq(v.state, "FAILED");	/* what it has is still there */
+	json_object_put(o);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("engine");
@@ -1160,6 +1236,10 @@ int main(void)
 	tcase_add_test(t, scope_clock_skew_orders_nodes);
 	tcase_add_test(t, scope_other_process);
 	tcase_set_timeout(t, 60);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("formats");
+	tcase_add_test(t, job_record_round_trip);
 	suite_add_tcase(s, t);
 
 	return run_suite(s);

@@ -3,7 +3,7 @@
 
     gencase.py --nodes 64 --lines 200000 --days 3 --cause xid79 --out /var/tmp/c64
 
-A case of the evidence contract (job.json, nodes/NODE/<log>, app/slurm-JOB.out)
+A case directory of doc/formats.md (job.json, nodes/NODE/<log>, app/slurm-JOB.out)
 plus expected.json (the planted cause, for the benchmark's verdict check):
 
 - N nodes x 8 ranks.  Every node log holds L lines of a GPU node's syslog

@@ -1,9 +1,8 @@
-/* SHA-256 of a bundle's body, streamed as it arrives (OpenSSL libcrypto):
- * it binds the MUNGE credential to the body. */
+/* SHA-256 in hex: see sha256.h. */
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "service.h"
+#include "sha256.h"
 
 void sha256_init(struct sha256 *s)
 {
@@ -18,7 +17,7 @@ void sha256_update(struct sha256 *s, const void *data, size_t len)
 		abort();
 }
 
-void sha256_hex(struct sha256 *s, char out[65])
+void sha256_final_hex(struct sha256 *s, char out[65])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned n = 0;
@@ -31,9 +30,18 @@ void sha256_hex(struct sha256 *s, char out[65])
 		snprintf(out + 2 * i, 3, "%02x", md[i]);
 }
 
-/* For a digest abandoned before sha256_hex (an upload cut off). */
+/* For a digest abandoned before sha256_final_hex (an upload cut off). */
 void sha256_free(struct sha256 *s)
 {
 	EVP_MD_CTX_free(s->ctx);
 	s->ctx = NULL;
+}
+
+void sha256_hex(const void *data, size_t len, char out[65])
+{
+	struct sha256 s;
+
+	sha256_init(&s);
+	sha256_update(&s, data, len);
+	sha256_final_hex(&s, out);
 }

@@ -1,4 +1,5 @@
-/* Timestamps in every format the contract allows, to epoch seconds.
+/* Timestamps in every format evidence carries, to epoch seconds, and the
+ * RFC 3339 of the formats (doc/formats.md), both ways.
  *
  * Year-less formats (RFC 3164 syslog, glog) take the year that puts them
  * nearest the job; zone-less ones are in the case's log_timezone. */
@@ -9,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <pthread.h>
-#include "internal.h"
+#include "timefmt.h"
 
 static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 
@@ -69,10 +70,14 @@ static long zone_offset(struct tm *tm, const char *tz)
 			return off;
 		}
 
-	char *old = getenv("TZ") ? strdup_or_die(getenv("TZ")) : NULL;
+	char *old = getenv("TZ");
 	struct tm u = t;
 	time_t local;
 
+	if (old && !(old = strdup(old))) {	/* no memory: take the zone as UTC */
+		pthread_mutex_unlock(&lock);
+		return 0;
+	}
 	setenv("TZ", tz, 1);
 	tzset();
 	t.tm_isdst = -1;
@@ -352,4 +357,24 @@ void time_format(double t, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
 			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+char *time_format_sec(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "1970-01-01T00:00:00Z");
+	return buf;
+}
+
+void time_format_log(unsigned long long usec, char *buf, size_t len)
+{
+	time_t sec = (time_t)(usec / 1000000);
+	struct tm tm;
+
+	gmtime_r(&sec, &tm);
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06u+00:00", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (unsigned)(usec % 1000000));
 }

@@ -1,0 +1,170 @@
+/* attrib's formats in code: the job record (attrib.job/v1), the bundle
+ * (attrib.bundle/v1: its URL, header and MUNGE payload) and the result
+ * (attrib.result/v1).  doc/formats.md describes each field; t/formats.sh
+ * checks that document and the outputs against the tables here.
+ *
+ * Every part of attrib links this (the engine, the service, the command,
+ * the collector); jobcomp/attrib compiles contract.c in, inside slurmctld:
+ * nothing here aborts, allocation failures are returned. */
+#ifndef ATTRIB_CONTRACT_H
+#define ATTRIB_CONTRACT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <json-c/json.h>
+
+/* ---- schema names --------------------------------------------------------- */
+
+#define ATTRIB_JOB_SCHEMA "attrib.job/v1"
+#define ATTRIB_BUNDLE_SCHEMA "attrib.bundle/v1"
+#define ATTRIB_RESULT_SCHEMA "attrib.result/v1"
+
+/* job ids, node names and file names that become one path component */
+#define CONTRACT_NAME_MAX 128
+/* 1..CONTRACT_NAME_MAX of [A-Za-z0-9._-], not starting with '.' or '-', no "..". */
+bool contract_valid_name(const char *s);
+
+/* ---- the vocabulary ------------------------------------------------------- */
+
+/* The sub-domains a result may name and the domain of each, the one list
+ * (X(sub_domain, domain)); SUB_DOMAIN_N counts it. */
+#define CONTRACT_SUB_DOMAINS(X)                                                              \
+	X("InfraHW", "infra") X("InfraNet", "infra") X("InfraSW", "infra")                   \
+	X("InfraStorage", "infra") X("UserCode", "user") X("UserConfig", "user")             \
+	X("UserResource", "user") X("SchedTimeLimit", "scheduler")                           \
+	X("SchedPreempted", "scheduler") X("SchedCancelled", "scheduler") X("Pass", "none")  \
+	X("ambiguous", "unknown") X("unattributed", "unknown")
+#define CONTRACT_COUNT_(s, d) +1
+enum { SUB_DOMAIN_N = 0 CONTRACT_SUB_DOMAINS(CONTRACT_COUNT_) };
+extern const char *const contract_sub_domains[SUB_DOMAIN_N];
+/* The domain of a sub-domain, or NULL if it is not one. */
+const char *sub_domain_domain(const char *sub_domain);
+/* Its index in contract_sub_domains, or -1. */
+int sub_domain_index(const char *sub_domain);
+
+/* Where a bundle file's lines came from (evidence.json "origin"): who
+ * could have written them, which is what the engine trusts them for. */
+#define ORIGIN_NAME_KERNEL "kernel"		/* journal _TRANSPORT=kernel, /dev/kmsg */
+#define ORIGIN_NAME_JOURNAL "journal"		/* other journal entries of uid 0 */
+#define ORIGIN_NAME_JOURNAL_USER "journal-user"	/* journal entries of any other uid */
+#define ORIGIN_NAME_FILE "file"			/* a log file: anyone may write to it via syslog */
+#define EVIDENCE_MANIFEST "evidence.json"
+
+/* ---- the job record (attrib.job/v1) --------------------------------------- */
+
+#define JOB_RECORD_NO_VAL 0xfffffffeU	/* Slurm's NO_VAL: not known */
+#define JOB_RECORD_INFINITE 0xffffffffU	/* Slurm's INFINITE: no time limit */
+
+/* A job attempt as jobcomp/attrib (from slurmctld) and reconciliation
+ * (from slurmdbd) know it.  Strings may be NULL (then null or absent). */
+/* (not "job_record": slurmctld.h, which jobcomp/attrib includes, has one) */
+struct attrib_job_record {
+	uint32_t job_id;
+	const char *cluster, *user, *partition, *name;
+	long long uid, gid;		/* -1: not known */
+	const char *batch_host;		/* where the batch script ran */
+	char **nodes;			/* expanded host names */
+	int nnodes;
+	time_t submit, start, end;	/* <= 0: not known; start <= 0 or after end: end */
+	const char *state;		/* as sacct shows it: FAILED, REQUEUED, ... */
+	uint32_t exit_status, derived_exit_status;	/* wait(2) status; JOB_RECORD_NO_VAL */
+	const char *reason;
+	long restart_count, attempt;
+	uint32_t time_limit;		/* minutes; JOB_RECORD_INFINITE; JOB_RECORD_NO_VAL */
+	uint32_t array_job_id, array_task_id;	/* array_task_id JOB_RECORD_NO_VAL: not an array */
+	const char *std_out, *std_err, *work_dir;
+	bool std_out_guessed;		/* Slurm's default name, not what the job asked for */
+	bool reconciled;		/* written by reconciliation, not by slurmctld */
+};
+
+/* Appends host h to r->nodes, which takes it over (freed by
+ * job_record_free_nodes); false when out of memory (h is freed). */
+bool job_record_add_node(struct attrib_job_record *r, char *h);
+void job_record_free_nodes(struct attrib_job_record *r);
+/* The record as one line of compact JSON with a newline (malloc), or NULL
+ * when out of memory.  The one writer of attrib.job/v1. */
+char *job_record_json(const struct attrib_job_record *r, size_t *len);
+/* "code:signal" of a wait(2) status as sacct shows it. */
+void job_exit_string(uint32_t status, char *buf, size_t len);
+
+/* A job record as read: pointers into its JSON object (valid while it is),
+ * NULL or -1 when absent.  The engine's job.json and the service's spool
+ * record are read through it. */
+struct job_record_view {
+	const char *job_id, *state, *cluster, *user, *partition, *name, *batch_host, *reason;
+	const char *exit_code, *derived_exit_code, *time_limit, *log_timezone;
+	const char *std_out, *std_err, *work_dir;
+	const char *submit_time, *start_time, *end_time;	/* as written */
+	double start, end;		/* epoch seconds, once read */
+	long long uid, gid, attempt;
+	bool std_out_guessed, reconciled;
+	struct json_object *nodes, *ranks;	/* arrays or NULL */
+};
+/* The one reader of attrib.job/v1.  Fills every field v can take from o,
+ * then checks what the engine requires (an object of this schema with
+ * job_id, state, nodes as host names, start_time and end_time in RFC 3339):
+ * false with a one-line reason ("missing required field \"state\"") when
+ * o lacks it. */
+bool job_record_read(struct json_object *o, struct job_record_view *v, char *err, size_t errlen);
+
+/* ---- the bundle (attrib.bundle/v1) ---------------------------------------- */
+
+#define BUNDLE_URL_PATH "/v1/bundle"
+#define BUNDLE_CREDENTIAL_HEADER "X-Attrib-Credential"
+#define BUNDLE_PAYLOAD_PREFIX "attrib-bundle:v1:"
+
+/* The MUNGE payload "attrib-bundle:v1:JOBID:NODE:SHA256HEX" of a bundle:
+ * written by the collector, read by the service. */
+struct bundle_claim {
+	char job_id[CONTRACT_NAME_MAX + 1];
+	char node[CONTRACT_NAME_MAX + 1];
+	char sha256[65];
+};
+/* 0, or -1 when it does not fit or a name is not valid. */
+int bundle_payload_format(const struct bundle_claim *c, char *buf, size_t len);
+/* 0 when p (len bytes) is a payload with valid parts, else -1. */
+int bundle_payload_parse(const char *p, size_t len, struct bundle_claim *c);
+
+/* ---- the result (attrib.result/v1) ---------------------------------------- */
+
+/* Every field a result may hold, for doc/formats.md and t/formats.sh:
+ * path ("root_cause.code", "symptoms[].evidence[].file"), JSON type and
+ * who writes it ("engine", or "service" for what attrib serve adds). */
+struct result_field {
+	const char *path, *type, *by;
+};
+extern const struct result_field result_fields[];
+extern const size_t result_nfields;
+
+/* What consumers read of a stored or fresh result, without knowing its
+ * keys: pointers into r (valid while r is), NULL when absent. */
+struct result_view {
+	const char *job_id, *terminal_state, *outcome, *domain, *sub_domain, *explanation;
+	const char *end_time;		/* service: the record's end_time */
+	long attempt;			/* service: -1 when absent */
+	struct json_object *root_cause;	/* object or NULL */
+	const char *root_code, *root_class, *root_title, *root_device;
+	struct json_object *culprit_nodes, *affected_nodes, *symptoms, *actions, *coverage;
+};
+/* Fills v from r (a result object); false when r is not an object. */
+bool result_view_of(struct json_object *r, struct result_view *v);
+/* The n-th string of a view's array (culprit_nodes, ...), or NULL. */
+const char *result_array_str(struct json_object *a, size_t n);
+size_t result_array_len(struct json_object *a);
+/* The culprit nodes joined with commas (malloc); NULL when there is none
+ * or no memory. */
+char *result_join_culprits(const struct result_view *v);
+/* Whether node is one of the view's culprit or affected nodes. */
+bool result_names_node(const struct result_view *v, const char *node);
+/* The n-th of the view's actions: false past the end or when it lacks
+ * its node or action. */
+bool result_action_at(const struct result_view *v, size_t n, const char **node,
+		      const char **action);
+
+/* The result of a case the engine could not read (no or invalid job.json):
+ * unattributed, with why as its coverage entry.  NULL when out of memory. */
+struct json_object *result_unusable(const char *job_id, const char *state, const char *why);
+
+#endif

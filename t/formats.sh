@@ -1,0 +1,91 @@
+#!/bin/sh
+# doc/formats.md against the code and against real outputs: the result's
+# field table of common/contract.c and the document's are the same; every
+# field a result of t/cases and examples carries is in them (with the
+# engine as its writer), and every field they list is written by the code
+# that should; every field of those cases' job.json is in the document's
+# job record table.
+set -u
+A=${ATTRIB:-./attrib}
+SRC=${SRCDIR:-.}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+for d in "$SRC"/t/cases/*/ "$SRC"/examples/*/; do
+	n=$(basename "$d")
+	"$A" analyze --json "$d" >"$tmp/$n.result.json" 2>/dev/null || true
+	cp "$d/job.json" "$tmp/$n.job.json"
+done
+exec python3 - "$SRC" "$tmp" <<'PY'
+import glob, json, os, re, sys
+src, tmp = sys.argv[1], sys.argv[2]
+passed = failed = 0
+def check(what, problems):
+    global passed, failed
+    if problems:
+        failed += 1
+        print("not ok - %s" % what)
+        for p in sorted(problems)[:20]:
+            print("#   %s" % p)
+    else:
+        passed += 1
+        print("ok - %s" % what)
+
+code = open(os.path.join(src, "common/contract.c")).read()
+table = code[code.index("const struct result_field result_fields[]"):]
+table = table[:table.index("};")]
+in_code = {p: by for p, t, by in re.findall(r'\{ "([^"]+)", "([^"]+)", "([^"]+)" \}', table)}
+doc = open(os.path.join(src, "doc/formats.md")).read()
+res = doc[doc.index("## The result"):]
+in_doc = {m.group(1): m.group(2) for m in
+          re.finditer(r'^\| `([^`]+)` \| [^|]+ \| (engine|service) \|', res, re.M)}
+check("contract.c's result fields are there (%d)" % len(in_code), [] if len(in_code) > 50 else ["too few"])
+check("every result field of contract.c is in doc/formats.md",
+      ["%s (%s)" % (p, b) for p, b in in_code.items() if in_doc.get(p) != b])
+check("every result field of doc/formats.md is in contract.c",
+      ["%s (%s)" % (p, b) for p, b in in_doc.items() if in_code.get(p) != b])
+
+writers = {"engine": open(os.path.join(src, "engine/result.c")).read(),
+           "service": open(os.path.join(src, "service/serve.c")).read()}
+check("every field of the table is written by its writer",
+      [p for p, b in in_code.items()
+       if p.split(".")[-1].replace("[]", "") != "*" and
+       '"%s"' % p.split(".")[-1].replace("[]", "") not in writers[b]])
+
+def paths(o, p, out):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            q = (p + "." if p else "") + (k if p != "clock_offsets" else "*")
+            out.add(q)
+            paths(v, q, out)
+    elif isinstance(o, list):
+        for v in o:
+            paths(v, p + "[]", out)
+
+results = sorted(glob.glob(os.path.join(tmp, "*.result.json")))
+seen, bad = set(), []
+for f in results:
+    try:
+        r = json.load(open(f))
+    except ValueError:
+        bad.append("%s: not JSON" % os.path.basename(f))
+        continue
+    mine = set()
+    paths(r, "", mine)
+    seen |= mine
+    bad += ["%s: %s" % (os.path.basename(f), p) for p in mine if in_code.get(p) != "engine"]
+check("%d results of the cases: every field is an engine field of the table" % len(results), bad)
+check("the cases' results carry the main fields",
+      [p for p in ("schema", "root_cause.code", "symptoms[].evidence[].text", "hang.since",
+                   "coverage[].status", "actions[].action", "engine.events") if p not in seen])
+
+rec = doc[doc.index("## The job record"):doc.index("## The bundle")]
+rec = rec[:rec.index("A task record")]
+documented = set()
+for m in re.finditer(r'^\| (`[^|]+`) \|', rec, re.M):
+    documented |= set(re.findall(r'`([^`]+)`', m.group(1)))
+bad = []
+for f in sorted(glob.glob(os.path.join(tmp, "*.job.json"))):
+    bad += ["%s: %s" % (os.path.basename(f), k) for k in json.load(open(f)) if k not in documented]
+check("every field of the cases' job.json is in the job record table", bad)
+print("# %d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
+PY

@@ -27,14 +27,21 @@ mount_all() {	# the kernel file systems a chroot needs (the cluster makes netns)
 	mounted "$d/proc" || mount -t proc proc "$d/proc"
 	mounted "$d/sys" || mount --rbind /sys "$d/sys"
 	mounted "$d/dev" || mount --rbind /dev "$d/dev"
-	# the host's /run: the test cluster's claim (/run/lock) and network
-	# namespaces (/run/netns) are the machine's, shared with clusters that
-	# run outside the root (one cluster per machine: fixed bridge name)
+	# the host's /run: the test cluster's claim (/run/lock) is the
+	# machine's, so a cluster in the root waits for one outside it and the
+	# reverse (one cluster per machine: fixed bridge name).  A slave copy:
+	# the host's network namespaces are seen inside, but nothing mounted or
+	# unmounted inside (ip netns add/del, the unmount below) reaches the
+	# host's /run/netns, a shared mount, where other clusters' are
 	mkdir -p "$d/run" /run/netns
-	mounted "$d/run" || mount --rbind /run "$d/run"
+	if ! mounted "$d/run"; then
+		mount --rbind /run "$d/run"
+		mount --make-rslave "$d/run"
+	fi
 }
 umount_all() {
 	local d=$1 m
+	mounted "$d/run" && mount --make-rslave "$d/run"
 	for m in run dev sys proc; do
 		mounted "$d/$m" && umount -R -l "$d/$m" 2>/dev/null || true
 	done

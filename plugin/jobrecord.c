@@ -207,6 +207,10 @@ _Noreturn static void load_and_write(const char *spool, struct rec *r)
 	}
 	from_job(r, &msg->job_array[0]);
 	overlay_env(r);
+	/* a requeue counts the next attempt before the hook runs (its
+	 * environment's restart count too): the attempt that ended is one less */
+	if ((r->job_state & JOB_REQUEUE) && r->restart_cnt > 0)
+		r->restart_cnt--;
 	_exit(write_rec(spool, r) == 0 ? 0 : 1);
 }
 

@@ -33,6 +33,9 @@ mount_all() {	# the kernel file systems a chroot needs (the cluster makes netns)
 	# the host's network namespaces are seen inside, but nothing mounted or
 	# unmounted inside (ip netns add/del, the unmount below) reaches the
 	# host's /run/netns, a shared mount, where other clusters' are
+	# this machine's names (the root is this machine: munged takes its
+	# credentials' origin from the host name)
+	mounted "$d/etc/hosts" || { touch "$d/etc/hosts" && mount --bind -o ro /etc/hosts "$d/etc/hosts"; }
 	mkdir -p "$d/run" /run/netns
 	if ! mounted "$d/run"; then
 		mount --rbind /run "$d/run"
@@ -42,7 +45,7 @@ mount_all() {	# the kernel file systems a chroot needs (the cluster makes netns)
 umount_all() {
 	local d=$1 m
 	mounted "$d/run" && mount --make-rslave "$d/run"
-	for m in run dev sys proc; do
+	for m in etc/hosts run dev sys proc; do
 		mounted "$d/$m" && umount -R -l "$d/$m" 2>/dev/null || true
 	done
 	mountpoint -q "$d" && umount -l "$d" 2>/dev/null || true

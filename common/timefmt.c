@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <pthread.h>
 #include "timefmt.h"
+#include "tzone.h"
 
 static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 
@@ -43,77 +43,19 @@ static bool is_utc(const char *tz)
 	       !strcmp(tz, "Z") || !strcmp(tz, "GMT");
 }
 
-/* Offset of zone tz from UTC for one civil hour, found with mktime under
- * TZ=tz.  Zone rules change offsets at most on hour boundaries, so a small
- * memo of (zone, hour) makes a whole log cost a handful of zone look-ups
- * instead of one per line. */
-static long zone_offset(struct tm *tm, const char *tz)
-{
-	static struct {
-		char tz[64];
-		int y, m, d, h;
-		long off;
-	} memo[32];
-	static unsigned next;
-	/* the memo and TZ are the process's: one thread at a time (node logs
-	 * are scanned by several) */
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	struct tm t = *tm;
-
-	pthread_mutex_lock(&lock);
-	for (unsigned i = 0; i < 32; i++)
-		if (memo[i].y == tm->tm_year && memo[i].m == tm->tm_mon && memo[i].d == tm->tm_mday &&
-		    memo[i].h == tm->tm_hour && !strcmp(memo[i].tz, tz)) {
-			long off = memo[i].off;
-
-			pthread_mutex_unlock(&lock);
-			return off;
-		}
-
-	char *old = getenv("TZ");
-	struct tm u = t;
-	time_t local;
-
-	if (old && !(old = strdup(old))) {	/* no memory: take the zone as UTC */
-		pthread_mutex_unlock(&lock);
-		return 0;
-	}
-	setenv("TZ", tz, 1);
-	tzset();
-	t.tm_isdst = -1;
-	t.tm_min = t.tm_sec = 0;
-	local = mktime(&t);
-	if (old) {
-		setenv("TZ", old, 1);
-		free(old);
-	} else {
-		unsetenv("TZ");
-	}
-	tzset();
-	u.tm_min = u.tm_sec = 0;
-	long off = (long)(timegm(&u) - local);
-	unsigned i = next++ % 32;
-	snprintf(memo[i].tz, sizeof(memo[i].tz), "%s", tz);
-	memo[i].y = tm->tm_year;
-	memo[i].m = tm->tm_mon;
-	memo[i].d = tm->tm_mday;
-	memo[i].h = tm->tm_hour;
-	memo[i].off = off;
-	pthread_mutex_unlock(&lock);
-	return off;
-}
-
-/* Civil time in zone tz to epoch seconds. */
+/* Civil time in zone tz to epoch seconds (tzone.c: the zone's rules read
+ * without the process's TZ, which setenv/tzset would change for every
+ * thread of the process). */
 static double civil(struct tm *tm, const char *tz)
 {
 	if (is_utc(tz) || strlen(tz) >= 64)
 		return (double)timegm(tm);
-	return (double)timegm(tm) - zone_offset(tm, tz);
+	return (double)timegm(tm) - tz_local_offset(tz, tm);
 }
 
-/* A zone name tzset() may be given: an IANA name (Europe/Berlin) or a
- * POSIX TZ string (CET-1CEST,M3.5.0,M10.5.0/3), never a path (a FIFO or
- * a device would block or feed it). */
+/* A zone name: an IANA name (Europe/Berlin) or a POSIX TZ string
+ * (CET-1CEST,M3.5.0,M10.5.0/3), never a path (tzone.c opens
+ * TZDIR/name: a FIFO or a device would block or feed it). */
 bool tz_name_ok(const char *tz)
 {
 	if (!tz || !*tz || strlen(tz) >= 64 || strchr("/:.", tz[0]) || strstr(tz, ".."))

@@ -43,12 +43,16 @@ void attrib_catalog_free(attrib_catalog *cat);
  * the case itself is unusable (no or invalid job.json, missing required
  * field), with a one-line reason in err.
  *
- * The node logs are scanned by several threads (ATTRIB_THREADS, default
- * the processors online); the result does not depend on their number.
- * Regex and prefilter scratch space is per thread (freed with it) and the
- * zone-offset memo is locked, but one call at a time per process: while it
- * reads a case the engine installs the process's SIGBUS handler (for a log
- * that shrinks while it is mapped) and restores the previous one after. */
+ * The evidence is scanned by several threads (ATTRIB_THREADS, default the
+ * processors online): each file, a large one cut into chunks of lines;
+ * the result does not depend on their number.
+ *
+ * re-entrant: analyses may run concurrently from several threads.  The
+ * engine changes nothing of the process's: files are read with pread
+ * (never mapped: a log truncated while read ends sooner, with a coverage
+ * entry, where a mapping would raise SIGBUS), time zones are read from
+ * their rules without touching TZ, and regex, prefilter and zone scratch
+ * space is per thread (freed with it). */
 struct json_object *attrib_analyze(const attrib_catalog *cat,
 				   const char *case_dir,
 				   char *err, size_t errlen);

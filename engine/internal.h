@@ -192,6 +192,7 @@ struct job {
 	double start, end;
 	struct rank_info *ranks;
 	int nranks;
+	bool ranks_exit;	/* some rank's exit is recorded */
 };
 
 int job_load(struct job *job, const char *path, char *err, size_t errlen);
@@ -231,11 +232,12 @@ void matcher_free(struct matcher *m);
 /* Calls hit(rule index, line start, line end) once per (rule, line) where
  * the rule may match; the caller confirms with PCRE2. */
 typedef void (*matcher_hit)(void *ctx, int rule, size_t line_start, size_t match_end);
-/* release: buf is a private file mapping whose scanned pages may be
- * dropped as the scan moves on. */
-/* source: one SRC_* bit, the kind of evidence buf is (its database). */
-int matcher_scan(const struct matcher *m, int source, const char *buf, size_t len, bool release,
-		 matcher_hit hit, void *ctx);
+/* source: one SRC_* bit, the kind of evidence buf is (its database).
+ * Only hits on lines that start in [from, to) are reported (buf holds some
+ * lines before and after them, for matches that span lines), exactly
+ * those a scan of the whole file reports on them. */
+int matcher_scan(const struct matcher *m, int source, const char *buf, size_t len, size_t from,
+		 size_t to, matcher_hit hit, void *ctx);
 
 /* ---- events and symptoms (scan.c, symptoms.c) ---- */
 
@@ -412,6 +414,8 @@ double cadence_of(const double *t, int n);
  * (t[i] < 0: not seen); out[i] is node i's clock minus the median. */
 bool clock_offsets(const double *t, int n, double *out);
 void symptom_add_event(struct analysis *a, const struct event *ev);
+/* Room in the collapse index for about n symptoms (one resize, not many). */
+void symptoms_reserve(struct analysis *a, int n);
 /* Moves the symptoms of sub (one file's, collapsed the same way) into a,
  * as if its events had been added to a in order. */
 void symptoms_merge(struct analysis *a, struct analysis *sub);

@@ -104,6 +104,7 @@ int job_load(struct job *job, const char *path, char *err, size_t errlen)
 			ri->exit_code = int_field(r, "exit_code", -1);
 			ri->signal = int_field(r, "signal", -1);
 			ri->has_exit = ri->exit_code >= 0 || ri->signal >= 0;
+			job->ranks_exit |= ri->has_exit;
 			if ((t = json_str(r, "exit_time")))
 				time_parse_rfc3339(t, &ri->exit_time);
 			job->nranks++;

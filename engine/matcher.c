@@ -38,6 +38,7 @@ struct matcher {
 	 * by several threads at once */
 	int nrules;
 	int *lines;		/* per rule: lines a match may span */
+	int maxlines;		/* the most of them */
 };
 
 /* ---- compiled database cache ----
@@ -184,8 +185,10 @@ struct matcher *matcher_build(const attrib_catalog *cat, FILE *err)
 
 	m->nrules = cat->nextractors;
 	m->lines = xcalloc(m->nrules + 1, sizeof(int));
+	m->maxlines = 1;
 	for (int i = 0; i < m->nrules; i++)
-		m->lines[i] = cat->extractors[i].lines;
+		if ((m->lines[i] = cat->extractors[i].lines) > m->maxlines)
+			m->maxlines = m->lines[i];
 	for (int src = 0; src < NSOURCES && ok; src++)
 		ok = build_one(m, cat, src, err);
 	if (!ok) {
@@ -237,8 +240,9 @@ static hs_scratch_t *thread_scratch(const hs_database_t *db, bool grow)
 
 struct scan_state {
 	const struct matcher *m;
-	const char *buf;	/* the chunk being scanned */
+	const char *buf;	/* the piece being scanned */
 	size_t len, base;	/* its length and offset in the whole buffer */
+	size_t from, to;	/* the lines whose hits are reported */
 	size_t *next_line;	/* per rule: the first offset not yet reported */
 	matcher_hit hit;
 	void *ctx;
@@ -260,47 +264,43 @@ static int on_match(unsigned id, unsigned long long from, unsigned long long to,
 	start = nl0 ? (size_t)(nl0 - s->buf) + 1 : 0;
 	const char *nl = memchr(s->buf + end, '\n', s->len - end);
 	s->next_line[id] = nl ? (size_t)(nl - s->buf) + 1 : s->len + 1;
-	s->hit(s->ctx, (int)id, s->base + start, s->base + end);
+	if (s->base + start >= s->from && s->base + start < s->to)
+		s->hit(s->ctx, (int)id, s->base + start, s->base + end);
 	return 0;
 }
 
-int matcher_scan(const struct matcher *m, int source, const char *buf, size_t len, bool release,
-		 matcher_hit hit, void *ctx)
+int matcher_scan(const struct matcher *m, int source, const char *buf, size_t len, size_t from,
+		 size_t to, matcher_hit hit, void *ctx)
 {
-	struct scan_state s = { m, buf, len, 0, NULL, hit, ctx };
+	struct scan_state s = { .m = m, .from = from, .to = to, .hit = hit, .ctx = ctx };
 	int rc = 0, src = source & SRC_REPORT ? REPORT_DB : __builtin_ctz((unsigned)source);
 	hs_database_t *db = src < NSOURCES ? m->db[src] : NULL;
 
-	if (!db || !len)
+	if (!db || from >= to)
 		return 0;
 	hs_scratch_t *scratch = thread_scratch(db, false);
 	if (!scratch)
 		return -1;
 	s.next_line = xcalloc(m->nrules, sizeof(size_t));
-	/* Chunks that end on a line boundary: hs_scan takes an unsigned int
-	 * length, and a mapped file's pages already scanned can be dropped
-	 * (release), so memory stays bounded for a log of any size.  Multi-line
-	 * rules look back at most a few lines before a chunk's hits. */
-	size_t off = 0, chunk = 64u << 20, keep = 1u << 20;
-	long page = sysconf(_SC_PAGESIZE);
-	while (off < len && rc == 0) {
+	/* from the lines a match ending on the first line at from may span
+	 * (their hits are not this scan's: the scan before reported them) */
+	size_t off = from;
+	for (int i = 0; i < m->maxlines && off > 0; i++) {
+		off--;
+		while (off > 0 && buf[off - 1] != '\n')
+			off--;
+	}
+	/* Pieces that end on a line boundary: hs_scan takes an unsigned int
+	 * length.  (A chunk of a file is far smaller.) */
+	size_t piece = 64u << 20;
+	while (off < len && off < to && rc == 0) {
 		size_t n = len - off;
 
-		if (release && off > keep) {
-			size_t upto = (off - keep) & ~((size_t)page - 1);
-			uintptr_t from = (uintptr_t)buf & ~((uintptr_t)page - 1);
-
-			if ((uintptr_t)buf + upto > from)
-				madvise((void *)from, (uintptr_t)buf + upto - from, MADV_DONTNEED);
-		}
-
-		if (n > chunk) {
-			/* the last newline near the chunk's end: a backwards search
-			 * through a whole cold chunk faults its pages in one by one */
+		if (n > piece) {
 			size_t look = 1u << 20;
-			const char *nl = memrchr(buf + off + chunk - look, '\n', look);
+			const char *nl = memrchr(buf + off + piece - look, '\n', look);
 
-			n = nl ? (size_t)(nl - (buf + off)) + 1 : chunk;
+			n = nl ? (size_t)(nl - (buf + off)) + 1 : piece;
 		}
 		s.buf = buf + off;
 		s.len = n;

@@ -6,26 +6,44 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
+#include "window_seek.h"
 
 #define MAX_LINE (64 * 1024)	/* bytes of one line a regex sees */
 #define MAX_IDENTITY 16
 #define NEIGHBOUR_LINES 400	/* how far to look for a timestamped line */
 #define MAX_FILES 100000
 
+/* An event of a chunk of a large file, kept until the chunks before are
+ * scanned: the time of a line without its own depends on them (see
+ * "chunks" below). */
+struct record {
+	struct event ev;	/* names, values and text its own; code NULL: only a time */
+	bool untimed;		/* ev.time is to be found */
+	/* where neighbour_time's search would start: the line after the
+	 * event's, or inside it (q_start false: a line cut at MAX_LINE or a CR) */
+	long q_line;
+	bool q_start;
+	bool t_found;		/* the first line after it with a time of its own, in the chunk */
+	long t_line;
+	double t_time;
+	size_t text_at;		/* its line in the chunk's text store */
+};
+
 struct file_scan {
 	struct analysis *a;
-	const char *buf;
+	const char *buf;	/* the bytes read */
 	size_t len;
+	size_t from, to;	/* the lines this scan owns (buffer offsets) */
+	bool more_before;	/* the file goes on before the bytes read */
+	bool aligned;		/* buf starts at a line's start */
 	int file;
 	int source;
 	const char *node;	/* node dir name for node files */
@@ -35,17 +53,31 @@ struct file_scan {
 	int *cand;
 	int ncand;
 	bool *seen;
-	/* line numbering */
+	/* line numbering, relative to the line at from (line 1) */
 	size_t counted_to;
 	long line_no;
-	/* neighbour time cache */
+	/* neighbour time (a whole file): caches of the search for the next
+	 * timestamped line, the last timestamped event's time */
 	size_t next_from, next_at;
 	size_t clear_from, clear_to;	/* no line here has a time of its own */
 	double next_time;
 	bool next_found;
 	double prev_time;
 	bool prev_found;
-	bool mapped;		/* a private file mapping: pages behind may be dropped */
+	/* a chunk: its events recorded, with the first timestamped line after
+	 * each (lines [t_from, t_upto) have no time; t_found: the one at t_upto) */
+	bool recording;
+	struct record *rec;
+	int nrec, caprec;
+	char *text;		/* the recorded events' lines */
+	size_t text_len, text_cap;
+	size_t t_from, t_upto;
+	long t_upto_line;
+	bool t_found;
+	double t_time;
+	/* the bytes read were too few for a multi-line rule (lines of tens
+	 * of kilobytes): the merge scans it again */
+	bool short_read;
 	long long_lines;
 	long out_of_window;
 	long other_jobs;
@@ -75,7 +107,7 @@ static size_t line_end_of(const struct file_scan *f, size_t start)
 	return nl ? (size_t)(nl - f->buf) : f->len;
 }
 
-/* 1-based number of the line starting at off (lines are visited in order). */
+/* Number of the line starting at off (lines are visited in order). */
 static long line_number(struct file_scan *f, size_t off)
 {
 	if (off < f->counted_to) {	/* a multi-line match reaching back */
@@ -86,51 +118,41 @@ static long line_number(struct file_scan *f, size_t off)
 				n--;
 		return n;
 	}
-	/* counted in steps, the pages behind dropped as in matcher_scan: the
-	 * first event far into a mapped log must not pull all of it back in */
-	const size_t step = 64u << 20, keep = 1u << 20;
-	for (size_t from = f->counted_to; from < off;) {
-		size_t upto = off - from > step ? from + step : off;
-
-		for (const char *p = f->buf + from, *end = f->buf + upto;
-		     (p = memchr(p, '\n', end - p)); p++)
-			f->line_no++;
-		from = upto;
-		if (f->mapped && off - f->counted_to > step && upto > keep) {
-			long page = sysconf(_SC_PAGESIZE);
-			uintptr_t lo = ((uintptr_t)f->buf + page - 1) & ~((uintptr_t)page - 1);
-			uintptr_t hi = ((uintptr_t)f->buf + upto - keep) & ~((uintptr_t)page - 1);
-
-			if (hi > lo)
-				madvise((void *)lo, hi - lo, MADV_DONTNEED);
-		}
-	}
+	for (const char *p = f->buf + f->counted_to, *end = f->buf + off;
+	     (p = memchr(p, '\n', end - p)); p++)
+		f->line_no++;
 	f->counted_to = off;
 	return f->line_no;
 }
 
 /* Time of a line by itself (header or prefix), if it has one. */
-static bool own_time(struct file_scan *f, size_t start, size_t end, double *t)
+static bool line_own_time(const struct analysis *a, int source, const char *line, size_t len, double *t)
 {
 	struct line_ctx lc;
-	size_t len = end - start, hdr;
+	size_t hdr;
 
 	if (len > MAX_LINE)
 		len = MAX_LINE;
-	if (time_parse_header(&f->a->tc, f->buf + start, len, t, &hdr))
+	if (time_parse_header(&a->tc, line, len, t, &hdr))
 		return true;
-	if (f->source & SRC_NODE)
+	if (source & SRC_NODE)
 		return false;
-	line_context(f->a->cat, &f->a->tc, f->buf + start, len, &lc);
+	line_context(a->cat, &a->tc, line, len, &lc);
 	bool ok = lc.has_time;
 	*t = lc.time;
 	line_context_free(&lc);
 	return ok;
 }
 
+static bool own_time(struct file_scan *f, size_t start, size_t end, double *t)
+{
+	return line_own_time(f->a, f->source, f->buf + start, end - start, t);
+}
+
 /* A line without a time of its own takes the next timestamped line's time
  * (an upper bound: it was printed no later), else the previous one's,
- * else the job's end. */
+ * else the job's end.  (record_untimed and emulate_time below give the
+ * same times for a file cut into chunks.) */
 static void neighbour_time(struct file_scan *f, size_t start, size_t end, double *t)
 {
 	if (f->next_found && start < f->next_at && start >= f->next_from) {
@@ -166,6 +188,56 @@ static void neighbour_time(struct file_scan *f, size_t start, size_t end, double
 		return;
 	}
 	*t = f->a->job.end;
+}
+
+/* In a chunk: the first of its lines at or after q (a line start, number
+ * q_line) that has a time of its own (each line is looked at once in a
+ * run of hits).  Returns whether there is one, with its number and time. */
+static bool timed_from(struct file_scan *f, size_t q, long q_line, long *t_line, double *t_time)
+{
+	if (!(f->t_from <= q && q <= f->t_upto)) {
+		f->t_from = f->t_upto = q;
+		f->t_upto_line = q_line;
+		f->t_found = false;
+	}
+	while (!f->t_found && f->t_upto < f->to) {
+		size_t e = line_end_of(f, f->t_upto);
+
+		if (own_time(f, f->t_upto, e, &f->t_time)) {
+			f->t_found = true;
+			break;
+		}
+		f->t_upto = e + 1;
+		f->t_upto_line++;
+	}
+	*t_line = f->t_upto_line;
+	*t_time = f->t_time;
+	return f->t_found;
+}
+
+/* Records an event (keep) or only its time; a kept event's names and
+ * values move into the record (the caller's event is left empty). */
+static void record_add(struct file_scan *f, struct event *ev, bool untimed, bool keep)
+{
+	if (f->nrec == f->caprec)
+		f->rec = xrealloc(f->rec, (f->caprec = f->caprec * 2 + 64) * sizeof(*f->rec));
+	struct record *r = &f->rec[f->nrec++];
+
+	*r = (struct record){ .untimed = untimed };
+	r->ev.time = ev->time;
+	if (!keep)
+		return;	/* a timestamped event the window drops: its time still counts */
+	r->ev = *ev;
+	/* the line into the chunk's text store (one buffer, not a malloc an
+	 * event); ev.text is set from text_at when the events are added */
+	if (f->text_len + ev->text_len > f->text_cap)
+		f->text = xrealloc(f->text, f->text_cap = (f->text_len + ev->text_len) * 2 + 4096);
+	memcpy(f->text + f->text_len, ev->text, ev->text_len);
+	r->text_at = f->text_len;
+	r->ev.text = NULL;
+	f->text_len += ev->text_len;
+	ev->names = (struct strlist){ 0 };
+	ev->values = (struct strlist){ 0 };
 }
 
 static bool same_job(const struct analysis *a, const char *jobid)
@@ -231,14 +303,10 @@ static void task_as_rank(const struct analysis *a, struct event *ev)
 {
 	const char *task = event_field(ev, "task");
 
-	if (!task || event_field(ev, "rank"))
+	if (!task || !a->job.ranks_exit || event_field(ev, "rank"))
 		return;
-	for (int i = 0; i < a->job.nranks; i++)
-		if (a->job.ranks[i].has_exit) {
-			strlist_add(&ev->names, "rank");
-			strlist_add(&ev->values, task);
-			return;
-		}
+	strlist_add(&ev->names, "rank");
+	strlist_add(&ev->values, task);
 }
 
 static void deliver(struct file_scan *f, struct event *ev, size_t start, size_t end)
@@ -288,6 +356,8 @@ static void deliver_one(struct file_scan *f, struct event *ev, size_t start, siz
 		f->prev_found = true;
 		if (ev->time > a->job.end + (after > set->window_after ? after : set->window_after)) {
 			f->out_of_window++;
+			if (f->recording)
+				record_add(f, ev, false, false);
 			return;
 		}
 		if (ev->time < a->job.start - set->window_before) {
@@ -296,15 +366,35 @@ static void deliver_one(struct file_scan *f, struct event *ev, size_t start, siz
 			if (!(fault || (ev->code->flags & CODE_BOOT)) || !(f->source & SRC_NODE) ||
 			    ev->time < a->job.start - set->history) {
 				f->out_of_window++;
+				if (f->recording)
+					record_add(f, ev, false, false);
 				return;
 			}
 			ev->aside = ASIDE_BEFORE;
 		}
+	} else if (f->recording) {
+		struct record *r;
+
+		size_t line_end = line_end_of(f, start);
+
+		ev->approx = true;
+		a->events++;
+		record_add(f, ev, true, true);
+		r = &f->rec[f->nrec - 1];
+		r->q_start = end >= line_end;
+		r->q_line = r->q_start ? ev->line + 1 : ev->line;
+		r->t_found = timed_from(f, line_end < f->len ? line_end + 1 : f->len, ev->line + 1,
+					&r->t_line, &r->t_time);
+		return;
 	} else {
 		neighbour_time(f, start, end, &ev->time);
 		ev->approx = true;
 	}
 	a->events++;
+	if (f->recording) {
+		record_add(f, ev, false, true);
+		return;
+	}
 	symptom_add_event(a, ev);
 }
 
@@ -325,11 +415,12 @@ static void learn_identity(struct file_scan *f, struct event *ev)
 			a->defer = xrealloc(a->defer, (a->capdefer = a->capdefer * 2 + 16) * sizeof(*a->defer));
 		struct deferred_identity *d = &a->defer[a->ndefer++];
 
+		/* its names and values move (the caller's event is left empty) */
 		*d = (struct deferred_identity){ .source = f->source, .node = f->node };
-		for (int i = 0; i < ev->names.n; i++) {
-			strlist_add(&d->ev.names, ev->names.v[i]);
-			strlist_add(&d->ev.values, ev->values.v[i]);
-		}
+		d->ev.names = ev->names;
+		d->ev.values = ev->values;
+		ev->names = (struct strlist){ 0 };
+		ev->values = (struct strlist){ 0 };
 		return;
 	}
 	const char *host = event_field(ev, "node");
@@ -354,11 +445,14 @@ static void multi_line(struct file_scan *f, const struct extractor *x, size_t st
 	size_t from = start, end = line_end_of(f, start);
 	struct event ev = { 0 };
 
-	for (int i = 1; i < x->lines && from > 0; i++) {
+	int i = 1;
+	for (; i < x->lines && from > 0; i++) {
 		from--;
 		while (from > 0 && f->buf[from - 1] != '\n')
 			from--;
 	}
+	if (from == 0 && f->more_before && (i < x->lines || !f->aligned))
+		f->short_read = true;	/* the lines it looks back at begin before the bytes read */
 	if (end - from > (size_t)MAX_LINE * 4)
 		from = end - (size_t)MAX_LINE * 4;
 	if (!extractor_apply(f->a->cat, x, f->buf + from, end - from, &ev)) {
@@ -368,6 +462,8 @@ static void multi_line(struct file_scan *f, const struct extractor *x, size_t st
 	size_t ms = from + ev.match_start, ls = ms;
 	while (ls > 0 && f->buf[ls - 1] != '\n')
 		ls--;
+	if (ls == 0 && f->more_before && !f->aligned)
+		f->short_read = true;
 	size_t le = line_end_of(f, ls);
 	struct line_ctx lc;
 	line_context(f->a->cat, &f->a->tc, f->buf + ls, le - ls > MAX_LINE ? MAX_LINE : le - ls, &lc);
@@ -467,164 +563,110 @@ static void on_hit(void *ctx, int rule, size_t line_start, size_t match_end)
 	}
 }
 
-static void scan_buffer(struct analysis *a, int file, int source, const char *node,
-			const char *buf, size_t len, bool mapped, long first_line)
+/* What a scan of some lines found besides events. */
+struct scan_out {
+	long lines;		/* newlines among the lines */
+	long long_lines, limit_hits;
+	bool failed, short_read;
+	/* recording: the events, and the first line with a time of its own */
+	struct record *rec;
+	int nrec;
+	char *text;		/* their lines */
+	bool t_found;
+	long t_line;
+	double t_time;
+};
+
+/* Scans the lines [from, to) of buf, which holds some lines before and
+ * after them too (more_before: the part of the file to scan goes on
+ * before buf).  Events go to a, or to out->rec when recording (a chunk of
+ * a large file); line numbers count from 1 at from. */
+static void scan_range(struct analysis *a, int file, int source, const char *node, const char *buf,
+		       size_t len, size_t from, size_t to, bool more_before, bool aligned, bool recording,
+		       struct scan_out *out)
 {
-	struct file_scan f = { .a = a, .buf = buf, .len = len, .file = file, .line_no = first_line,
-			       .source = source, .node = node, .mapped = mapped };
+	struct file_scan f = { .a = a, .buf = buf, .len = len, .from = from, .to = to,
+			       .more_before = more_before, .aligned = aligned, .recording = recording,
+			       .file = file, .source = source, .node = node, .counted_to = from, .line_no = 1 };
 	int n = a->cat->nextractors;
 
 	f.origin = origin_of(a, a->files.v[file], source);
 	f.cand = xcalloc(n, sizeof(int));
 	f.seen = xcalloc(n, sizeof(bool));
-	extractor_limit_hits_take();	/* this file's own from here */
-	if (matcher_scan(a->cat->matcher, source, buf, len, mapped, on_hit, &f) < 0)
-		analysis_add_coverage(a, a->files.v[file], "error", "scan failed");
+	if (recording)	/* the chunk's first line with a time (the chunk before searches on into it) */
+		out->t_found = timed_from(&f, from, 1, &out->t_line, &out->t_time);
+	extractor_limit_hits_take();	/* these lines' own from here */
+	out->failed = matcher_scan(a->cat->matcher, source, buf, len, from, to, on_hit, &f) < 0;
 	flush_line(&f);
-	if (f.long_lines)
-		analysis_add_coverage(a, a->files.v[file], "error",
-				      "%ld lines longer than %d bytes were cut to that length",
-				      f.long_lines, MAX_LINE);
-	{
-		long hits = extractor_limit_hits_take();
-
-		if (hits)
-			analysis_add_coverage(a, a->files.v[file], "error",
-					      "%ld regex matches stopped at PCRE2's match or depth limit "
-					      "(a rule that backtracks too much); those lines were not "
-					      "judged by that rule", hits);
-	}
+	out->limit_hits = extractor_limit_hits_take();
+	out->long_lines = f.long_lines;
+	out->short_read = f.short_read;
+	out->rec = f.rec;
+	out->nrec = f.nrec;
+	out->text = f.text;
+	out->lines = line_number(&f, to) - 1;
 	free(f.cand);
 	free(f.seen);
 }
 
-/* ---- the job's window in a large node log ----
- * Node logs are written in time order and often hold days around a job of
- * hours: a binary search on line timestamps finds the part worth
- * scanning.  A generous slack absorbs lines slightly out of order; a file
- * whose probes show no timestamps is scanned whole. */
+/* What a file's scan (all its chunks) says in coverage. */
+static void file_coverage(struct analysis *a, int file, bool failed, long long_lines, long hits, bool shrank)
+{
+	const char *rel = a->files.v[file];
+
+	if (failed)
+		analysis_add_coverage(a, rel, "error", "scan failed");
+	if (long_lines)
+		analysis_add_coverage(a, rel, "error", "%ld lines longer than %d bytes were cut to that length",
+				      long_lines, MAX_LINE);
+	if (hits)
+		analysis_add_coverage(a, rel, "error",
+				      "%ld regex matches stopped at PCRE2's match or depth limit "
+				      "(a rule that backtracks too much); those lines were not "
+				      "judged by that rule", hits);
+	if (shrank)
+		analysis_add_coverage(a, rel, "error", "the file shrank while it was read; its end was not read");
+}
+
+/* ---- reading a file ----
+ * Files are read with pread, never mapped: a log truncated while it is
+ * read ends sooner (a coverage entry), where a mapping would raise SIGBUS
+ * in a process that may be a service running other work.  A large log is
+ * read and scanned in chunks of lines (by several threads, see below), so
+ * memory stays bounded for a log of any size. */
+
+/* Node logs are written in time order and often hold days around a job
+ * of hours: a binary search on line timestamps (common/window_seek.c)
+ * finds the part worth scanning. */
 #define WINDOW_SEEK_MIN (8u << 20)
 #define WINDOW_SLACK 3600.0
-#define PROBE_REACH (1u << 20)	/* how far a probe looks for the end of a line */
 
-static long count_lines(const char *buf, size_t len)
+/* A worker's read buffer, reused from file to file. */
+struct wbuf {
+	char *p;
+	size_t cap;
+};
+
+struct src {			/* an open file, shared by its chunks */
+	int fd;
+	int source;		/* SRC_*, with SRC_REPORT for a tool's report */
+	size_t lo, hi;		/* the part scanned (the job's window) */
+};
+
+static ssize_t pread_full(int fd, char *buf, size_t n, off_t off)
 {
-	long n = 0;
+	size_t got = 0;
 
-	for (const char *p = buf, *end = buf + len; (p = memchr(p, '\n', end - p)); p++)
-		n++;
-	return n;
-}
+	while (got < n) {
+		ssize_t r = pread(fd, buf + got, n - got, off + (off_t)got);
 
-/* Time of the first timestamped line at or after off (a line start). */
-static bool probe_time(const struct analysis *a, const char *buf, size_t len, size_t off, double *t)
-{
-	for (int i = 0; i < 32 && off < len; i++) {
-		size_t reach = len - off < PROBE_REACH ? len - off : PROBE_REACH;
-		const char *nl = memchr(buf + off, '\n', reach);
-		size_t end = nl ? (size_t)(nl - buf) : off + reach, hdr;
-
-		if (!nl && end < len)
-			return false;	/* a line of megabytes: nothing to steer by */
-		if (time_parse_header(&a->tc, buf + off, end - off > 256 ? 256 : end - off, t, &hdr))
-			return true;
-		off = end + 1;
-	}
-	return false;
-}
-
-static size_t next_line(const char *buf, size_t len, size_t off)
-{
-	/* (no newline within reach: the end, which stops a seek) */
-	const char *nl = off < len ? memchr(buf + off, '\n', len - off < PROBE_REACH ? len - off : PROBE_REACH) : NULL;
-
-	return nl ? (size_t)(nl - buf) + 1 : len;
-}
-
-/* Offset of a line start before which every line is older than t. */
-static bool seek_time(const struct analysis *a, const char *buf, size_t len, double t, size_t *out)
-{
-	size_t lo = 0, hi = len;
-	double pt;
-
-	while (hi - lo > (64u << 10)) {
-		size_t mid = next_line(buf, len, lo + (hi - lo) / 2);
-
-		if (mid >= hi || !probe_time(a, buf, len, mid, &pt))
-			return false;	/* no timestamps to steer by */
-		if (pt < t)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	*out = lo;
-	return true;
-}
-
-/* Whether time grows through the log, sampled at 65 points: a clock reset
- * (a reboot with a dead RTC, a step back) or logs concatenated out of
- * order would send the search past the job's lines. */
-static bool time_grows(const struct analysis *a, const char *buf, size_t len)
-{
-	double top = -1e300, t;
-
-	for (int i = 0; i <= 64; i++) {
-		size_t off = i ? next_line(buf, len, (size_t)((double)len * i / 64)) : 0;
-
-		if (off >= len)
-			break;
-		if (!probe_time(a, buf, len, off, &t))
+		if (r < 0 && errno == EINTR)
 			continue;
-		if (t < top - WINDOW_SLACK)
-			return false;
-		if (t > top)
-			top = t;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
 	}
-	return true;
-}
-
-static void window_bounds(const struct analysis *a, const char *buf, size_t len, size_t *lo, size_t *hi)
-{
-	double from = a->job.start - a->cat->set.window_before - WINDOW_SLACK;
-	double to = a->job.end + a->cat->set.window_after + WINDOW_SLACK;
-	size_t l, h;
-
-	if (!time_grows(a, buf, len) || !seek_time(a, buf, len, from, &l) || !seek_time(a, buf, len, to, &h))
-		return;
-	h = next_line(buf, len, h + (64u << 10) < len ? h + (64u << 10) : len);
-	if (l < h) {
-		*lo = l;
-		*hi = h;
-	}
-}
-
-/* A file that shrinks while it is mapped (log rotation, a collector still
- * writing) raises SIGBUS on the pages past its new end: the handler maps
- * zeros over the rest of the mapping, the scan reads NUL bytes there and
- * the file gets a coverage entry.  Any other SIGBUS is fatal as before. */
-static _Thread_local struct {
-	char *base;
-	size_t len;
-	uintptr_t page;
-	volatile sig_atomic_t hit;
-} guard;	/* the file this thread has mapped (SIGBUS comes to the thread that faults) */
-
-static void on_sigbus(int sig, siginfo_t *si, void *uc)
-{
-	char *p = si->si_addr;
-	(void)uc;
-
-	if (guard.base && p >= guard.base && p < guard.base + guard.len) {
-		char *from = (char *)((uintptr_t)p & ~(guard.page - 1));
-
-		if (mmap(from, guard.base + guard.len - from, PROT_READ,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
-			guard.hit = 1;
-			return;
-		}
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
+	return (ssize_t)got;
 }
 
 /* Whether a node file is a tool's report (nvidia-smi -q, dcgmi, ibstat:
@@ -651,57 +693,271 @@ static bool is_report(const struct analysis *a, const char *buf, size_t len)
 	return stamped * 2 < lines;
 }
 
-/* Opens a case file without following links or blocking on FIFOs. */
-static void scan_file(struct analysis *a, const char *rel, int source, const char *node, int file)
+static bool header_time(void *tc, const char *s, size_t len, double *t)
+{
+	size_t hdr;
+
+	return time_parse_header(tc, s, len > 256 ? 256 : len, t, &hdr);
+}
+
+/* Opens a case file without following links or blocking on FIFOs, and
+ * finds the part to scan; wb, when given, receives the whole file (a
+ * small one, read at once).  Returns 1 when there is something to scan,
+ * 0 when not (an empty file), -1 with a coverage entry in a. */
+static int src_open(struct analysis *a, const char *rel, int source, struct src *s, struct wbuf *wb,
+		    size_t *got)
 {
 	char *path = xmalloc(strlen(a->dir) + strlen(rel) + 2);
 	struct stat st;
 	int fd;
 
 	sprintf(path, "%s/%s", a->dir, rel);
-	if (file < 0) {
-		strlist_add(&a->files, rel);
-		file = a->files.n - 1;
-	}
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	free(path);
 	if (fd < 0) {
 		analysis_add_coverage(a, rel, "error", "cannot read: %s",
 				      errno == ELOOP ? "a symbolic link (not followed)" : strerror(errno));
-		return;
+		return -1;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		analysis_add_coverage(a, rel, "error", "not a regular file");
 		close(fd);
-		return;
+		return -1;
 	}
 	if (st.st_size == 0) {
 		close(fd);
-		return;
+		return 0;
 	}
-	void *m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED) {
-		analysis_add_coverage(a, rel, "error", "cannot map: %s", strerror(errno));
-		return;
-	}
-	long page = sysconf(_SC_PAGESIZE);
+	*s = (struct src){ .fd = fd, .source = source, .lo = 0, .hi = (size_t)st.st_size };
+	bool seek = (source & SRC_NODE) && (size_t)st.st_size > WINDOW_SEEK_MIN;
 
-	guard.page = (uintptr_t)page;
-	guard.len = ((size_t)st.st_size + page - 1) & ~((size_t)page - 1);
-	guard.hit = 0;
-	guard.base = m;
-	size_t lo = 0, hi = st.st_size;
-	if ((source & SRC_NODE) && is_report(a, m, st.st_size))
-		source |= SRC_REPORT;
-	if ((source & SRC_NODE) && (size_t)st.st_size > WINDOW_SEEK_MIN)
-		window_bounds(a, m, st.st_size, &lo, &hi);
-	madvise((char *)m + lo, hi - lo, MADV_SEQUENTIAL);
-	scan_buffer(a, file, source, node, (char *)m + lo, hi - lo, true, 1 + count_lines(m, lo));
-	guard.base = NULL;
-	if (guard.hit)
-		analysis_add_coverage(a, rel, "error", "the file shrank while it was read; its end was not read");
-	munmap(m, st.st_size);
+	if (seek)
+		wb = NULL;	/* only its window is read */
+	if (got)
+		*got = 0;
+	if (source & SRC_NODE) {
+		char head[64u << 10];
+		const char *h = head;
+		size_t n = (size_t)st.st_size < sizeof(head) ? (size_t)st.st_size : sizeof(head);
+		ssize_t r;
+
+		if (wb) {	/* the whole file, of which the report test reads the start */
+			if ((size_t)st.st_size > wb->cap)
+				wb->p = xrealloc(wb->p, wb->cap = st.st_size);
+			r = pread_full(fd, wb->p, st.st_size, 0);
+			*got = r > 0 ? (size_t)r : 0;
+			h = wb->p;
+		} else {
+			r = pread_full(fd, head, n, 0);
+		}
+		if (r > 0 && is_report(a, h, (size_t)r < n ? (size_t)r : n))
+			s->source |= SRC_REPORT;
+	} else if (wb) {
+		if ((size_t)st.st_size > wb->cap)
+			wb->p = xrealloc(wb->p, wb->cap = st.st_size);
+		ssize_t r = pread_full(fd, wb->p, st.st_size, 0);
+		*got = r > 0 ? (size_t)r : 0;
+	}
+	if (seek) {
+		struct ws_reader *r = ws_open(fd, st.st_size, header_time, &a->tc);
+		off_t lo, hi;
+
+		if (r && ws_window(r, a->job.start - a->cat->set.window_before,
+				   a->job.end + a->cat->set.window_after, WINDOW_SLACK, true, &lo, &hi,
+				   NULL, NULL, NULL, NULL) && lo < hi) {
+			s->lo = (size_t)lo;
+			s->hi = (size_t)hi;
+		}
+		free(r);
+	}
+	return 1;
+}
+
+/* Newlines in the file before off (the number of the window's first line,
+ * less one), read a block at a time. */
+static long count_lines_before(int fd, size_t off)
+{
+	size_t blk = 1u << 20, at = 0;
+	char *buf = xmalloc(blk);
+	long n = 0;
+
+	while (at < off) {
+		ssize_t got = pread_full(fd, buf, off - at < blk ? off - at : blk, (off_t)at);
+
+		if (got <= 0)
+			break;
+		for (const char *p = buf, *end = buf + got; (p = memchr(p, '\n', end - p)); p++)
+			n++;
+		at += (size_t)got;
+	}
+	free(buf);
+	return n;
+}
+
+/* ---- chunks ----
+ * A large file is cut into chunks of about chunk_bytes() at line starts
+ * chosen by the file alone (never by the number of threads), each scanned
+ * by a worker into an analysis of its own and merged in file order, so
+ * the result is the one a single scan of the whole file gives:
+ *  - line numbers count from each chunk's first line; the merge adds the
+ *    lines of the chunks before;
+ *  - the time of a line without its own depends on the scan before it
+ *    (neighbour_time's caches: the stretch already searched in vain, the
+ *    last timestamped event): a chunk records its events with the number
+ *    of the first line with a time after each; in file order the main
+ *    thread then finds their times from those numbers alone, exactly as
+ *    neighbour_time would (emulate_file), and the workers put the events
+ *    into the chunks' symptoms;
+ *  - each chunk reads some bytes before and after its lines (multi-line
+ *    rules and matches); one whose lines are so long that those were not
+ *    enough is scanned again with far more.
+ * The one thing a chunk may see less of than a scan of the whole file is
+ * a line longer than BOUNDARY_REACH (64 MiB) that spans a cut: what a rule
+ * would find past the cut, as when the matcher scans a buffer in pieces. */
+#define CHUNK_BYTES (4u << 20)
+#define CHUNK_MARGIN (8u * MAX_LINE)	/* bytes read before and after a chunk's lines */
+#define CHUNK_MARGIN_LONG (64u * MAX_LINE)	/* ... when they were too few */
+#define BOUNDARY_REACH (64u << 20)	/* how far past a cut to look for a line start */
+
+/* The chunk size: ATTRIB_CHUNK_BYTES, for tests only (many chunks out of
+ * a small file); a size, never the number of threads, decides the cuts. */
+static size_t chunk_bytes(void)
+{
+	const char *e = getenv("ATTRIB_CHUNK_BYTES");
+	long long v = e && *e ? strtoll(e, NULL, 10) : 0;
+
+	return v >= 1 ? (size_t)v : CHUNK_BYTES;
+}
+
+struct work {
+	const char *rel;	/* NULL: a coverage entry of the listing */
+	int finish;		/* > 0: the task that ends the file whose chunks are the finish items before */
+	int fin;		/* a chunk: its file's finish task (an index in the plan) */
+	struct coverage cov;
+	int file, source;
+	const char *node;
+	struct src *src;	/* NULL: a small file the worker opens and reads whole */
+	size_t from, to;	/* the chunk's lines, file offsets */
+	int k;			/* its place in the file */
+	bool last;		/* the file's last chunk */
+	/* what the scan found */
+	struct analysis *sub;
+	struct scan_out out;
+	long before;		/* chunk 0: newlines in the file before from */
+	bool shrank;
+	bool done;		/* scanned (under workers.lock) */
+};
+
+static struct analysis *sub_new(struct analysis *a)
+{
+	struct analysis *sub = xcalloc(1, sizeof(*sub));
+
+	/* the shared, read-only parts; everything the scan writes is its own */
+	sub->cat = a->cat;
+	sub->dir = a->dir;
+	sub->job = a->job;
+	sub->id = a->id;
+	sub->tc = a->tc;
+	sub->files = a->files;
+	sub->origins = a->origins;
+	sub->origins_bad = a->origins_bad;
+	sub->deferring = true;	/* identity is learnt in the merge */
+	return sub;
+}
+
+/* A chunk's scan that the merge does again. */
+static void analysis_free_sub(struct analysis *sub)
+{
+	symptoms_free(sub);
+	for (int i = 0; i < sub->ncov; i++) {
+		free(sub->cov[i].source);
+		free(sub->cov[i].status);
+		free(sub->cov[i].detail);
+	}
+	free(sub->cov);
+	for (int i = 0; i < sub->ndefer; i++)
+		event_clear(&sub->defer[i].ev);
+	free(sub->defer);
+	free(sub->progress);
+	free(sub->last_progress.text);
+	free(sub);
+}
+
+/* Reads and scans one chunk of an open file, with margin bytes around
+ * (loaded: wb already holds the whole file's first loaded bytes). */
+static void scan_chunk(struct analysis *sub, struct work *w, const struct src *s, size_t margin,
+		       struct wbuf *wb, const size_t *loaded)
+{
+	size_t bstart = w->from > s->lo + margin ? w->from - margin : s->lo;
+	size_t bend = w->to + margin < s->hi ? w->to + margin : s->hi;
+	size_t want = bend - bstart, len;
+
+	if (w->k == 0 && s->lo)
+		w->before = count_lines_before(s->fd, s->lo);
+	if (loaded) {	/* a whole small file: its window in place */
+		len = *loaded > bstart ? (*loaded < bend ? *loaded : bend) - bstart : 0;
+		if (bstart && len)
+			memmove(wb->p, wb->p + bstart, len);
+	} else {
+		if (want > wb->cap)
+			wb->p = xrealloc(wb->p, wb->cap = want);
+		ssize_t got = pread_full(s->fd, wb->p, want, (off_t)bstart);
+		len = got > 0 ? (size_t)got : 0;
+	}
+
+	w->shrank = len < want;
+	/* the bytes before the chunk's lines start at a line (when one starts
+	 * in them) */
+	size_t skip = 0, from = w->from - bstart, to = w->to - bstart;
+	bool aligned = bstart == s->lo;
+
+	if (from > len)
+		from = len;
+	if (to > len)
+		to = len;
+	if (!aligned) {
+		const char *nl = memchr(wb->p, '\n', from);
+
+		if (nl) {
+			skip = (size_t)(nl - wb->p) + 1;
+			aligned = true;
+		}
+	}
+	scan_range(sub, w->file, s->source, w->node, wb->p + skip, len - skip, from - skip, to - skip,
+		   bstart + skip > s->lo, aligned, !w->last || w->k > 0, &w->out);
+}
+
+/* A small file, opened, read and scanned whole by a worker. */
+static void scan_small(struct analysis *sub, struct work *w, struct wbuf *wb)
+{
+	struct src s;
+	size_t got = 0;
+
+	if (src_open(sub, w->rel, w->source, &s, wb, &got) > 0) {
+		w->from = s.lo;
+		w->to = s.hi;
+		scan_chunk(sub, w, &s, 0, wb, got ? &got : NULL);
+		close(s.fd);
+	}
+}
+
+/* Where the chunk after a cut starts: the first line start at or after
+ * it, or the cut itself in a line longer than BOUNDARY_REACH. */
+static size_t chunk_cut(int fd, size_t cut, size_t hi)
+{
+	char buf[16384];
+
+	for (size_t at = cut - 1; at < hi && at < cut - 1 + BOUNDARY_REACH;) {
+		ssize_t got = pread_full(fd, buf, hi - at < sizeof(buf) ? hi - at : sizeof(buf), (off_t)at);
+		const char *nl = got > 0 ? memchr(buf, '\n', (size_t)got) : NULL;
+
+		if (nl)
+			return at + (size_t)(nl - buf) + 1;
+		if (got <= 0)
+			break;
+		at += (size_t)got;
+	}
+	return cut;
 }
 
 static int cmp_str(const void *x, const void *y)
@@ -733,9 +989,10 @@ static DIR *open_dir(struct analysis *a, const char *rel)
 	return d;
 }
 
-/* Regular files under dir (relative to the case), recursively, sorted;
- * -1 when dir cannot be read (a coverage entry says why). */
-static int list_dir(struct analysis *a, const char *rel, struct strlist *out, int depth)
+/* Regular files under dir (relative to the case), recursively, sorted,
+ * and their sizes as listed (sizes[i] for out->v[i]); -1 when dir cannot
+ * be read (a coverage entry says why). */
+static int list_dir(struct analysis *a, const char *rel, struct strlist *out, off_t **sizes, int depth)
 {
 	struct strlist names = { 0 };
 	struct dirent *e;
@@ -763,10 +1020,12 @@ static int list_dir(struct analysis *a, const char *rel, struct strlist *out, in
 			abort();
 		if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
 			if (depth < 4)
-				list_dir(a, r, out, depth + 1);
+				list_dir(a, r, out, sizes, depth + 1);
 			else
 				analysis_add_coverage(a, r, "error", "a directory nested too deep; not read");
 		} else {
+			*sizes = xrealloc(*sizes, (out->n + 1) * sizeof(off_t));
+			(*sizes)[out->n] = st.st_size;	/* (a link's: refused when opened) */
 			strlist_add(out, r);	/* links and specials are refused when opened */
 		}
 		free(full);
@@ -867,75 +1126,273 @@ static void scan_job_facts(struct analysis *a, const bool *have_node)
 		j->derived_exit_code ? j->derived_exit_code : "-");
 	fclose(m);
 	strlist_add(&a->files, "job.json");
-	scan_buffer(a, a->files.n - 1, SRC_JOB, NULL, buf, len, false, 1);
+	struct scan_out out = { 0 };
+	scan_range(a, a->files.n - 1, SRC_JOB, NULL, buf, len, 0, len, false, true, false, &out);
+	file_coverage(a, a->files.n - 1, out.failed, out.long_lines, out.limit_hits, false);
 	free(buf);
 }
 
-/* ---- the node logs, on several threads ----
- * Each node file is scanned by a worker into an analysis of its own (its
- * symptoms, coverage, progress lines and identity lines); the main thread
- * then takes them in file order, exactly as one thread would have met
- * them, so the result does not depend on how many threads ran.  What the
- * workers share is read-only while they run: the catalog, the job, the
- * file list, the origins; identity is learnt only in the merge. */
-struct node_work {
-	const char *rel;	/* NULL: a coverage entry of the listing */
-	const char *node;
-	int file;
-	struct coverage cov;
-	struct analysis *sub;
+/* ---- the scans, on several threads ----
+ * Each file, or chunk of a large one, is scanned by a worker into an
+ * analysis of its own (its symptoms, coverage, progress lines and identity
+ * lines); the main thread then takes them in file order, exactly as one
+ * thread would have met them, so the result does not depend on how many
+ * threads ran.  What the workers share is read-only while they run: the
+ * catalog, the job, the file list, the origins; identity is learnt only
+ * in the merge. */
+struct plan {
+	struct work *w;
+	int n, cap;
+	int scans;		/* items a worker scans */
+	size_t chunk;
 };
+
+static struct work *plan_add(struct plan *p)
+{
+	if (p->n == p->cap)
+		p->w = xrealloc(p->w, (p->cap = p->cap * 2 + 64) * sizeof(*p->w));
+	p->w[p->n] = (struct work){ .file = -1 };
+	return &p->w[p->n++];
+}
+
+/* Moves the coverage entries added since `from` into the plan. */
+static void listing_coverage(struct analysis *a, int from, struct plan *p)
+{
+	for (int i = from; i < a->ncov; i++)
+		plan_add(p)->cov = a->cov[i];
+	a->ncov = from;
+}
+
+/* One file into the plan: a small one as it is (a worker opens it), a
+ * large one opened here and cut into chunks. */
+static void plan_file(struct analysis *a, struct plan *p, const char *rel, int file, int source,
+		      const char *node, off_t listed)
+{
+	struct work *w;
+	struct src *s;
+
+	/* a node log over WINDOW_SEEK_MIN is read from its job's window, found
+	 * by the worker: cut into chunks only when it is huge (a node's logs
+	 * are many, and scanned at once) */
+	if (listed <= (off_t)p->chunk ||
+	    ((source & SRC_NODE) && listed > (off_t)WINDOW_SEEK_MIN && listed <= (off_t)(p->chunk * 64))) {
+		w = plan_add(p);
+		*w = (struct work){ .rel = rel, .file = file, .source = source, .node = node, .last = true };
+		p->scans++;
+		return;
+	}
+	int from = a->ncov, rc;
+	s = xcalloc(1, sizeof(*s));
+	if ((rc = src_open(a, rel, source, s, NULL, NULL)) <= 0) {
+		listing_coverage(a, from, p);
+		free(s);
+		return;
+	}
+	size_t at = s->lo;
+
+	for (int k = 0;; k++) {
+		size_t cut = at + p->chunk;
+
+		if (cut < s->hi)
+			cut = chunk_cut(s->fd, cut, s->hi);
+		if (cut >= s->hi)
+			cut = s->hi;
+		w = plan_add(p);
+		*w = (struct work){ .rel = rel, .file = file, .source = source, .node = node, .src = s,
+				    .from = at, .to = cut, .k = k, .last = cut == s->hi };
+		p->scans++;
+		if (w->last)
+			break;
+		at = cut;
+	}
+	if (p->w[p->n - 1].k > 0) {	/* chunks: the task that finds their times */
+		int n = p->w[p->n - 1].k + 1;
+
+		w = plan_add(p);
+		w->finish = n;
+		p->scans++;
+		for (int i = p->n - 1 - n; i < p->n - 1; i++)
+			p->w[i].fin = p->n - 1;
+	}
+}
 
 struct workers {
 	struct analysis *a;
-	struct node_work *w;
+	struct work *w;
 	int n;
 	int next;		/* the next item to take (atomic) */
+	pthread_mutex_t lock;	/* a finish task waits for its file's chunks */
+	pthread_cond_t scanned;
 };
 
-static void work_one(struct analysis *a, struct node_work *w)
+static void records_free(struct scan_out *out)
 {
-	struct analysis *sub = xcalloc(1, sizeof(*sub));
+	for (int i = 0; i < out->nrec; i++)
+		event_clear(&out->rec[i].ev);
+	free(out->rec);
+	free(out->text);
+	out->text = NULL;
+	out->rec = NULL;
+	out->nrec = 0;
+}
 
-	/* the shared, read-only parts; everything the scan writes is its own */
-	sub->cat = a->cat;
-	sub->dir = a->dir;
-	sub->job = a->job;
-	sub->id = a->id;
-	sub->tc = a->tc;
-	sub->files = a->files;
-	sub->origins = a->origins;
-	sub->origins_bad = a->origins_bad;
-	sub->deferring = true;	/* identity is learnt in the merge */
-	scan_file(sub, w->rel, SRC_NODE, w->node, w->file);
-	w->sub = sub;
+/* neighbour_time over the recorded events of a file's chunks, in order:
+ * the same times, found from the numbers of the events' lines and of the
+ * first timestamped line after each, with the same caches (positions as
+ * ranks: 2 x line at a line's start, + 1 inside it). */
+struct emu {
+	bool next_found;
+	long next_from, next_at;
+	double next_time;
+	long clear_from, clear_to;
+	bool prev_found;
+	double prev_time;
+};
+
+static void emulate_file(const struct analysis *a, struct work *w, int n)
+{
+	long *first = xcalloc(n, sizeof(long)), *nt_line = xcalloc(n, sizeof(long));
+	double *nt_time = xcalloc(n, sizeof(double));
+	bool *nt_found = xcalloc(n, sizeof(bool));
+	struct emu e = { 0 };
+
+	first[0] = w[0].before;
+	for (int k = 1; k < n; k++)
+		first[k] = first[k - 1] + w[k - 1].out.lines;
+	/* the first timestamped line after each chunk's lines */
+	for (int k = n - 2; k >= 0; k--) {
+		const struct scan_out *o = &w[k + 1].out;
+
+		nt_found[k] = o->t_found || nt_found[k + 1];
+		nt_line[k] = o->t_found ? first[k + 1] + o->t_line : nt_line[k + 1];
+		nt_time[k] = o->t_found ? o->t_time : nt_time[k + 1];
+	}
+	for (int k = 0; k < n; k++)
+		for (int i = 0; i < w[k].out.nrec; i++) {
+			struct record *r = &w[k].out.rec[i];
+
+			r->ev.line += first[k];
+			if (!r->untimed) {
+				e.prev_found = true;
+				e.prev_time = r->ev.time;
+				continue;
+			}
+			long line = r->ev.line, q = 2 * (first[k] + r->q_line) + !r->q_start;
+			bool t_found = r->t_found ? true : nt_found[k];
+			long t_line = r->t_found ? first[k] + r->t_line : nt_line[k];
+			double t_time = r->t_found ? r->t_time : nt_time[k];
+
+			if (e.next_found && line >= e.next_from && line < e.next_at) {
+				r->ev.time = e.next_time;
+				continue;
+			}
+			e.next_found = false;
+			bool within = e.clear_from <= q && q < e.clear_to;
+			long p = within ? e.clear_to / 2 : q / 2;	/* the line the search starts in */
+
+			if (t_found && t_line - p < NEIGHBOUR_LINES) {
+				e.next_found = true;
+				e.next_from = line;
+				e.next_at = t_line;
+				e.next_time = r->ev.time = t_time;
+				continue;
+			}
+			if (!(e.clear_from <= q && q <= e.clear_to))
+				e.clear_from = q;
+			e.clear_to = 2 * (p + NEIGHBOUR_LINES);
+			r->ev.time = e.prev_found ? e.prev_time : a->job.end;
+		}
+	free(first);
+	free(nt_line);
+	free(nt_time);
+	free(nt_found);
+}
+
+/* A chunked file's end, after its chunks are scanned: chunks whose lines
+ * were too long for the bytes read around them again with far more, the
+ * times of the events (emulate_file), then the events into the first
+ * chunk's symptoms, in order. */
+static void finish_file(struct analysis *a, struct work *w, int n, struct wbuf *wb)
+{
+	for (int k = 0; k < n; k++)
+		if (w[k].out.short_read) {
+			analysis_free_sub(w[k].sub);
+			records_free(&w[k].out);
+			w[k].sub = sub_new(a);
+			scan_chunk(w[k].sub, &w[k], w[k].src, CHUNK_MARGIN_LONG, wb, NULL);
+		}
+	emulate_file(a, w, n);
+	int nrec = 0;
+	for (int k = 0; k < n; k++)
+		nrec += w[k].out.nrec;
+	if (nrec > 64)
+		symptoms_reserve(w[0].sub, nrec / 4);
+	for (int k = 0; k < n; k++) {
+		for (int i = 0; i < w[k].out.nrec; i++)
+			if (w[k].out.rec[i].ev.code) {
+				w[k].out.rec[i].ev.text = w[k].out.text + w[k].out.rec[i].text_at;
+				symptom_add_event(w[0].sub, &w[k].out.rec[i].ev);
+			}
+		records_free(&w[k].out);
+	}
 }
 
 static void *worker(void *p)
 {
 	struct workers *ws = p;
+	struct wbuf wb = { 0 };
 	int k;
 
-	while ((k = __atomic_fetch_add(&ws->next, 1, __ATOMIC_RELAXED)) < ws->n)
-		if (ws->w[k].rel)
-			work_one(ws->a, &ws->w[k]);
+	while ((k = __atomic_fetch_add(&ws->next, 1, __ATOMIC_RELAXED)) < ws->n) {
+		struct work *w = &ws->w[k];
+
+		if (w->finish) {
+			struct work *c = w - w->finish;
+
+			pthread_mutex_lock(&ws->lock);
+			for (int i = 0; i < w->finish; i++)
+				while (!c[i].done)
+					pthread_cond_wait(&ws->scanned, &ws->lock);
+			pthread_mutex_unlock(&ws->lock);
+			finish_file(ws->a, c, w->finish, &wb);
+			pthread_mutex_lock(&ws->lock);
+			w->done = true;
+			pthread_cond_broadcast(&ws->scanned);
+			pthread_mutex_unlock(&ws->lock);
+			continue;
+		}
+		if (!w->rel)
+			continue;	/* a coverage entry */
+		w->sub = sub_new(ws->a);
+		if (w->src)
+			scan_chunk(w->sub, w, w->src, CHUNK_MARGIN, &wb, NULL);
+		else
+			scan_small(w->sub, w, &wb);
+		pthread_mutex_lock(&ws->lock);
+		w->done = true;
+		pthread_cond_broadcast(&ws->scanned);
+		pthread_mutex_unlock(&ws->lock);
+	}
+	free(wb.p);
 	return NULL;
 }
 
-static int scan_threads(int files)
+static int scan_threads(int items)
 {
 	const char *e = getenv("ATTRIB_THREADS");
 	long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
 
 	if (n > 16)
 		n = 16;
-	if (n > files)
-		n = files;
+	if (n > items)
+		n = items;
 	return n < 1 ? 1 : (int)n;
 }
 
-/* One worker's file into the analysis, in order. */
-static void merge_file(struct analysis *a, struct analysis *sub)
+/* One worker's scan into the analysis, in order; its lines numbered from
+ * first (the number of its first line, less one), its symptoms' from
+ * sym_first. */
+static void merge_scan(struct analysis *a, struct analysis *sub, long sym_first, long first)
 {
 	for (int i = 0; i < sub->ncov; i++) {
 		if (a->ncov == a->capcov)
@@ -950,6 +1407,9 @@ static void merge_file(struct analysis *a, struct analysis *sub)
 		event_clear(&sub->defer[i].ev);
 	}
 	free(sub->defer);
+	for (int i = 0; i < sub->nsym; i++)
+		for (int k = 0; k < sub->sym[i]->nev; k++)
+			sub->sym[i]->ev[k].line += sym_first;
 	symptoms_merge(a, sub);
 	for (int i = 0; i < sub->nprogress; i++) {
 		if (a->nprogress == a->capprogress)
@@ -961,6 +1421,7 @@ static void merge_file(struct analysis *a, struct analysis *sub)
 	    (!a->last_progress.text || sub->last_progress.time >= a->last_progress.time)) {
 		free(a->last_progress.text);
 		a->last_progress = sub->last_progress;
+		a->last_progress.line += first;
 	} else {
 		free(sub->last_progress.text);
 	}
@@ -969,120 +1430,250 @@ static void merge_file(struct analysis *a, struct analysis *sub)
 	free(sub);
 }
 
-/* Moves the coverage entries added since `from` into the work list. */
-static void listing_coverage(struct analysis *a, int from, struct node_work **w, int *n)
+/* The plan's scans on as many threads as there are cores, while this
+ * thread merges what they found, in order, as it comes (plan_merge). */
+struct run {
+	struct workers ws;
+	pthread_t t[16];
+	int started;
+};
+
+static void plan_start(struct analysis *a, struct plan *p, struct run *r)
 {
-	for (int i = from; i < a->ncov; i++) {
-		*w = xrealloc(*w, (*n + 1) * sizeof(**w));
-		(*w)[(*n)++] = (struct node_work){ .cov = a->cov[i], .file = -1 };
-	}
-	a->ncov = from;
+	int nt = scan_threads(p->scans);
+
+	r->ws = (struct workers){ .a = a, .w = p->w, .n = p->n };
+	pthread_mutex_init(&r->ws.lock, NULL);
+	pthread_cond_init(&r->ws.scanned, NULL);
+	r->started = 0;
+	for (int i = 0; i < nt; i++)
+		if (!pthread_create(&r->t[i], NULL, worker, &r->ws))
+			r->started++;
+		else
+			break;
+	if (!r->started)	/* no thread to be had: this one scans */
+		worker(&r->ws);
 }
 
-static void scan_nodes(struct analysis *a, bool *have)
+/* Waits until item k can be merged: scanned, or its file finished. */
+static void plan_ready(struct run *r, int k)
+{
+	const struct work *w = &r->ws.w[k], *d = w->fin ? &r->ws.w[w->fin] : w;
+
+	if (!w->rel)
+		return;
+	pthread_mutex_lock(&r->ws.lock);
+	while (!d->done)
+		pthread_cond_wait(&r->ws.scanned, &r->ws.lock);
+	pthread_mutex_unlock(&r->ws.lock);
+}
+
+static void plan_join(struct run *r)
+{
+	for (int i = 0; i < r->started; i++)
+		pthread_join(r->t[i], NULL);
+	pthread_cond_destroy(&r->ws.scanned);
+	pthread_mutex_destroy(&r->ws.lock);
+}
+
+/* The plan's items [from, to) into the analysis, in order: per file, the
+ * lines before each chunk and the coverage counts. */
+static void plan_merge(struct analysis *a, struct plan *p, int from, int to, struct run *r)
+{
+	bool failed = false, shrank = false;
+	long first = 0, long_lines = 0, hits = 0;
+
+	for (int k = from; k < to; k++) {
+		struct work *w = &p->w[k];
+
+		if (w->finish)
+			continue;
+		plan_ready(r, k);
+		if (!w->rel) {
+			if (a->ncov == a->capcov)
+				a->cov = xrealloc(a->cov, (a->capcov = a->capcov * 2 + 8) * sizeof(*a->cov));
+			a->cov[a->ncov++] = w->cov;
+			continue;
+		}
+		if (w->k == 0) {
+			failed = shrank = false;
+			first = w->before;
+			long_lines = hits = 0;
+		}
+		/* recorded events carry their own line numbers */
+		merge_scan(a, w->sub, w->src && !(w->k == 0 && w->last) ? 0 : first, first);
+		w->sub = NULL;
+		first += w->out.lines;
+		long_lines += w->out.long_lines;
+		hits += w->out.limit_hits;
+		failed |= w->out.failed;
+		shrank |= w->shrank;
+		if (w->last) {
+			file_coverage(a, w->file, failed, long_lines, hits, shrank);
+			if (w->src) {
+				close(w->src->fd);
+				free(w->src);
+			}
+		}
+	}
+}
+
+/* The plan's items [from, to), scanned but not to be merged. */
+static void plan_drop(struct plan *p, int from, int to)
+{
+	for (int k = from; k < to; k++) {
+		struct work *w = &p->w[k];
+
+		if (w->finish)
+			continue;
+		if (!w->rel) {
+			free(w->cov.source);
+			free(w->cov.status);
+			free(w->cov.detail);
+			continue;
+		}
+		if (w->sub)
+			analysis_free_sub(w->sub);
+		records_free(&w->out);
+		if (w->last && w->src) {
+			close(w->src->fd);
+			free(w->src);
+		}
+	}
+}
+
+static void plan_free(struct plan *p)
+{
+	free(p->w);
+	*p = (struct plan){ .chunk = p->chunk };
+}
+
+/* The node directories and their files into the plan.  Which node a
+ * directory is depends on what the application output taught identity
+ * (a directory named by an address): dirs and node[] keep what the
+ * listing saw, for nodes_still (below). */
+static void plan_nodes(struct analysis *a, struct plan *p, bool *have, struct strlist *dirs, int **nodes)
 {
 	const struct job *j = &a->job;
-	struct strlist dirs = { 0 }, files = { 0 };
-	struct node_work *w = NULL;
-	int n = 0, nfiles = 0, from;
+	struct strlist files = { 0 };
+	off_t *sizes = NULL;
+	int from;
 	DIR *d;
 	struct dirent *e;
 
 	/* the listing first, in the main thread: which files, in which order */
 	from = a->ncov;
 	if ((d = open_dir(a, "nodes"))) {
-		while ((e = readdir(d)) && dirs.n < MAX_FILES)
+		while ((e = readdir(d)) && dirs->n < MAX_FILES)
 			if (e->d_name[0] != '.')
-				strlist_add(&dirs, e->d_name);
+				strlist_add(dirs, e->d_name);
 		closedir(d);
 	}
-	listing_coverage(a, from, &w, &n);
-	if (dirs.n > 1)
-		qsort(dirs.v, dirs.n, sizeof(char *), cmp_str);
-	for (int i = 0; i < dirs.n; i++) {
-		int node = identity_node(a->id, dirs.v[i]);
+	listing_coverage(a, from, p);
+	if (dirs->n > 1)
+		qsort(dirs->v, dirs->n, sizeof(char *), cmp_str);
+	*nodes = xcalloc(dirs->n + 1, sizeof(int));
+	for (int i = 0; i < dirs->n; i++) {
+		int node = (*nodes)[i] = identity_node(a->id, dirs->v[i]);
 		char rel[4096];
 
 		from = a->ncov;
 		if (node < 0) {
 			analysis_add_coverage(a, "nodes", "error",
-					      "nodes/%s is not one of the job's nodes; not read", dirs.v[i]);
-			listing_coverage(a, from, &w, &n);
+					      "nodes/%s is not one of the job's nodes; not read", dirs->v[i]);
+			listing_coverage(a, from, p);
 			continue;
 		}
-		snprintf(rel, sizeof(rel), "nodes/%s", dirs.v[i]);
-		if (list_dir(a, rel, &files, 1) < 0) {
-			listing_coverage(a, from, &w, &n);
+		snprintf(rel, sizeof(rel), "nodes/%s", dirs->v[i]);
+		if (list_dir(a, rel, &files, &sizes, 1) < 0) {
+			listing_coverage(a, from, p);
 			continue;	/* said why */
 		}
 		if (!files.n)
 			analysis_add_coverage(a, rel, "missing", "no log files");
-		listing_coverage(a, from, &w, &n);
+		listing_coverage(a, from, p);
 		if (!files.n)
 			continue;
 		have[node] = true;
-		w = xrealloc(w, (n + files.n) * sizeof(*w));
 		for (int k = 0; k < files.n; k++) {
 			strlist_add(&a->files, files.v[k]);
-			w[n++] = (struct node_work){ .rel = a->files.v[a->files.n - 1], .node = j->nodes.v[node],
-						     .file = a->files.n - 1 };
-			nfiles++;
+			plan_file(a, p, a->files.v[a->files.n - 1], a->files.n - 1, SRC_NODE, j->nodes.v[node],
+				  sizes[k]);
 		}
 		strlist_free(&files);
 	}
-	strlist_free(&dirs);
+	free(sizes);
+}
 
-	/* the scans, on as many threads as there are cores */
-	struct workers ws = { .a = a, .w = w, .n = n };
-	int nt = scan_threads(nfiles);
-	pthread_t *t = xcalloc(nt, sizeof(*t));
-	int started = 0;
+/* Whether every node directory is still the node the listing took it for,
+ * with what the application output has taught identity since. */
+static bool nodes_still(const struct analysis *a, const struct strlist *dirs, const int *nodes)
+{
+	for (int i = 0; i < dirs->n; i++)
+		if (identity_node(a->id, dirs->v[i]) != nodes[i])
+			return false;
+	return true;
+}
 
-	for (int i = 1; i < nt; i++)	/* the main thread is one of them */
-		if (!pthread_create(&t[i], NULL, worker, &ws))
-			started++;
-		else
-			break;
-	worker(&ws);
-	for (int i = 1; i <= started; i++)
-		pthread_join(t[i], NULL);
-	free(t);
+/* Application output and scheduler excerpts: their files in the plan. */
+static void plan_dir(struct analysis *a, struct plan *p, const char *dir, int source)
+{
+	struct strlist files = { 0 };
+	off_t *sizes = NULL;
+	int from = a->ncov;
 
-	/* then everything in order */
-	for (int k = 0; k < n; k++) {
-		if (!w[k].rel) {
-			if (a->ncov == a->capcov)
-				a->cov = xrealloc(a->cov, (a->capcov = a->capcov * 2 + 8) * sizeof(*a->cov));
-			a->cov[a->ncov++] = w[k].cov;
-		} else {
-			merge_file(a, w[k].sub);
-		}
+	list_dir(a, dir, &files, &sizes, 0);
+	listing_coverage(a, from, p);
+	for (int i = 0; i < files.n; i++) {
+		strlist_add(&a->files, files.v[i]);
+		plan_file(a, p, a->files.v[a->files.n - 1], a->files.n - 1, source, NULL, sizes[i]);
 	}
-	free(w);
+	strlist_free(&files);
+	free(sizes);
 }
 
 void scan_case(struct analysis *a)
 {
 	const struct job *j = &a->job;
 	bool *have = xcalloc(j->nodes.n, sizeof(bool));
-	struct strlist files = { 0 };
-	/* one SIGBUS handler for the whole scan: threads install none */
-	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO }, old;
+	struct plan p = { .chunk = chunk_bytes() };
+	struct strlist dirs = { 0 };
+	int *nodes = NULL;
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, &old);
 	origins_load(a);
-	/* application output first: its NCCL init lines teach node identity */
-	list_dir(a, "app", &files, 0);
-	for (int i = 0; i < files.n; i++)
-		scan_file(a, files.v[i], SRC_APP, NULL, -1);
-	strlist_free(&files);
-	list_dir(a, "scheduler", &files, 0);
-	for (int i = 0; i < files.n; i++)
-		scan_file(a, files.v[i], SRC_SCHED, NULL, -1);
-	strlist_free(&files);
-	scan_nodes(a, have);
-	sigaction(SIGBUS, &old, NULL);
+	/* application output first: its NCCL init lines teach node identity,
+	 * which names the node directories.  All files are scanned at once;
+	 * the node directories are listed before that identity is learnt and
+	 * listed again in the rare case it changes which node one is. */
+	plan_dir(a, &p, "app", SRC_APP);
+	plan_dir(a, &p, "scheduler", SRC_SCHED);
+	int napp = p.n, nfiles = a->files.n;
+	plan_nodes(a, &p, have, &dirs, &nodes);
+	struct run r;
+
+	plan_start(a, &p, &r);
+	plan_merge(a, &p, 0, napp, &r);
+	if (nodes_still(a, &dirs, nodes)) {
+		plan_merge(a, &p, napp, p.n, &r);
+		plan_join(&r);
+		plan_free(&p);
+	} else {
+		plan_join(&r);
+		plan_drop(&p, napp, p.n);
+		plan_free(&p);
+		while (a->files.n > nfiles)
+			free(a->files.v[--a->files.n]);
+		memset(have, 0, j->nodes.n * sizeof(bool));
+		strlist_free(&dirs);
+		free(nodes);
+		plan_nodes(a, &p, have, &dirs, &nodes);
+		plan_start(a, &p, &r);
+		plan_merge(a, &p, 0, p.n, &r);
+		plan_join(&r);
+		plan_free(&p);
+	}
+	strlist_free(&dirs);
+	free(nodes);
 	for (int i = 0; i < j->nodes.n; i++)
 		if (!have[i]) {
 			char src[4096];

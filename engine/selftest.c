@@ -114,7 +114,7 @@ static bool extractor_case(const attrib_catalog *cat, int xi, const struct test_
 		struct hitlist h = { xcalloc(cat->nextractors, sizeof(bool)) };
 		for (int kind = SRC_NODE; kind <= SRC_REPORT && !h.hit[xi]; kind <<= 1)
 			if (x->sources & kind)
-				matcher_scan(cat->matcher, kind == SRC_REPORT ? SRC_NODE | SRC_REPORT : kind, t->line, len, false, on_hit, &h);
+				matcher_scan(cat->matcher, kind == SRC_REPORT ? SRC_NODE | SRC_REPORT : kind, t->line, len, 0, len, on_hit, &h);
 		if (!h.hit[xi]) {
 			fprintf(out, "%s:%d: extractor \"%s\": the prefilter does not pass this line\n",
 				x->file, t->src_line, x->id);

@@ -23,17 +23,21 @@ static void add_pid(struct symptom *s, long pid)
 		s->pids[s->npids++] = pid;
 }
 
-/* Keeps the max earliest lines (by time, then file position). */
+/* Keeps the max earliest lines (by time, then file position); text is the
+ * line as logged, or owned: already cleaned, and the symptom's now (freed
+ * when not kept). */
 static void add_evidence(struct symptom *s, int max, int file, long line, double t,
-			 const char *text, size_t len)
+			 const char *text, size_t len, char *owned)
 {
 	int at = s->nev;
 
 	if (s->nev == max) {
 		const struct evidence *last = &s->ev[max - 1];
 
-		if (t >= last->time)
+		if (t >= last->time) {
+			free(owned);
 			return;
+		}
 		free(s->ev[max - 1].text);
 		at = max - 1;
 	} else {
@@ -45,7 +49,8 @@ static void add_evidence(struct symptom *s, int max, int file, long line, double
 		s->ev[at] = s->ev[at - 1];
 		at--;
 	}
-	s->ev[at] = (struct evidence){ file, line, t, text ? text_sanitise(text, len, EVIDENCE_TEXT_MAX) : NULL };
+	s->ev[at] = (struct evidence){ file, line, t,
+				       owned ? owned : text ? text_sanitise(text, len, EVIDENCE_TEXT_MAX) : NULL };
 }
 
 static void observe(struct symptom *s, double t, bool approx, long count)
@@ -61,16 +66,17 @@ static void observe(struct symptom *s, double t, bool approx, long count)
 
 /* Folds s (the same symptom, seen elsewhere or later) into t, as if its
  * events had come to t after t's own. */
-static void fold(struct symptom *t, const struct symptom *s, int max_evidence)
+static void fold(struct symptom *t, struct symptom *s, int max_evidence)
 {
 	observe(t, s->first, s->first_approx, s->count);
 	if (s->last > t->last)
 		t->last = s->last;
 	for (int k = 0; k < s->npids; k++)
 		add_pid(t, s->pids[k]);
-	for (int k = 0; k < s->nev; k++)
-		add_evidence(t, max_evidence, s->ev[k].file, s->ev[k].line, s->ev[k].time, s->ev[k].text,
-			     s->ev[k].text ? strlen(s->ev[k].text) : 0);
+	for (int k = 0; k < s->nev; k++) {	/* its cleaned lines move */
+		add_evidence(t, max_evidence, s->ev[k].file, s->ev[k].line, s->ev[k].time, NULL, 0, s->ev[k].text);
+		s->ev[k].text = NULL;
+	}
 	t->unauthenticated = t->unauthenticated && s->unauthenticated;
 }
 
@@ -86,35 +92,74 @@ static struct symptom *symptom_new(struct analysis *a, const struct code *code)
 	return s;
 }
 
-/* What makes two events one symptom as they arrive. */
-static char *collapse_key(const struct code *code, enum aside aside, bool batch, const char *file_node,
-			  const char *node, const char *rank, const char *pci, const char *gpu, const char *peer)
+/* What makes two events one symptom as they arrive: written into buf
+ * (size n) when it fits, else allocated (*heap: the caller frees it). */
+static char *collapse_key(char *buf, size_t n, bool *heap, const struct code *code, enum aside aside,
+			  bool batch, const char *file_node, const char *node, const char *rank,
+			  const char *pci, const char *gpu, const char *peer)
 {
-	char *key;
+	const char *part[6] = { file_node, node, rank, pci, gpu, peer };
+	size_t need = 2 + 3 * sizeof(void *) + 24;	/* the code's address, aside, batch, NUL */
 
-	if (asprintf(&key, "%p|%d%s|%s|%s|%s|%s|%s|%s", (const void *)code, (int)aside, batch ? "b" : "",
-		     file_node ? file_node : "", node ? node : "", rank ? rank : "",
-		     pci ? pci : "", gpu ? gpu : "", peer ? peer : "") < 0)
-		abort();
-	return key;
+	for (int i = 0; i < 6; i++)
+		need += 1 + (part[i] ? strlen(part[i]) : 0);
+	*heap = need > n;
+	if (*heap)
+		buf = xmalloc(need);
+	char *w = buf;
+	w += sprintf(w, "%p|%d%s", (const void *)code, (int)aside, batch ? "b" : "");
+	for (int i = 0; i < 6; i++) {
+		size_t l = part[i] ? strlen(part[i]) : 0;
+
+		*w++ = '|';
+		memcpy(w, part[i] ? part[i] : "", l);
+		w += l;
+	}
+	*w = 0;
+	return buf;
+}
+
+void symptoms_reserve(struct analysis *a, int n)
+{
+	int size = (int)(n / LH_LOAD_FACTOR) + 16;
+
+	if (!a->tab)
+		a->tab = lh_kchar_table_new(size > 16 ? size : 16, free_key);
+	else if (a->tab->size < size)
+		lh_table_resize(a->tab, size);
 }
 
 void symptom_add_event(struct analysis *a, const struct event *ev)
 {
-	const char *node = event_field(ev, "node"), *rank = event_field(ev, "rank"),
-		   *pci = event_field(ev, "pci"), *gpu = event_field(ev, "gpu"),
-		   *peer = event_field(ev, "peer"), *pid = event_field(ev, "pid"),
-		   *batch = event_field(ev, "batch");
-	char *key;
+	const char *node = NULL, *rank = NULL, *pci = NULL, *gpu = NULL, *peer = NULL, *pid = NULL,
+		   *batch = NULL;
+	char kbuf[512], *key;
+	bool heap;
 	struct symptom *s;
 	void *v;
 
+	/* the fields it is collapsed by, in one pass (the first of a name, as
+	 * event_field) */
+	for (int i = 0; i < ev->names.n; i++) {
+		const char *nm = ev->names.v[i], **slot = NULL;
+
+		switch (nm[0]) {
+		case 'n': slot = !strcmp(nm, "node") ? &node : NULL; break;
+		case 'r': slot = !strcmp(nm, "rank") ? &rank : NULL; break;
+		case 'p': slot = !strcmp(nm, "pci") ? &pci : !strcmp(nm, "peer") ? &peer :
+				 !strcmp(nm, "pid") ? &pid : NULL; break;
+		case 'g': slot = !strcmp(nm, "gpu") ? &gpu : NULL; break;
+		case 'b': slot = !strcmp(nm, "batch") ? &batch : NULL; break;
+		}
+		if (slot && !*slot)
+			*slot = ev->values.v[i];
+	}
 	if (!a->tab)	/* one file's few distinct symptoms in a worker: a small table that grows */
 		a->tab = lh_kchar_table_new(a->deferring ? 16 : 1024, free_key);
-	key = collapse_key(ev->code, ev->aside, batch != NULL, ev->file_node, node, rank, pci, gpu, peer);
+	key = collapse_key(kbuf, sizeof(kbuf), &heap, ev->code, ev->aside, batch != NULL, ev->file_node,
+			   node, rank, pci, gpu, peer);
 	if (lh_table_lookup_ex(a->tab, key, &v)) {
 		s = v;
-		free(key);
 	} else {
 		s = symptom_new(a, ev->code);
 		s->aside = ev->aside;
@@ -126,11 +171,14 @@ void symptom_add_event(struct analysis *a, const struct event *ev)
 		s->pci = strdup_or_die(pci);
 		s->gpu = strdup_or_die(gpu);
 		s->peer = strdup_or_die(peer);
-		lh_table_insert(a->tab, key, s);
+		lh_table_insert(a->tab, heap ? key : strdup_or_die(key), s);
+		heap = false;
 	}
+	if (heap)
+		free(key);
 	if (pid && *pid && strspn(pid, "0123456789") == strlen(pid))
 		add_pid(s, atol(pid));
-	add_evidence(s, a->cat->set.max_evidence, ev->file, ev->line, ev->time, ev->text, ev->text_len);
+	add_evidence(s, a->cat->set.max_evidence, ev->file, ev->line, ev->time, ev->text, ev->text_len, NULL);
 	/* one line from a file only root or the kernel writes vouches for it */
 	s->unauthenticated = (s->count ? s->unauthenticated : true) && ev->low_trust;
 	observe(s, ev->time, ev->approx, 1);
@@ -248,22 +296,40 @@ void symptoms_resolve(struct analysis *a)
 
 void symptoms_merge(struct analysis *a, struct analysis *sub)
 {
+	if (!a->nsym && sub->tab) {	/* the first file's: taken whole */
+		if (a->tab)
+			lh_table_free(a->tab);
+		free(a->sym);
+		a->tab = sub->tab;
+		a->sym = sub->sym;
+		a->nsym = sub->nsym;
+		a->capsym = sub->capsym;
+		sub->tab = NULL;
+		sub->sym = NULL;
+		sub->nsym = sub->capsym = 0;
+		return;
+	}
 	if (!a->tab)
 		a->tab = lh_kchar_table_new(1024, free_key);
+	if (a->tab->count + sub->nsym >= a->tab->size * LH_LOAD_FACTOR)	/* one resize, not many */
+		symptoms_reserve(a, 2 * (a->tab->count + sub->nsym));
 	for (int i = 0; i < sub->nsym; i++) {
 		struct symptom *s = sub->sym[i], *t;
-		char *key = collapse_key(s->code, s->aside, s->batch, s->file_node, s->node_raw, s->rank,
-					 s->pci, s->gpu, s->peer);
+		char kbuf[512];
+		bool heap;
+		char *key = collapse_key(kbuf, sizeof(kbuf), &heap, s->code, s->aside, s->batch, s->file_node,
+					 s->node_raw, s->rank, s->pci, s->gpu, s->peer);
 		void *v;
 
 		if (!lh_table_lookup_ex(a->tab, key, &v)) {
 			if (a->nsym == a->capsym)
 				a->sym = xrealloc(a->sym, (a->capsym = a->capsym * 2 + 16) * sizeof(*a->sym));
 			a->sym[a->nsym++] = s;
-			lh_table_insert(a->tab, key, s);
+			lh_table_insert(a->tab, heap ? key : strdup_or_die(key), s);
 			continue;
 		}
-		free(key);
+		if (heap)
+			free(key);
 		t = v;
 		fold(t, s, a->cat->set.max_evidence);
 		symptom_free(s);

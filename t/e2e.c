@@ -89,16 +89,21 @@ static void check_case(const char *dir, const char *name)
 	r = attrib_analyze(cat, dir, err, sizeof(err));
 	ck_assert_msg(r != NULL, "%s: %s", name, err);
 	check_contract(name, r, job);
-	/* the node logs scanned by one thread and by several: the same result */
-	for (int k = 0; k < 2; k++) {
+	/* the evidence scanned by one thread and by several, and every file
+	 * cut into chunks of 256 bytes: the same result */
+	for (int k = 0; k < 3; k++) {
 		struct json_object *again;
 
-		setenv("ATTRIB_THREADS", k ? "5" : "1", 1);
+		setenv("ATTRIB_THREADS", k == 1 ? "5" : k ? "3" : "1", 1);
+		if (k == 2)
+			setenv("ATTRIB_CHUNK_BYTES", "256", 1);
 		again = attrib_analyze(cat, dir, err, sizeof(err));
 		unsetenv("ATTRIB_THREADS");
+		unsetenv("ATTRIB_CHUNK_BYTES");
 		ck_assert_msg(again != NULL, "%s: %s", name, err);
 		ck_assert_msg(!strcmp(json_object_to_json_string(again), json_object_to_json_string(r)),
-			      "%s: the result differs with ATTRIB_THREADS=%s", name, k ? "5" : "1");
+			      "%s: the result differs with ATTRIB_THREADS=%s%s", name, k == 1 ? "5" : k ? "3" : "1",
+			      k == 2 ? " ATTRIB_CHUNK_BYTES=256" : "");
 		json_object_put(again);
 	}
 

@@ -3,7 +3,9 @@
 # merely finding the lines the same catalog looks for, over the same files.
 #
 #   bench/engine/run.sh [SIZE...]       SIZE = NODESxLINES[:DAYS]
-#   default: 64x200000 64x200000:0.25 1024x1000 256x200000 64x1000000 1024x200000
+#   default: 64x200000 64x200000:0.25 1024x1000 2048x1000:0.25 256x200000 64x1000000 1024x200000
+#   (2048x1000:0.25: a 2,048-node, 16,384-GPU job: six hours of kernel log
+#   per node and the batch host's output of 16,384 ranks)
 #
 # For each size: generate the case (gencase.py, deterministic), then per tool
 # one cold run (the case's pages evicted from the page cache first), one
@@ -30,7 +32,7 @@ KEEP=${KEEP:-0}
 QUICK=${QUICK:-0}
 TOOLS=" ${TOOLS:-attrib grep rg} "
 export LC_ALL=C
-[ $# -gt 0 ] || set -- 64x200000 64x200000:0.25 1024x1000 256x200000 64x1000000 1024x200000
+[ $# -gt 0 ] || set -- 64x200000 64x200000:0.25 1024x1000 2048x1000:0.25 256x200000 64x1000000 1024x200000
 
 die() { echo "run.sh: $*" >&2; exit 1; }
 [ -x "$ATTRIB" ] || die "no attrib at $ATTRIB (set ATTRIB=)"

@@ -52,13 +52,16 @@ umount_all() {
 }
 
 if [ "${1:-}" = --run ]; then	# --run DIR CMD...
+	# each run in a mount namespace of its own (a slave of the host's):
+	# its mounts are its own and go with its last process, so two runs in
+	# one root (CI's leg and a test by hand) never unmount each other's
+	exec unshare --mount --propagation slave "$self" --run-here "${@:2}"
+fi
+if [ "${1:-}" = --run-here ]; then	# (in that namespace) DIR CMD...
 	dir=$(readlink -f "$2"); shift 2
 	mount_all "$dir"
-	trap 'umount_all "$dir"' EXIT
-	rc=0
-	chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-		LANG=C.UTF-8 TERM=dumb ${ATTRIB_ROOT_ENV:-} "$@" || rc=$?
-	exit $rc
+	exec chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+		LANG=C.UTF-8 TERM=dumb ${ATTRIB_ROOT_ENV:-} "$@"
 fi
 
 dir=$(readlink -m "${1:-build/trixie-root}")

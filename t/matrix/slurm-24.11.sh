@@ -26,7 +26,8 @@ contrib/trixie-root.sh --run "$root" /bin/bash -c '
 	cd /work/attrib || exit 1
 	(autoreconf -fi && ./configure && make -j2 && ATTRIB_LIVE_TESTS=1 make check) 2>&1
 	rc=$?
-	[ $rc -eq 0 ] || tail -80 test-suite.log
+	# (logs indented: their own "# PASS:" lines are not counted for this leg)
+	[ $rc -eq 0 ] || tail -80 test-suite.log | sed "s/^/  | /"
 	echo "=== make deb"
 	if make deb >deb.log 2>&1; then
 		for p in deb/attrib_*.deb deb/attrib-slurm-plugins_*.deb; do
@@ -36,7 +37,7 @@ contrib/trixie-root.sh --run "$root" /bin/bash -c '
 			echo "# PASS: make deb (Depends on Slurm 24.11)" ||
 			{ echo "# FAIL: make deb: Depends do not name Slurm 24.11"; rc=1; }
 	else
-		tail -40 deb.log; echo "# FAIL: make deb"; rc=1
+		tail -40 deb.log | sed "s/^/  | /"; echo "# FAIL: make deb"; rc=1
 	fi
 	exit $rc' 2>&1 | tee ci-2411.log
 rc=${PIPESTATUS[0]}

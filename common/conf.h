@@ -11,7 +11,7 @@ struct attrib_config {
 	char *node_spool_dir;	/* NodeSpoolDir: task records and the collector's outbox */
 	char *state_dir;	/* StateDir: incoming bundles, cases, the store */
 	char *rules_dir;	/* RulesDir */
-	char *listen;		/* Listen: host:port of attrib serve */
+	char *listen;		/* Listen: host:port of attribd */
 	char *service_url;	/* ServiceURL: where attrib-collect sends bundles */
 	char **log_sources;	/* LogSources: files, or "journal" */
 	int nlog_sources;

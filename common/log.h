@@ -1,4 +1,4 @@
-/* The one logger of attrib's programs (attrib serve, attrib-collect):
+/* The one logger of attrib's programs (attribd, attrib-collect):
  * "TIME IDENT[PID]: LEVEL: [CONTEXT: ]MESSAGE", one write per line, the
  * message cleaned by text_clean (a user's string with a newline, ESC or a
  * bidi control never forges a line nor rewrites a terminal).  To a file,

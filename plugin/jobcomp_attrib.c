@@ -415,5 +415,5 @@ extern int jobcomp_p_log_record(job_record_t *job_ptr)
 
 extern list_t *jobcomp_p_get_jobs(slurmdb_job_cond_t *job_cond)
 {
-	return NULL; /* records are read by attrib serve, not through sacct -c */
+	return NULL; /* records are read by attribd, not through sacct -c */
 }

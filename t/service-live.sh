@@ -110,7 +110,7 @@ NodeAddresses = $(o=$(munge -n -S "$ATTRIB_MUNGE_SOCKET" | unmunge -S "$ATTRIB_M
 	sed -n 's/^ENCODE_HOST:.*(\([0-9.]*\)).*/\1/p'); for n in node-01 node-02 node-03; do printf '%s=%s,' "$n" "$o"; done)
 EOF
 URL=http://127.0.0.1:$port
-"$A" serve --config "$W/attrib.conf" --foreground 2>"$W/serve.err" &
+"${ATTRIBD:-$(dirname "$A")/attribd}" --config "$W/attrib.conf" --foreground 2>"$W/serve.err" &
 spid=$!
 up=
 for _ in $(seq 100); do
@@ -238,7 +238,7 @@ kill -TERM "$spid"
 wait "$spid"
 check "SIGTERM stops attrib serve (exit 0)" test $? -eq 0
 spid=
-"$A" serve --config "$W/attrib.conf" --foreground 2>>"$W/serve.err" &
+"${ATTRIBD:-$(dirname "$A")/attribd}" --config "$W/attrib.conf" --foreground 2>>"$W/serve.err" &
 spid=$!
 sleep 12	# one reconciliation and one pass of the comment queue
 check "after a restart: still one summary on job A" \

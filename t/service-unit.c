@@ -807,7 +807,7 @@ START_TEST(record_attributed_once)
 	struct json_object *drains = json_object_new_array();
 	ck_assert_int_eq(store_each_drain(v.s, "77", drain_line, drains), 0);
 	ck_assert_str_eq(json_object_to_json_string_ext(drains, JSON_C_TO_STRING_PLAIN),
-			 "[\"a refused attrib serve (policy off): class hw is not in DrainClasses\"]");
+			 "[\"a refused attribd (policy off): class hw is not in DrainClasses\"]");
 
 	/* killed after the store, before the record was removed: the record
 	 * comes again, and nothing is attributed twice */

@@ -373,6 +373,9 @@ struct line_ctx {
 void line_context(const attrib_catalog *cat, const struct timectx *tc, const char *line,
 		  size_t len, struct line_ctx *lc);
 void line_context_free(struct line_ctx *lc);
+/* line_context(...).time and .has_time alone, without its allocations */
+bool line_time(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len,
+	       double *t);
 void event_merge_context(struct event *ev, const struct line_ctx *lc);
 /* Runs the single-line candidate extractors (indexes, priority order) on
  * one line of the given source.  Returns 1 and fills *out with the winning

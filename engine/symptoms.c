@@ -261,25 +261,30 @@ void symptoms_resolve(struct analysis *a)
 
 	for (int i = 0; i < a->nsym; i++) {
 		struct symptom *s = a->sym[i], *t;
-		char *key;
+		const char *pci;
+		char kbuf[512], *key = kbuf;	/* on the heap only when long */
+		int klen;
 		void *v;
 
 		s->node = resolve_node(a, s);
 		if (s->pci && pci_normalise(s->pci, norm, sizeof(norm)))
 			s->device = strdup_or_die(norm);
-		else if (identity_gpu_pci(a->id, s->node, s->gpu, s->npids ? s->pids[0] : 0))
-			s->device = strdup_or_die(identity_gpu_pci(a->id, s->node, s->gpu, s->npids ? s->pids[0] : 0));
-		if (asprintf(&key, "%p|%d|%d|%s|%s", (const void *)s->code, (int)s->aside, s->node,
-			     s->node < 0 && s->node_raw ? s->node_raw : "",
-			     s->device ? s->device : "") < 0)
+		else if ((pci = identity_gpu_pci(a->id, s->node, s->gpu, s->npids ? s->pids[0] : 0)))
+			s->device = strdup_or_die(pci);
+#define MERGE_KEY "%p|%d|%d|%s|%s", (const void *)s->code, (int)s->aside, s->node, \
+		s->node < 0 && s->node_raw ? s->node_raw : "", s->device ? s->device : ""
+		klen = snprintf(kbuf, sizeof(kbuf), MERGE_KEY);
+		if (klen < 0 || ((size_t)klen >= sizeof(kbuf) && asprintf(&key, MERGE_KEY) < 0))
 			abort();
+#undef MERGE_KEY
 		if (!lh_table_lookup_ex(merged, key, &v)) {
-			lh_table_insert(merged, key, s);
+			lh_table_insert(merged, key == kbuf ? strdup_or_die(kbuf) : key, s);
 			s->idx = n;
 			out[n++] = s;
 			continue;
 		}
-		free(key);
+		if (key != kbuf)
+			free(key);
 		t = v;
 		fold(t, s, a->cat->set.max_evidence);
 		symptom_free(s);

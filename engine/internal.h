@@ -426,6 +426,8 @@ void symptoms_free(struct analysis *a);
 /* After the scan: resolve nodes and devices, merge what names the same
  * code on the same node and device. */
 void symptoms_resolve(struct analysis *a);
+/* Threads for items of parallel work: ATTRIB_THREADS, else the CPUs (1 to 16). */
+int scan_threads(int items);
 /* The node a symptom's own fields name (its node's log, the host on the
  * line, the rank through the rank map) and how; -1 and LOC_NONE when they
  * name none.  Identity only, before symptoms_resolve's other rules. */

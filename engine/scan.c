@@ -1372,7 +1372,7 @@ static void *worker(void *p)
 	return NULL;
 }
 
-static int scan_threads(int items)
+int scan_threads(int items)
 {
 	const char *e = getenv("ATTRIB_THREADS");
 	long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);

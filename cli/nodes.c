@@ -1,10 +1,9 @@
 /* attrib nodes: the fleet view.  Nodes ranked by the faults the stored
  * diagnoses blame on them, with their causes, when they were last seen in a
  * failed job and their current Slurm state. */
-#ifdef HAVE_SERVICE
 #include <stdlib.h>
 #include <string.h>
-#include "nodes.h"
+#include "command.h"
 #include "text.h"
 
 #define WIDTH 79	/* an 80-column terminal, the last column left free */
@@ -218,7 +217,12 @@ static struct json_object *to_json(struct fleet *f, size_t shown, const struct n
 	return arr;
 }
 
-int nodes_report(store *s, long long since, int limit, bool json, FILE *out)
+/* The nodes of the results stored since since, ranked by the faults blamed
+ * on them (then how often affected, then last seen), at most limit (0:
+ * all), as text for an 80-column terminal or as JSON.  The Slurm state is
+ * "unknown" (with a note on stderr) when slurmctld cannot be asked.  0, or
+ * -1 when the store cannot be read. */
+static int nodes_report(store *s, long long since, int limit, bool json, FILE *out)
 {
 	struct fleet f = { 0 };
 	struct node_state_map *ns;
@@ -270,4 +274,28 @@ out:
 	free(f.v);
 	return rc;
 }
-#endif
+
+void usage_nodes(FILE *out)
+{
+	fputs("Usage: attrib nodes [--since AGE|DATE] [--limit N] [--json] [--config FILE]\n"
+	      "\n"
+	      "The fleet view: every node the stored diagnoses name, ranked by the\n"
+	      "faults blamed on it (diagnoses naming it a culprit), then by how often it\n"
+	      "was affected, with its causes (root codes, else sub-domains, with\n"
+	      "counts), when it was last seen (its latest failed job's end) and its\n"
+	      "current Slurm state and reason.  When slurmctld cannot be asked the\n"
+	      "state is \"unknown\" and one line on stderr says why.\n"
+	      "\n"
+	      "  --since AGE|DATE  diagnosed in the last AGE (Ns, Nm, Nh, Nd; default 30d)\n"
+	      "                    or since DATE (YYYY-MM-DD, UTC)\n"
+	      "  --limit N         the first N nodes only\n"
+	      "  --json            one JSON array: node, faults, affected, last_seen,\n"
+	      "                    causes [{cause, count}], state (null: not a node of\n"
+	      "                    slurmctld), reason\n"
+	      "Exit status: 0 listed (maybe nothing); 4 the store cannot be read.\n", out);
+}
+
+int cmd_nodes(struct ctx *x)
+{
+	return nodes_report(x->s, x->f.since, x->f.limit, x->json, stdout) < 0 ? EXIT_STORE : 0;
+}

@@ -36,14 +36,18 @@ static const struct key keys[] = {
 	{ "RulesDir", T_PATH, O(rules_dir), 0, "", NULL,
 	  "Rule catalog to use; empty for the installed one." },
 	{ "Listen", T_HOSTPORT, O(listen), 0, "127.0.0.1:7411", NULL,
-	  "Address and port attrib serve listens on." },
+	  "Address and port attribd listens on." },
 	{ "ServiceURL", T_URL, O(service_url), 0, "http://127.0.0.1:7411", NULL,
 	  "Where attrib-collect sends bundles." },
 	{ "LogSources", T_LIST, O(log_sources), O(nlog_sources),
-	  "journal,kmsg,/var/log/syslog,/var/log/messages", NULL,
+	  "auto", NULL,
 	  "Node log sources the collector cuts the job window from: \"journal\" (or \"journal:DIR\"), "
 	  "\"kmsg\" (the kernel's ring buffer, read only when no journal source holds kernel "
-	  "messages) or files. Rules for kernel messages (NVRM Xid, AER, OOM killer ...) read only "
+	  "messages), files, or \"auto\": those of journal, /var/log/kern.log, /var/log/syslog, "
+	  "/var/log/messages and kmsg the node has (one it lacks is no gap). A source named here that "
+	  "the node lacks is a \"missing\" coverage entry of the job, a line in the collector's log and "
+	  "a count of attrib_coverage_gaps_total; so is a node where no source held the kernel's "
+	  "messages (source kernel_log). Rules for kernel messages (NVRM Xid, AER, OOM killer ...) read only "
 	  "what the kernel wrote (the journal's _TRANSPORT=kernel entries, kmsg), never a file: any "
 	  "user can write a line into syslog." },
 	{ "WindowMargin", T_SECONDS, O(window_margin), 0, "300", NULL,
@@ -59,6 +63,11 @@ static const struct key keys[] = {
 	  "Accounting field the summary is appended to." },
 	{ "AppMaxBytes", T_SIZE, O(app_max_bytes), 0, "64M", NULL,
 	  "How much of the end of each job output file is read." },
+	{ "ReadJobOutput", T_ENUM, O(read_job_output), 0, "no", "no|yes",
+	  "Where the job's output (std_out, std_err) comes from. no: only from the bundle of the "
+	  "batch host, whose collector reads the files' ends as the job's user where the job wrote "
+	  "them; yes: the service also reads them itself, as the job's user, when no bundle carried "
+	  "them (it needs the users' file systems mounted at the same paths)." },
 	{ "MaxBundleBytes", T_SIZE, O(max_bundle_bytes), 0, "64M", NULL,
 	  "Largest bundle the service accepts (and the collector sends)." },
 	{ "SlurmctldLog", T_PATH, O(slurmctld_log), 0, "", NULL,
@@ -66,7 +75,7 @@ static const struct key keys[] = {
 	{ "ReconcileInterval", T_SECONDS, O(reconcile_interval), 0, "300", NULL,
 	  "How often the service asks slurmdbd for ended jobs it has no result for (0: never)." },
 	{ "DrainPolicy", T_ENUM, O(drain_policy), 0, "off", "off|suggest|auto",
-	  "What attrib serve does when a diagnosis recommends draining its culprit node, for each "
+	  "What attribd does when a diagnosis recommends draining its culprit node, for each "
 	  "class of DrainClasses without a mode of its own: off: nothing; suggest: record the drain "
 	  "it would do; auto: drain the node through Slurm (scontrol's DRAIN, with a reason naming "
 	  "the cause, the device and the job). Every decision, refusals with their reason included, "
@@ -94,7 +103,7 @@ static const struct key keys[] = {
 	{ "LogFile", T_PATH, O(log_file), 0, "", NULL,
 	  "Log file of the service and the collector (empty: standard error)." },
 	{ "AllowFrom", T_LIST, O(allow_from), O(nallow_from), "slurm,127.0.0.0/8,::1", NULL,
-	  "Who may connect to attrib serve: slurm (the NodeAddr and NodeHostname of every node in "
+	  "Who may connect to attribd: slurm (the NodeAddr and NodeHostname of every node in "
 	  "Slurm's node table, and NodeAddresses), IPv4 or IPv6 addresses and CIDR ranges; the address "
 	  "of Listen, when it names one, is this host's and always allowed. Any other "
 	  "connection is closed as it is accepted, before a byte is read. A bundle is taken only when "
@@ -106,7 +115,7 @@ static const struct key keys[] = {
 	  "How often the service reloads Slurm's node table (slurm_load_node) and resolves its "
 	  "addresses." },
 	{ "HttpConnections", T_INT, O(http_connections), 0, "4096", NULL,
-	  "Connections attrib serve holds at once (every node of the fleet ending a job together); "
+	  "Connections attribd holds at once (every node of the fleet ending a job together); "
 	  "its open-file limit is raised to fit." },
 	{ "HttpPerAddress", T_INT, O(http_per_address), 0, "8", NULL,
 	  "Connections one address may hold at once; more are closed as they are accepted." },

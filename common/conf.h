@@ -11,7 +11,7 @@ struct attrib_config {
 	char *node_spool_dir;	/* NodeSpoolDir: task records and the collector's outbox */
 	char *state_dir;	/* StateDir: incoming bundles, cases, the store */
 	char *rules_dir;	/* RulesDir */
-	char *listen;		/* Listen: host:port of attrib serve */
+	char *listen;		/* Listen: host:port of attribd */
 	char *service_url;	/* ServiceURL: where attrib-collect sends bundles */
 	char **log_sources;	/* LogSources: files, or "journal" */
 	int nlog_sources;
@@ -22,6 +22,7 @@ struct attrib_config {
 	int nattribute_states;
 	char *comment_field;	/* CommentField: AdminComment | Comment | SystemComment */
 	long app_max_bytes;	/* AppMaxBytes */
+	char *read_job_output;	/* ReadJobOutput: no | yes */
 	long max_bundle_bytes;	/* MaxBundleBytes */
 	char *slurmctld_log;	/* SlurmctldLog, or NULL */
 	long reconcile_interval;	/* ReconcileInterval, seconds */

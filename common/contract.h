@@ -50,6 +50,9 @@ int sub_domain_index(const char *sub_domain);
 #define ORIGIN_NAME_JOURNAL "journal"		/* other journal entries of uid 0 */
 #define ORIGIN_NAME_JOURNAL_USER "journal-user"	/* journal entries of any other uid */
 #define ORIGIN_NAME_FILE "file"			/* a log file: anyone may write to it via syslog */
+/* the job's std_out/std_err read on the batch host: the job's user wrote
+ * it (the service puts it in app/, never in nodes/) */
+#define ORIGIN_NAME_JOB_OUTPUT "job-output"
 #define EVIDENCE_MANIFEST "evidence.json"
 
 /* ---- the job record (attrib.job/v1) --------------------------------------- */

@@ -17,6 +17,12 @@ static enum log_level log_max = LOGL_INFO;
 static bool log_to_stderr_too;
 static char log_ident[32] = "attrib";
 static char log_context[80];
+static void (*log_writer)(int priority, const char *msg);
+
+void log_set_syslog_writer(void (*writer)(int priority, const char *msg))
+{
+	log_writer = writer;
+}
 
 void log_set_ident(const char *ident)
 {
@@ -77,7 +83,10 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	if (log_to_stderr_too && level <= LOGL_WARNING && (log_syslog || log_fd != 2))
 		fprintf(stderr, "%s: %s: %s\n", log_ident, names[level], msg);
 	if (log_syslog) {
-		syslog(prio[level], "%s", msg);
+		if (log_writer)
+			log_writer(prio[level], msg);
+		else
+			syslog(prio[level], "%s", msg);
 		return;
 	}
 	time_format_sec(time(NULL), ts, sizeof(ts));

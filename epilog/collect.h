@@ -1,4 +1,6 @@
-/* attrib-collect's parts (collect.c, journal.c).  Not installed. */
+/* attrib-collect's parts: context.c (log, clocks, coverage, bundle files),
+ * records.c, bundle.c, logfile.c, journal.c, kmsg.c, send.c, outbox.c,
+ * main.c.  Not installed. */
 #ifndef ATTRIB_COLLECT_H
 #define ATTRIB_COLLECT_H
 
@@ -18,15 +20,26 @@ struct collect_ctx {
 	double start, end;		/* the window, margins included */
 	const struct timectx *tc;	/* for timestamps without a year or zone */
 	char *munge_socket;		/* NULL: libmunge's default */
+	const char *node;		/* this node's name (SLURMD_NODENAME) */
 };
 
-/* The collector's messages (common/log.h: to LogFile, else standard
- * error, each prefixed with the job). */
+#define SLACK 120.0		/* seconds a log's clock may go backwards */
+
+/* context.c */
+/* The collector's messages (common/log.h): to LogFile when set, else the
+ * journal or syslog, each prefixed with the job; problems (coverage) are
+ * warnings, also on standard error. */
 #define clog_msg(...) log_msg(LOGL_INFO, __VA_ARGS__)
+/* Sets the logger up for job (NULL: none); 0, or -1 with errno when
+ * LogFile cannot be opened. */
+int collect_log_open(const char *log_file, const char *job);
 double now_real(void);
 double now_mono(void);
 bool parse_when(const char *s, double *t);
 char *local_zone(void);
+void zone_set(const char *zone);
+bool valid_job_id(const char *s);
+int name_cmp(const void *a, const void *b);	/* for qsort of char * */
 int open_log_file(const char *path, struct stat *st, char *why, size_t whylen);
 /* A coverage entry {source, status, detail}; logged unless status is "info". */
 void cover(json_object *cov, const char *source, const char *status, const char *fmt, ...)
@@ -43,17 +56,67 @@ enum send_status {
 void add_file(json_object *files, const char *name, const char *source, const char *origin,
 	      const char *text, size_t len);
 
-/* Adds the journal's lines in the window (source "journal", or
- * "journal:DIR" for a directory of journal files) as three files by who
- * wrote them: names[0] the kernel's (_TRANSPORT=kernel), names[1] root's,
- * names[2] other users'.  Returns how many kernel entries it kept. */
-long collect_journal(const struct collect_ctx *cx, const char *src, size_t cap,
-		     json_object *files, json_object *cov, const char *const names[3]);
+/* records.c: the job and the SPANK plugin's task records */
+struct job_info {
+	const char *job_id;
+	const char *node;
+	double start, end;
+	const char *window_from;	/* what the window came from */
+	json_object *ranks;
+	char **record_names;	/* task record files read (to remove) */
+	int nrecords;
+	char file_node[256];	/* node as record names carry it (node_file_name) */
+	int foreign;		/* other nodes' records seen (a shared NodeSpoolDir) */
+	bool batch_host;	/* a record of the batch script's step ("batch") is this node's */
+	char *std_out, *std_err;	/* the batch script's output files (output@NODE.json) */
+};
 
-/* Adds the kernel's ring buffer (/dev/kmsg; env ATTRIB_COLLECT_KMSG names
- * a regular file of /dev/kmsg records instead, for tests) in the window as
- * file name. */
-void collect_kmsg(const struct collect_ctx *cx, size_t cap, json_object *files, json_object *cov,
-		  const char *name);
+/* The node's name as the SPANK plugin puts it in a record's name
+ * (task-STEP-RANK@NODE.json): a host name's characters, others '_'. */
+void node_file_name(const char *node, char *out, size_t len);
+
+/* Reads this node's NODESPOOL/JOBID/task-*@NODE.json into j->ranks. */
+void read_records(int spool, struct job_info *j, json_object *cov, double *min_exit,
+		  double *max_exit, double *min_start);
+/* NODESPOOL/JOBID/output@NODE.json: the files the batch script's output
+ * went to, as slurmstepd opened them (the SPANK plugin). */
+void read_output_record(int spool, struct job_info *j);
+void remove_records(int spool, const struct job_info *j);
+/* The job's start and end: Slurm's (23.02+ sets them for the Epilog),
+ * else the task records', else the last hour. */
+void job_window(struct job_info *j, double min_exit, double max_exit, double min_start,
+		json_object *cov);
+
+/* bundle.c */
+struct names {
+	char **v;
+	int n;
+};
+
+/* A file name for the bundle, unique within it. */
+char *unique_name(struct names *used, const char *base);
+json_object *bundle_build(const struct collect_ctx *cx, struct job_info *j, json_object *cov);
+/* The body, within MaxBundleBytes. */
+char *bundle_body(json_object *b, long maxb, json_object *cov, size_t *len);
+
+/* jobout.c: on the batch host, the end of the job's std_out and std_err
+ * (each at most cap bytes); returns the bytes kept. */
+size_t jobout_collect(const struct collect_ctx *cx, const struct job_info *j, size_t cap,
+		      json_object *files, json_object *cov, struct names *used);
+
+/* send.c */
+char *munge_socket_choice(const char *opt, const char **from);
+double remaining(const struct collect_ctx *cx);
+enum send_status send_body(const struct collect_ctx *cx, const char *job, const char *node,
+			   const char *body, size_t len, double until, int max_tries, char *err,
+			   size_t errlen);
+
+/* outbox.c */
+int open_spool(const char *path, char *why, size_t whylen);
+/* Marks NodeSpoolDir as this node's (a file node@NODE); returns how many
+ * other nodes marked it too, naming one in other. */
+int spool_mark(int spool, const char *node, char *other, size_t otherlen);
+int outbox_put(int spool, const char *job, const char *body, size_t len, char *err, size_t errlen);
+void outbox_flush(const struct collect_ctx *cx, int spool, double until);
 
 #endif

@@ -31,6 +31,7 @@
 #include "timefmt.h"
 #include "xalloc.h"
 #include "collect.h"
+#include "source.h"
 #ifdef HAVE_SYSTEMD
 #include <systemd/sd-journal.h>
 #endif
@@ -189,17 +190,17 @@ static long journal_sd(const struct collect_ctx *cx, const char *dir, size_t cap
 	r = dir ? sd_journal_open_directory(&j, dir, 0) : sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
 	if (r < 0) {
 		cover(cov, label, "error", "sd_journal_open: %s", strerror(-r));
-		return 0;
+		return -1;
 	}
 	if (!have_journal(dir) && (sd_journal_get_usage(j, &usage) < 0 || !usage)) {
 		cover(cov, label, "missing", "no journal files");
 		sd_journal_close(j);
-		return 0;
+		return -1;
 	}
 	if ((r = sd_journal_seek_realtime_usec(j, to + 1)) < 0) {
 		cover(cov, label, "error", "sd_journal_seek_realtime_usec: %s", strerror(-r));
 		sd_journal_close(j);
-		return 0;
+		return -1;
 	}
 	for (long k = 0; (r = sd_journal_previous(j)) > 0; k++) {
 		struct jentry e = { 0 };
@@ -362,7 +363,7 @@ static long journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 
 	if (!have_journal(dir)) {
 		cover(cov, label, "missing", "no journal files");
-		return 0;
+		return -1;
 	}
 	snprintf(since, sizeof(since), "@%lld", (long long)floor(cx->start));
 	snprintf(until_s, sizeof(until_s), "@%lld", (long long)ceil(cx->end));
@@ -386,12 +387,12 @@ static long journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 	argv[argc] = NULL;
 	if (pipe2(out, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
 		cover(cov, label, "error", "pipe: %s", strerror(errno));
-		return 0;
+		return -1;
 	}
 	if ((pid = fork()) < 0) {
 		cover(cov, label, "error", "fork: %s", strerror(errno));
 		close(out[0]), close(out[1]), close(errp[0]), close(errp[1]);
-		return 0;
+		return -1;
 	}
 	if (pid == 0) {
 		int nul = open("/dev/null", O_RDONLY);
@@ -469,7 +470,7 @@ static long journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 		else
 			cover(cov, label, "error", "journalctl died of signal %d", WTERMSIG(status));
 		free(buf);
-		return 0;
+		return -1;
 	}
 	v = parse_json_lines(buf, len, (uint64_t)(cx->start * 1e6), (uint64_t)(cx->end * 1e6), &nv);
 	free(buf);
@@ -492,8 +493,13 @@ static long journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 	return emit(v, nv, files, dir ? dir : "journal", names);
 }
 
-long collect_journal(const struct collect_ctx *cx, const char *src, size_t cap, json_object *files,
-		     json_object *cov, const char *const names[3])
+/* The journal's lines in the window (source "journal", or "journal:DIR"
+ * for a directory of journal files) as three files by who wrote them:
+ * names[0] the kernel's (_TRANSPORT=kernel), names[1] root's, names[2]
+ * other users'.  Returns how many kernel entries it kept, -1 when there
+ * was no journal to read. */
+static long collect_journal(const struct collect_ctx *cx, const char *src, size_t cap, json_object *files,
+			    json_object *cov, const char *const names[3])
 {
 	const char *dir = !strncmp(src, "journal:", 8) && src[8] ? src + 8 : NULL;
 
@@ -503,3 +509,36 @@ long collect_journal(const struct collect_ctx *cx, const char *src, size_t cap, 
 #endif
 	return journal_exec(cx, dir, cap, files, cov, names, src);
 }
+
+static bool journal_match(const char *spec)
+{
+	return !strcmp(spec, "journal") || !strncmp(spec, "journal:", 8);
+}
+
+static bool journal_available(const char *spec)
+{
+	return have_journal(!strncmp(spec, "journal:", 8) && spec[8] ? spec + 8 : NULL);
+}
+
+static void journal_collect(const struct collect_ctx *cx, const char *spec, struct source_out *out)
+{
+	const char *const names[3] = { unique_name(out->used, "kernel.log"), unique_name(out->used, "journal.log"),
+				       unique_name(out->used, "journal-user.log") };
+	long n = collect_journal(cx, spec, out->cap, out->files, out->cov, names);
+
+	if (n >= 0) {
+		/* journald reads the kernel's ring (ReadKMsg=yes, its default) */
+		out->kernel_log = true;
+		out->kernel_entries += n;
+	}
+}
+
+static const char *const journal_defaults[] = { "journal", NULL };
+
+const struct evidence_source source_journal = {
+	.name = "journal",
+	.match = journal_match,
+	.defaults = journal_defaults,
+	.available = journal_available,
+	.collect = journal_collect,
+};

@@ -22,6 +22,7 @@
 #include "timefmt.h"
 #include "xalloc.h"
 #include "collect.h"
+#include "source.h"
 
 #define KMSG_MAX_BYTES (64u << 20)	/* the ring is at most 32 MiB (log_buf_len) */
 #define KMSG_READ 16384			/* more than a record (8 KiB at most) */
@@ -67,8 +68,11 @@ static char *record_line(char *rec, long long boot_us, double start, double end,
 	return line;
 }
 
-void collect_kmsg(const struct collect_ctx *cx, size_t cap, json_object *files, json_object *cov,
-		  const char *name)
+/* Adds the kernel's ring buffer (/dev/kmsg; env ATTRIB_COLLECT_KMSG names
+ * a regular file of /dev/kmsg records instead, for tests) in the window as
+ * file name.  Returns whether the ring could be read. */
+static bool collect_kmsg(const struct collect_ctx *cx, size_t cap, json_object *files, json_object *cov,
+			 const char *name)
 {
 	/* (a test's file of records instead of the device; the Epilog's
 	 * environment is slurmd's, not the job user's) */
@@ -90,7 +94,7 @@ void collect_kmsg(const struct collect_ctx *cx, size_t cap, json_object *files, 
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		cover(cov, "kmsg", errno == ENOENT ? "missing" : "error", "%s: %s", path, strerror(errno));
-		return;
+		return false;
 	}
 	/* the real ring is a character device; a test's stand-in a regular
 	 * file (never a FIFO, which anyone could feed) */
@@ -98,7 +102,7 @@ void collect_kmsg(const struct collect_ctx *cx, size_t cap, json_object *files, 
 		cover(cov, "kmsg", "error", "%s: not a %s (refused)", path,
 		      path == test ? "regular file" : "character device");
 		close(fd);
-		return;
+		return false;
 	}
 	for (;;) {
 		ssize_t r;
@@ -173,5 +177,38 @@ void collect_kmsg(const struct collect_ctx *cx, size_t cap, json_object *files, 
 		cover(cov, "kmsg", "partial", "out of time: kept what was read");
 	if (!whole)
 		cover(cov, "kmsg", "partial", "more than %u bytes in the ring: read the first %u", KMSG_MAX_BYTES,
-		      KMSG_MAX_BYTES);
+		      KMSG_MAX_BYTES);	return true;
 }
+
+static bool kmsg_match(const char *spec)
+{
+	return !strcmp(spec, "kmsg");
+}
+
+/* The ring is on every Linux node: read when no journal gave its lines. */
+static bool kmsg_available(const char *spec)
+{
+	(void)spec;
+	return true;
+}
+
+static void kmsg_collect(const struct collect_ctx *cx, const char *spec, struct source_out *out)
+{
+	(void)spec;
+	/* journald copies the kernel's ring into the journal: the same lines
+	 * twice would count every kernel event twice */
+	if (out->kernel_entries)
+		cover(out->cov, "kmsg", "info", "not read: the journal holds the kernel's messages of the window");
+	else if (collect_kmsg(cx, out->cap, out->files, out->cov, unique_name(out->used, "kmsg.log")))
+		out->kernel_log = true;
+}
+
+static const char *const kmsg_defaults[] = { "kmsg", NULL };
+
+const struct evidence_source source_kmsg = {
+	.name = "kmsg",
+	.match = kmsg_match,
+	.defaults = kmsg_defaults,
+	.available = kmsg_available,
+	.collect = kmsg_collect,
+};

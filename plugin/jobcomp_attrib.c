@@ -47,6 +47,7 @@
 
 #include "contract.h"
 #include "util.h"
+#include "stdio_path.h"
 
 /* required by Slurm's plugin loader */
 const char plugin_name[] = "attrib job record plugin";
@@ -161,105 +162,17 @@ static const char *state_name(uint32_t state)
 	return job_state_string(state & JOB_STATE_BASE);
 }
 
-/*
- * Expand a batch job's output file pattern the way slurmstepd does for the
- * batch step (%A %a %j %J %n %N %s %t %u %x %%, optional zero-pad width; a
- * pattern with a backslash is taken literally, backslashes removed), made
- * absolute with the working directory.
- */
+/* The output path pat (NULL: Slurm's default) of r's batch step
+ * (common/stdio_path.c: the collector's rules too). */
 static char *expand_stdio(const struct rec *r, const char *pat, const char *user)
 {
-	char *path = NULL;
-	size_t len = 0;
-	const char *p;
-	FILE *b = open_memstream(&path, &len);
+	struct stdio_job j = {
+		.job_id = r->job_id, .array_job_id = r->array_job_id,
+		.array_task_id = r->array_task_id == NO_VAL ? STDIO_NO_TASK : r->array_task_id,
+		.work_dir = r->work_dir, .batch_host = r->batch_host, .user = user, .name = r->name,
+	};
 
-	if (!b)
-		return NULL;
-	if (pat[0] != '/' && r->work_dir) {
-		fputs(r->work_dir, b);
-		if (!*r->work_dir || r->work_dir[strlen(r->work_dir) - 1] != '/')
-			fputc('/', b);
-	}
-	if (strchr(pat, '\\')) {
-		for (p = pat; *p; p++) {
-			if (*p == '\\') {
-				if (p[1] != '\\')
-					continue;
-				p++;
-			}
-			fputc(*p, b);
-		}
-		goto out;
-	}
-	for (p = pat; *p;) {
-		const char *pct = p;
-		unsigned long width = 0;
-		char *end;
-
-		if (*p != '%') {
-			size_t n = strcspn(p, "%");
-
-			fwrite(p, 1, n, b);
-			p += n;
-			continue;
-		}
-		p++;
-		if (*p == '%') {
-			fputc('%', b);
-			p++;
-			continue;
-		}
-		if (*p >= '0' && *p <= '9') {
-			width = strtoul(p, &end, 10);
-			if (width > 10)
-				width = 10;
-			p = end;
-		}
-		switch (*p) {
-		case 'a':
-			fprintf(b, "%0*" PRIu32, (int)width, r->array_task_id);
-			break;
-		case 'A':
-			fprintf(b, "%0*" PRIu32, (int)width,
-			       r->array_task_id == NO_VAL ? r->job_id : r->array_job_id);
-			break;
-		case 'j':
-		case 'J': /* the batch step: no ".step" */
-			fprintf(b, "%0*" PRIu32, (int)width, r->job_id);
-			break;
-		case 'n': /* node and task of the batch script: 0 */
-		case 't':
-			fprintf(b, "%0*u", (int)width, 0u);
-			break;
-		case 'N':
-			if (r->batch_host)
-				fputs(r->batch_host, b);
-			break;
-		case 's':
-			fputs("batch", b);
-			break;
-		case 'u':
-			if (user)
-				fputs(user, b);
-			break;
-		case 'x':
-			if (r->name)
-				fputs(r->name, b);
-			break;
-		default: /* not a pattern: kept as written */
-			fwrite(pct, 1, (size_t)(p - pct) + (*p ? 1 : 0), b);
-			if (!*p)
-				continue;
-		}
-		p++;
-	}
-out:
-	if (ferror(b) | fclose(b)) {
-		free(path);
-		return NULL;
-	}
-	return path;
+	return pat ? stdio_expand(&j, pat) : stdio_default(&j);
 }
 
 /* r as one line of JSON (malloc; NULL when out of memory): the job record
@@ -300,8 +213,7 @@ static char *rec_json(const struct rec *r, size_t *len)
 	if (r->std_out)
 		out = expand_stdio(r, r->std_out, jr.user);
 	else if (r->batch_flag)
-		out = expand_stdio(r, r->array_task_id == NO_VAL ? "slurm-%J.out" : "slurm-%A_%a.out",
-				   jr.user);
+		out = expand_stdio(r, NULL, jr.user);
 	if (r->std_err)
 		err = expand_stdio(r, r->std_err, jr.user);
 	else if (out)
@@ -626,5 +538,5 @@ extern int jobcomp_p_log_record(job_record_t *job_ptr)
 
 extern List jobcomp_p_get_jobs(slurmdb_job_cond_t *job_cond)
 {
-	return NULL; /* records are read by attrib serve, not through sacct -c */
+	return NULL; /* records are read by attribd, not through sacct -c */
 }

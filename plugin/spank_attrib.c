@@ -3,7 +3,7 @@
  * live pipeline (doc/live-pipeline.md, section 2).
  *
  * In slurmstepd (the remote context) it writes, as root,
- * NODESPOOL/JOBID/task-STEP-RANK.json: first when the task has been forked
+ * NODESPOOL/JOBID/task-STEP-RANK@NODE.json: first when the task has been forked
  * (slurm_spank_task_post_fork: rank, node, local rank, step, GPUs, pid,
  * start time), then again when it has been reaped (slurm_spank_task_exit:
  * the same plus exit code, signal and exit time). Each write is atomic
@@ -17,6 +17,11 @@
  * the job directory is opened relative to the spool's descriptor with
  * O_NOFOLLOW. Nothing a user controls names a path. It runs nothing.
  *
+ * For the batch script it also writes NODESPOOL/JOBID/output@NODE.json,
+ * the files its standard output and error are (slurm_spank_task_init_
+ * privileged, in the task before it drops root): the Epilog reads their
+ * ends as the job's user.
+ *
  * It never fails a job: every error is logged and the callback returns 0.
  * Only public Slurm interfaces (<slurm/spank.h>) are used.
  *
@@ -27,6 +32,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -172,6 +178,10 @@ static int task_facts(spank_t sp, struct task *t)
 	else if (gethostname(t->node, sizeof(t->node) - 1) < 0)
 		t->node[0] = '\0';
 	t->node[sizeof(t->node) - 1] = '\0';
+	/* (it names a file: nothing but a host name's characters) */
+	for (char *c = t->node; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_' && *c != '.')
+			*c = '_';
 	/* the GPUs Slurm gave the step */
 	step_env(sp, "CUDA_VISIBLE_DEVICES", t->gpu, sizeof(t->gpu));
 	if (!t->gpu[0])
@@ -228,7 +238,7 @@ static int open_job_dir(uint32_t job_id)
 
 static void write_task(const struct task *t, time_t start, const int *status, time_t exit_time)
 {
-	char fname[64], tmp[96], err[512];
+	char fname[128 + sizeof(t->node)], tmp[sizeof(fname) + 32], err[512];
 	struct json_object *o = json_object_new_object();
 	char *line = NULL, id[16];
 	size_t len = 0;
@@ -261,7 +271,9 @@ static void write_task(const struct task *t, time_t start, const int *status, ti
 		free(line);
 		return;
 	}
-	snprintf(fname, sizeof(fname), "task-%s-%" PRIu32 ".json", t->step, t->rank);
+	/* the node in the name: a spool shared by mistake keeps every node's
+	 * records apart, and each node's Epilog takes only its own */
+	snprintf(fname, sizeof(fname), "task-%s-%" PRIu32 "@%s.json", t->step, t->rank, t->node);
 	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", fname, (long)getpid());
 	/*
 	 * The record at fork is not fsynced: that would delay the tasks' exec
@@ -288,6 +300,67 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 		return 0;
 	remember_start(t.local_rank, now);
 	write_task(&t, now, NULL, 0);
+	return 0;
+}
+
+/* the file fd is open on, when it is a regular file with a name ("" else:
+ * a pipe, a terminal, /dev/null, a deleted file) */
+static void fd_file(int fd, char *buf, size_t len)
+{
+	char link[64];
+	struct stat st;
+	ssize_t n;
+
+	buf[0] = '\0';
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink == 0)
+		return;
+	n = readlink(link, buf, len - 1);
+	buf[n > 0 && buf[0] == '/' ? n : 0] = '\0';
+}
+
+/*
+ * The batch script's task, as root, its standard output and error already
+ * in place (slurmstepd opens them before it runs this): where Slurm put the
+ * job's output, every pattern expanded by slurmstepd itself (%x, %A ...,
+ * which the Epilog's environment cannot expand). NODESPOOL/JOBID/
+ * output@NODE.json; the Epilog of this node reads the files' ends as the
+ * job's user.
+ */
+int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
+{
+	struct task t;
+	char out[4096], err[4096], fname[64 + sizeof(t.node)], tmp[sizeof(fname) + 32], why[512];
+	struct json_object *o;
+	char *line = NULL, id[16];
+	size_t len = 0;
+	int dfd;
+
+	if (!spank_remote(sp) || task_facts(sp, &t) < 0 || t.step_id != SLURM_BATCH_SCRIPT)
+		return 0;
+	fd_file(STDOUT_FILENO, out, sizeof(out));
+	fd_file(STDERR_FILENO, err, sizeof(err));
+	if (!out[0] && !err[0])
+		return 0;
+	if ((o = json_object_new_object())) {
+		snprintf(id, sizeof(id), "%" PRIu32, t.job_id);
+		jo_str(o, "job_id", id);
+		jo_str(o, "node", t.node);
+		jo_str(o, "std_out", out[0] ? out : NULL);
+		jo_str(o, "std_err", err[0] ? err : NULL);
+		line = jo_line(o, &len);
+		json_object_put(o);
+	}
+	if (!line || (dfd = open_job_dir(t.job_id)) < 0) {
+		free(line);
+		return 0;
+	}
+	snprintf(fname, sizeof(fname), "output@%s.json", t.node);
+	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", fname, (long)getpid());
+	if (write_atomic_at(dfd, fname, tmp, line, len, 0600, false, why, sizeof(why)) < 0)
+		slurm_error("%s: %s/%" PRIu32 ": %s", TAG, spool, t.job_id, why);
+	close(dfd);
+	free(line);
 	return 0;
 }
 

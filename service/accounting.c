@@ -18,31 +18,6 @@ extern slurm_conf_t slurm_conf;
 
 static bool enabled;
 
-void comment_sanitise(char *s, size_t max)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; s[i]; i++) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\'' || c == '`' || c == '\\')
-			continue;
-		if (c < 0x20 || c > 0x7e)
-			c = ' ';
-		if (c == ' ' && (o == 0 || s[o - 1] == ' '))
-			continue;
-		s[o++] = c;
-	}
-	while (o && s[o - 1] == ' ')
-		o--;
-	if (o > max) {
-		o = max;
-		while (o && s[o - 1] == ' ')
-			o--;
-	}
-	s[o] = 0;
-}
-
 char *comment_summary(struct json_object *result)
 {
 	struct result_view v;

@@ -8,13 +8,9 @@
  *   scheduler/slurmctld.log   the lines of SlurmctldLog naming the job
  *
  * The job's output files are the only user-controlled paths the service
- * opens.  They are opened with the job's uid and groups as this thread's
- * filesystem identity (setfsuid/setfsgid: root's DAC override is gone for
- * the open), with O_NOFOLLOW|O_NONBLOCK|O_NOCTTY, and taken only when the
- * opened file itself (fstat) is a regular file owned by that uid.  There is
- * no check-then-open on the path, so swapping the path between two looks
- * gains nothing: a symlink, a FIFO, a device, another user's file or a file
- * the user cannot read never lands in the case, only a coverage entry. */
+ * opens (only with ReadJobOutput; else the batch host's collector sends
+ * their ends in its bundle): read as the job's user, never through a
+ * symlink (common/userfile.c); what cannot be read is a coverage entry. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -32,148 +28,6 @@
 
 #define SCHED_SCAN_MAX (256L << 20)	/* of SlurmctldLog's end */
 #define SCHED_KEEP_MAX (4L << 20)	/* lines kept for one job */
-#define MAX_GROUPS 1024
-
-/* The user's groups (their primary group first), at most max. */
-static int user_groups(uid_t uid, gid_t gid, gid_t *groups, int max)
-{
-	struct passwd pw, *res = NULL;
-	char buf[4096];
-	int n = max;
-
-	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) || !res) {
-		groups[0] = gid;
-		return 1;
-	}
-	if (getgrouplist(pw.pw_name, gid, groups, &n) < 0)
-		n = max;	/* more than max: the first max */
-	return n > 0 ? n : (groups[0] = gid, 1);
-}
-
-/* Opens path as uid/gid (this thread only), then returns to root. */
-static int open_as(const char *path, uid_t uid, gid_t gid, char *err, size_t errlen)
-{
-	gid_t *groups = malloc(MAX_GROUPS * sizeof(gid_t)), *saved = malloc(MAX_GROUPS * sizeof(gid_t));
-	int ngroups, nsaved, fd = -1, e = 0;
-	uid_t old_uid;
-	gid_t old_gid;
-
-	if (!groups || !saved) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	if (geteuid() != 0) {
-		/* a service not run as root reads its own user's files only */
-		if (uid != geteuid()) {
-			snprintf(err, errlen, "the service is not root: cannot read as uid %u",
-				 (unsigned)uid);
-			e = EPERM;
-		} else {
-			fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-			e = errno;
-			if (fd < 0)
-				snprintf(err, errlen, "%s", e == ELOOP ? "is a symbolic link" : strerror(e));
-		}
-		errno = e;
-		goto out;
-	}
-	ngroups = user_groups(uid, gid, groups, MAX_GROUPS);
-	nsaved = getgroups(MAX_GROUPS, saved);
-	if (nsaved < 0) {
-		snprintf(err, errlen, "getgroups: %s", strerror(errno));
-		goto out;
-	}
-	/* the raw system calls change this thread only (glibc's wrappers
-	 * would change every thread of the process) */
-	if (syscall(SYS_setgroups, ngroups, groups) < 0) {
-		snprintf(err, errlen, "cannot take the groups of uid %u: %s", (unsigned)uid,
-			 strerror(errno));
-		goto out;
-	}
-	old_gid = setfsgid(gid);
-	old_uid = setfsuid(uid);
-	if ((uid_t)setfsuid((uid_t)-1) != uid || (gid_t)setfsgid((gid_t)-1) != gid) {
-		snprintf(err, errlen, "cannot take the identity of uid %u", (unsigned)uid);
-	} else {
-		fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-		e = errno;
-	}
-	setfsuid(old_uid);
-	setfsgid(old_gid);
-	if (syscall(SYS_setgroups, nsaved, saved) < 0 || (uid_t)setfsuid((uid_t)-1) != old_uid) {
-		/* cannot happen as root; never go on with a foreign identity */
-		log_msg(LOGL_ERROR, "cannot return to the service's identity: %s", strerror(errno));
-		abort();
-	}
-	if (fd < 0 && e)
-		snprintf(err, errlen, "%s", e == ELOOP ? "is a symbolic link" : strerror(e));
-	errno = e;
-out:
-	free(groups);
-	free(saved);
-	return fd;
-}
-
-char *read_tail_as_user(const char *path, uid_t uid, gid_t gid, size_t max, size_t *len,
-			bool *missing, char *err, size_t errlen)
-{
-	struct stat st;
-	char *buf;
-	size_t got = 0;
-	ssize_t n;
-	off_t from = 0;
-	int fd;
-
-	*len = 0;
-	*missing = false;
-	if (!path || *path != '/') {
-		snprintf(err, errlen, "not an absolute path");
-		return NULL;
-	}
-	fd = open_as(path, uid, gid, err, errlen);
-	if (fd < 0) {
-		*missing = errno == ENOENT;
-		return NULL;
-	}
-	if (fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "fstat: %s", strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "not a regular file");
-		close(fd);
-		return NULL;
-	}
-	if (st.st_uid != uid) {
-		snprintf(err, errlen, "owned by uid %u, not the job's user (uid %u)",
-			 (unsigned)st.st_uid, (unsigned)uid);
-		close(fd);
-		return NULL;
-	}
-	if ((size_t)st.st_size > max)
-		from = st.st_size - max;
-	if (!(buf = malloc(max + 1))) {
-		snprintf(err, errlen, "out of memory");
-		close(fd);
-		return NULL;
-	}
-	while (got < max && (n = pread(fd, buf + got, max - got, from + got)) > 0)
-		got += n;
-	close(fd);
-	if (from > 0) {
-		/* begin at a whole line */
-		char *nl = memchr(buf, '\n', got);
-
-		if (nl && nl + 1 < buf + got) {
-			got -= nl + 1 - buf;
-			memmove(buf, nl + 1, got);
-		}
-	}
-	buf[got] = 0;
-	*len = got;
-	return buf;
-}
 
 static void cov_add(struct json_object *cov, const char *source, const char *status,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -347,7 +201,7 @@ static const char *origin_of(struct json_object *f)
 static void node_evidence(const struct attrib_config *conf, const char *case_dir,
 			  const char *job_id, const char *node, const char *start,
 			  struct json_object *ranks, struct json_object *cov,
-			  struct json_object *manifest, int *stale)
+			  struct json_object *manifest, int *stale, struct json_object *app)
 {
 	char *bpath = spool_bundle_path(conf->state_dir, job_id, node), dir[PATH_MAX], err[256];
 	struct json_object *b, *files, *bc;
@@ -404,6 +258,17 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 			    !json_object_object_get_ex(f, "text", &t) ||
 			    !json_object_is_type(t, json_type_string))
 				continue;
+			/* the job's output, read on the batch host as the job's
+			 * user: app/, the first bundle's (not a node log), by
+			 * its path (one file may be both streams) and stream */
+			if ((s = json_str(f, "origin")) && !strcmp(s, ORIGIN_NAME_JOB_OUTPUT)) {
+				const char *keys[2] = { json_str(f, "source"), json_str(f, "stream") };
+
+				for (int k = 0; k < 2; k++)
+					if (keys[k] && *keys[k] && !json_object_object_get_ex(app, keys[k], NULL))
+						json_object_object_add(app, keys[k], json_object_get(t));
+				continue;
+			}
 			snprintf(fallback, sizeof(fallback), "file-%zu.log", i);
 			safe_name(json_str(f, "name"), name, NAME_MAX_LEN - 24, fallback);
 			snprintf(p, sizeof(p), "%s/%s", dir, name);
@@ -431,7 +296,10 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 			const char *det = json_str(c, "detail");
 			char source[256];
 
-			if (!src)
+			/* "info" says how the collector had a source (the
+			 * window's start, journalctl, a default the node lacks,
+			 * kmsg left for the journal): no gap */
+			if (!src || (st && !strcmp(st, "info")))
 				continue;
 			snprintf(source, sizeof(source), "nodes/%s:%.200s", node, src);
 			cov_add(cov, source, st && !strcmp(st, "missing") ? "missing" : "error", "%.400s",
@@ -447,8 +315,10 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 /* app/<name>: the end of one output file, read as the job's user. */
 static void app_file(const struct attrib_config *conf, const char *case_dir,
 		     struct json_object *rec, const char *key, const char *path,
-		     const char *taken, char *name, size_t namecap, struct json_object *cov)
+		     const char *taken, char *name, size_t namecap, struct json_object *app,
+		     struct json_object *cov)
 {
+	struct json_object *bt;
 	struct job_record_view jr;
 	char err[256], source[NAME_MAX_LEN + 32], full[PATH_MAX], dir[PATH_MAX];
 	const char *wd;
@@ -479,6 +349,24 @@ static void app_file(const struct attrib_config *conf, const char *case_dir,
 		snprintf(name, namecap, "%s", tmp);
 	}
 	snprintf(source, sizeof(source), "app/%s", name);
+	if (json_object_object_get_ex(app, path, &bt) || json_object_object_get_ex(app, key, &bt)) {
+		/* the batch host's collector read it where the job wrote it */
+		data = NULL;
+		len = (size_t)json_object_get_string_len(bt);
+		if (len > (size_t)conf->app_max_bytes)
+			len = (size_t)conf->app_max_bytes;
+		snprintf(dir, sizeof(dir), "%s/app", case_dir);
+		if ((mkdir(dir, 0700) < 0 && errno != EEXIST) ||
+		    write_in(dir, name, json_object_get_string(bt) + json_object_get_string_len(bt) - len,
+			     len) < 0)
+			log_msg(LOGL_ERROR, "cannot write %s/%s: %s", dir, name, strerror(errno));
+		return;
+	}
+	if (strcmp(conf->read_job_output ? conf->read_job_output : "no", "yes")) {
+		cov_add(cov, source, "missing", "%s %s: not in the batch host's bundle (and ReadJobOutput = "
+			"no: the service does not read it itself)", key, path);
+		return;
+	}
 	if (uid < 0 || uid >= (long long)(uid_t)-1 || gid < 0 || gid >= (long long)(gid_t)-1) {
 		cov_add(cov, source, "error", "the record has no uid/gid: %s not read", key);
 		return;
@@ -559,6 +447,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 {
 	struct json_object *job = NULL, *nodes, *ranks = json_object_new_array();
 	struct json_object *evidence = json_object_new_object(), *manifest = json_object_new_object();
+	struct json_object *app = json_object_new_object();	/* path, stream -> a bundle's text */
 	char *dir = NULL, sub[PATH_MAX], outname[NAME_MAX_LEN + 16] = "", errname[NAME_MAX_LEN + 16];
 	char why[256];
 	struct job_record_view jr;
@@ -602,7 +491,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 				continue;
 			}
 			node_evidence(conf, dir, job_id, node, json_str(record, "start_time"),
-				      ranks, cov, manifest, stale);
+				      ranks, cov, manifest, stale, app);
 		}
 	}
 	/* without it the engine would trust every node file as a hand-made
@@ -625,9 +514,9 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 	so = jr.std_out;
 	se = jr.std_err;
 	if (so && *so)
-		app_file(conf, dir, record, "std_out", so, NULL, outname, sizeof(outname), cov);
+		app_file(conf, dir, record, "std_out", so, NULL, outname, sizeof(outname), app, cov);
 	if (se && *se && !(so && !strcmp(so, se)))
-		app_file(conf, dir, record, "std_err", se, outname, errname, sizeof(errname), cov);
+		app_file(conf, dir, record, "std_err", se, outname, errname, sizeof(errname), app, cov);
 	if (jr.std_out_guessed)
 		log_msg(LOGL_DEBUG, "job %s: std_out guessed as %s", job_id, so);
 	sched_log(conf, dir, job_id, cov);
@@ -649,12 +538,14 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 	json_object_put(job);
 	json_object_put(ranks);
 	json_object_put(evidence);
+	json_object_put(app);
 	json_object_put(manifest);
 	return dir;
 fail:
 	json_object_put(job);
 	json_object_put(ranks);
 	json_object_put(evidence);
+	json_object_put(app);
 	json_object_put(manifest);
 	free(dir);
 	return NULL;

@@ -1,4 +1,4 @@
-/* attrib serve's drain policy: after a diagnosis is stored, whether its
+/* attribd's drain policy: after a diagnosis is stored, whether its
  * culprit nodes are drained, only suggested or refused, and why.
  *
  * The candidates are the result's own drain actions (drain_plan: the engine
@@ -219,7 +219,7 @@ void drain_policy_apply(const struct attrib_config *conf, const attrib_catalog *
 		recent = conf->drain_max_per_hour;
 	}
 	drain_policy_decide(conf, result, recent, service_state, NULL, &d);
-	snprintf(by, sizeof(by), "attrib serve (policy %s)", drain_mode_name(d.mode));
+	snprintf(by, sizeof(by), "attribd (policy %s)", drain_mode_name(d.mode));
 	for (int i = 0; i < d.n; i++) {
 		struct drain_verdict *v = &d.v[i];
 
@@ -235,6 +235,8 @@ void drain_policy_apply(const struct attrib_config *conf, const attrib_catalog *
 				    drain_decision_name(v->decision), by, now) < 0)
 			log_msg(LOGL_ERROR, "job %s attempt %ld: cannot record the drain decision for %s",
 				job_id, attempt, v->node);
+		else
+			metrics_note_drain(drain_decision_name(v->decision));
 		log_msg(v->decision == DECIDE_FAILED ? LOGL_WARNING : LOGL_INFO,
 			"job %s attempt %ld: %s %s (class %s, policy %s): %s", job_id, attempt,
 			v->node, drain_decision_name(v->decision), *d.class_name ? d.class_name : "none",

@@ -21,7 +21,8 @@ const char *reject_name(enum reject_reason r)
 	return r < REJ_N ? reject_names[r] : "ok";
 }
 
-static const char *const cov_sources[COV_SRC_N] = { "nodes", "app", "scheduler", "job", "other" };
+static const char *const cov_sources[COV_SRC_N] = { "nodes", "app", "scheduler", "job", "kernel_log",
+						     "journal", "kmsg", "log_file", "other" };
 static const char *const cov_statuses[COV_ST_N] = { "missing", "error", "other" };
 static const char *const drain_stats[DSTAT_N] = {
 	"drained", "forced", "suggested", "dry_run", "refused", "failed", "other",
@@ -47,8 +48,23 @@ static enum cov_source cov_source_of(const char *src)
 {
 	if (!src)
 		return COV_OTHER;
-	if (!strncmp(src, "nodes", 5) && (!src[5] || src[5] == '/'))
+	if (!strncmp(src, "nodes", 5) && (!src[5] || src[5] == '/')) {
+		/* casebuild.c names a bundle's entries nodes/NODE:SOURCE */
+		const char *s = strchr(src, ':');
+
+		if (!s)
+			return COV_NODES;
+		s++;
+		if (!strcmp(s, "kernel-log"))
+			return COV_KERNEL_LOG;
+		if (!strcmp(s, "journal") || !strncmp(s, "journal:", 8))
+			return COV_JOURNAL;
+		if (!strcmp(s, "kmsg"))
+			return COV_KMSG;
+		if (*s == '/')
+			return COV_LOG_FILE;
 		return COV_NODES;
+	}
 	if (!strncmp(src, "app", 3) && (!src[3] || src[3] == '/'))
 		return COV_APP;
 	if (!strncmp(src, "scheduler", 9) && (!src[9] || src[9] == '/'))

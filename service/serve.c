@@ -1,4 +1,4 @@
-/* attrib serve: the loop.
+/* attribd: the loop.
  *
  * Threads: the main thread owns the engine and attributes jobs; libmicro-
  * httpd's threads take bundles; one accounting thread writes the queued

@@ -1,4 +1,4 @@
-/* attrib serve: the live pipeline's service (doc/live-pipeline.md, section 4).
+/* attribd: the live pipeline's service (doc/live-pipeline.md, section 4).
  *
  * One header for the service's files, one section per file.  The service
  * takes job records (jobcomp/attrib) and node bundles (attrib-collect),
@@ -26,6 +26,7 @@
 #include "log.h"
 #include "sha256.h"
 #include "timefmt.h"
+#include "userfile.h"
 
 #define RECORD_MAX_BYTES (16L << 20)	/* a job record (jobcomp/attrib) */
 #define JSON_MAX_DEPTH 32		/* records, bundles, stored results */
@@ -71,7 +72,9 @@ enum reject_reason {
 
 /* Label sets of the counters below (metrics.c names them). */
 enum { SUBDOM_N = SUB_DOMAIN_N + 1 };	/* contract.h's sub-domains, then "other" */
-enum cov_source { COV_NODES, COV_APP, COV_SCHEDULER, COV_JOB, COV_OTHER, COV_SRC_N };
+/* a node's bundle's own entries ("nodes/NODE:SOURCE") by the collector's source */
+enum cov_source { COV_NODES, COV_APP, COV_SCHEDULER, COV_JOB, COV_KERNEL_LOG, COV_JOURNAL, COV_KMSG,
+		  COV_LOG_FILE, COV_OTHER, COV_SRC_N };
 enum cov_status { COV_MISSING, COV_ERROR, COV_ST_OTHER, COV_ST_N };
 /* drain decisions recorded in the store, as /metrics counts them */
 enum drain_stat { DSTAT_DONE, DSTAT_FORCED, DSTAT_SUGGESTED, DSTAT_DRY_RUN, DSTAT_REFUSED,
@@ -195,12 +198,6 @@ struct coverage_list {
 	struct json_object *arr;	/* [{"source","status","detail"}] */
 };
 
-/* Reads the last max bytes of path as uid/gid (setfsuid/setfsgid and the
- * user's groups, this thread only): O_NOFOLLOW|O_NONBLOCK, a regular file
- * owned by uid, else NULL with *missing set for ENOENT and a reason. */
-char *read_tail_as_user(const char *path, uid_t uid, gid_t gid, size_t max, size_t *len,
-			bool *missing, char *err, size_t errlen);
-
 /* Builds STATE/cases/JOBID.ATTEMPT from record (a parsed job record) and the
  * bundles in STATE/incoming/JOBID.  Returns the case path (caller frees) or
  * NULL with a reason; coverage entries the engine cannot know of (bundle
@@ -211,87 +208,8 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record,
 		const char *job_id, long attempt, struct json_object *cov, int *stale, char *err,
 		size_t errlen);
 
-/* ---- store.c: SQLite (STATE/attrib.db) ------------------------------------ */
-
-#define STORE_SCHEMA_VERSION 3
-
-typedef struct store store;
-
-struct store_row {
-	const char *job_id;
-	long attempt;
-	const char *cluster, *user, *state, *sub_domain, *culprits, *root_code;
-	long long created;
-	const char *result_json;
-};
-
-struct store_filter {
-	long long since;	/* created >= since */
-	const char *sub_domain, *node, *user;
-	int limit;		/* 0: no limit */
-};
-
-struct comment_item {
-	char *job_id;
-	long attempt;
-	char *text;
-	char *cluster;
-	int tries;
-};
-
-/* Opens (creating when writable: mode 0600, WAL, schema) or NULL with a
- * reason.  readonly for `attrib show`/`list`. */
-store *store_open(const char *path, bool readonly, char *err, size_t errlen);
-void store_close(store *s);
-/* 1 when (job, attempt) has a result, 0 when not, -1 on error. */
-int store_has_result(store *s, const char *job_id, long attempt);
-int store_has_any_result(store *s, const char *job_id);
-/* In one transaction: the result (unless (job, attempt) has one: then
- * nothing, returns 0) and, when comment is not NULL, its queue entry.
- * Returns 1 when inserted, 0 when it was there, -1 on error. */
-int store_put(store *s, const struct store_row *row, const char *comment, long long now);
-/* A stored result replaced by a revised one (late evidence), its comment
- * queued again and its Webhook delivery done again, in one transaction.
- * 1 when revised, 0 when (job, attempt) has no result, -1 on error. */
-int store_revise(store *s, const struct store_row *row, const char *comment, long long now);
-/* The stored result of (job, attempt), or of the job's latest attempt when
- * attempt < 0; the caller frees.  NULL when none. */
-char *store_get(store *s, const char *job_id, long attempt, long *attempt_out);
-int store_list(store *s, const struct store_filter *f,
-	       int (*fn)(const struct store_row *row, void *arg), void *arg);
-/* Comments due at now (done = 0, next_try <= now), oldest first, at most
- * max; the caller frees with store_free_items. */
-int store_due(store *s, long long now, int max, struct comment_item **items);
-void store_free_items(struct comment_item *items, int n);
-int store_comment_done(store *s, const char *job_id, long attempt);
-int store_comment_retry(store *s, const char *job_id, long attempt, long long next_try);
-long store_pending_comments(store *s);
-
-/* The webhook's queue (service/webhook.c).  store_webhook_arm makes this
- * connection queue a delivery for every result it inserts, in store_put's
- * transaction.  Due items carry the stored result JSON in text. */
-int store_webhook_arm(store *s);
-int store_webhook_due(store *s, long long now, int max, struct comment_item **items);
-int store_webhook_done(store *s, const char *job_id, long attempt, long long now);
-int store_webhook_retry(store *s, const char *job_id, long attempt, long long next_try,
-			const char *why);
-long store_webhook_pending(store *s);
-/* When the next delivery is due, -1 when none is pending. */
-long long store_webhook_next(store *s);
-
-/* The fleet view (`attrib nodes`): for results stored since since, one row
- * per (node, cause) where the node is a culprit (cause: the root code, else
- * the sub-domain), and one per node it was affected in (cause NULL), in
- * node order.  last: the latest job end among them (Unix time). */
-struct node_fault_row {
-	const char *node;
-	bool culprit;
-	const char *cause;
-	long count;
-	long long last;
-};
-int store_node_faults(store *s, long long since,
-		      int (*fn)(const struct node_fault_row *row, void *arg), void *arg);
+#include "store.h"
+#include "slurmapi.h"
 
 /* ---- drain.c: draining the culprits of a stored diagnosis --------------- */
 
@@ -311,54 +229,7 @@ void drain_reason(struct json_object *result, char *buf, size_t len);
 /* The nodes to drain: the result's drain actions, or force[] (each must be
  * a node the diagnosis names).  -1 with p->refusal when it refuses. */
 int drain_plan(struct json_object *result, char *const *force, int nforce, struct drain_plan *p);
-/* slurm_update_node(DRAIN) with the reason. */
-int drain_node(const char *node, const char *reason, char *err, size_t errlen);
-
-/* What slurmctld says of a node, for the policy. */
-#define DRAIN_MAX_PARTITIONS 32
-struct drain_partition {
-	char name[64];
-	int nodes;			/* the partition's nodes */
-	int unavailable;		/* of which drained, draining, failing or down */
-};
-struct drain_node_state {
-	bool unavailable;		/* drained, draining, failing or down already */
-	char state[48];			/* "down", "drained", "failing" (joined) or "up" */
-	struct drain_partition part[DRAIN_MAX_PARTITIONS];	/* the node's partitions */
-	int npart;
-};
-/* Where the policy learns a node's state: drain_slurm_state, or the tests'. */
-typedef int (*drain_state_fn)(const char *node, struct drain_node_state *st, char *err,
-			      size_t errlen, void *arg);
-/* From slurmctld (slurm_load_node, slurm_load_partitions); arg unused.
- * -1 with a reason when Slurm cannot tell. */
-int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, size_t errlen,
-		      void *arg);
-
-/* Decisions in the drains table (column decision). */
-#define DRAIN_DONE "drained"
-#define DRAIN_DONE_FORCED "drained (forced)"
-#define DRAIN_SUGGESTED "suggested"
-#define DRAIN_REFUSED "refused"
-#define DRAIN_FAILED "failed"
-#define DRAIN_DRY_RUN "dry-run"
-
-struct drain_row {
-	const char *job_id;
-	long attempt;
-	const char *node, *reason, *decision, *by;
-	long long created;
-};
-/* Every drain done, refused or only shown, with who decided it. */
-int store_add_drain(store *s, const char *job_id, long attempt, const char *node,
-		    const char *reason, const char *decision, const char *by, long long now);
-/* Drains done (DRAIN_DONE, DRAIN_DONE_FORCED) since then, by anyone; -1 on error. */
-long store_count_drains(store *s, long long since);
-/* The drain decisions of a job (every attempt), oldest first. */
-int store_each_drain(store *s, const char *job_id, int (*fn)(const struct drain_row *r, void *arg),
-		     void *arg);
-
-/* ---- drain_policy.c: attrib serve's drain policy (DrainPolicy, DrainClasses,
+/* ---- drain_policy.c: attribd's drain policy (DrainPolicy, DrainClasses,
  * DrainMaxPerHour, DrainMaxFraction) ----------------------------------------- */
 
 enum drain_mode { DRAIN_MODE_OFF, DRAIN_MODE_SUGGEST, DRAIN_MODE_AUTO };
@@ -400,7 +271,7 @@ void drain_policy_decide(const struct attrib_config *conf, struct json_object *r
 /* The classes DrainClasses means when attrib.conf does not set it: the
  * catalog's drain_by_default ones (rules/00-base.yaml). */
 void drain_policy_set_defaults(const attrib_catalog *cat);
-/* attrib serve, after storing a new result: decides, drains through Slurm
+/* attribd, after storing a new result: decides, drains through Slurm
  * (auto), records each decision in the store, counts it in the metrics and
  * logs it.  Slurm's errors are recorded (DRAIN_FAILED), never fatal. */
 void drain_policy_apply(const struct attrib_config *conf, const attrib_catalog *cat, store *s,
@@ -452,31 +323,6 @@ int webhook_start(const struct attrib_config *conf, store *s, const char *db, ch
 void webhook_kick(void);
 /* Stops the thread (an ongoing POST is aborted). */
 void webhook_stop(void);
-
-/* ---- nodestate.c: libslurm, and a node's current state from slurmctld ---- */
-
-/* $SLURM_CONF, else /etc/slurm/slurm.conf. */
-const char *slurm_conf_file(void);
-/* slurm_init once for the process (thread-safe), and only when slurm.conf
- * is there: libslurm exits the process when it cannot read it.  false
- * with a reason when it is not there. */
-bool slurm_ready(char *err, size_t errlen);
-/* A node state as sinfo's long form names it ("IDLE", "DRAINED",
- * "DRAINING", "DOWN*", "MIXED+MAINT"), from slurm.h's public bits only. */
-void node_state_name(uint32_t state, char *buf, size_t len);
-
-struct node_state_map;
-/* slurm_load_node of every node; NULL with a reason when there is no
- * slurm.conf or slurmctld does not answer. */
-struct node_state_map *node_states_load(char *err, size_t errlen);
-/* The node's state ("IDLE", "DRAINED", "DOWN*", ...) and reason (NULL when
- * none); false for a node slurmctld does not know. */
-bool node_state_of(const struct node_state_map *ns, const char *node, const char **state,
-		   const char **reason);
-void node_states_free(struct node_state_map *ns);
-struct node_info_msg;
-/* What slurm_load_node returned (the node table, nodetable.c). */
-const struct node_info_msg *node_states_msg(const struct node_state_map *ns);
 
 /* ---- nodetable.c: who may connect, and each node's addresses ------------- */
 
@@ -556,7 +402,7 @@ void http_stop(struct http_server *h);
 
 /* ---- serve.c ----------------------------------------------------------- */
 
-/* attrib serve: runs until SIGTERM/SIGINT.  Returns the exit status. */
+/* attribd: runs until SIGTERM/SIGINT.  Returns the exit status. */
 int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool foreground);
 /* One job record: attribute when ready.  Exposed for the tests.
  * Returns 1 when the record is finished with (attributed, or nothing to

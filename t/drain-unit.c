@@ -1,4 +1,4 @@
-/* Unit tests of attrib serve's drain policy (Check): the mode of each class
+/* Unit tests of attribd's drain policy (Check): the mode of each class
  * (DrainPolicy, DrainClasses with CLASS:MODE), each reason to refuse (off,
  * class not listed, no class, node already drained, Slurm unreachable,
  * DrainMaxPerHour, DrainMaxFraction with its rounding on small partitions),
@@ -470,12 +470,12 @@ START_TEST(store_counts_drains_done)
 	snprintf(path, sizeof(path), "%s/attrib.db", conf_dir);
 	s = store_open(path, false, err, sizeof(err));
 	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(store_add_drain(s, "1", 0, "node-01", "r", DRAIN_DONE, "attrib serve (policy auto)", now - 4000), 0);
-	ck_assert_int_eq(store_add_drain(s, "2", 0, "node-02", "r", DRAIN_DONE, "attrib serve (policy auto)", now - 100), 0);
+	ck_assert_int_eq(store_add_drain(s, "1", 0, "node-01", "r", DRAIN_DONE, "attribd (policy auto)", now - 4000), 0);
+	ck_assert_int_eq(store_add_drain(s, "2", 0, "node-02", "r", DRAIN_DONE, "attribd (policy auto)", now - 100), 0);
 	ck_assert_int_eq(store_add_drain(s, "3", 0, "node-03", "r", DRAIN_DONE_FORCED, "attrib drain (uid 0)", now - 50), 0);
 	ck_assert_int_eq(store_add_drain(s, "3", 0, "node-01", "r", DRAIN_REFUSED, "attrib drain (uid 0)", now - 40), 0);
-	ck_assert_int_eq(store_add_drain(s, "4", 0, "node-01", "r", DRAIN_SUGGESTED, "attrib serve (policy suggest)", now - 30), 0);
-	ck_assert_int_eq(store_add_drain(s, "4", 1, "node-01", "r", DRAIN_FAILED, "attrib serve (policy auto)", now - 20), 0);
+	ck_assert_int_eq(store_add_drain(s, "4", 0, "node-01", "r", DRAIN_SUGGESTED, "attribd (policy suggest)", now - 30), 0);
+	ck_assert_int_eq(store_add_drain(s, "4", 1, "node-01", "r", DRAIN_FAILED, "attribd (policy auto)", now - 20), 0);
 	ck_assert_int_eq(store_add_drain(s, "4", 1, "node-02", "r", DRAIN_DRY_RUN, "attrib drain (uid 0)", now - 10), 0);
 	/* only drains done count: by the policy or by hand, forced or not */
 	ck_assert_int_eq(store_count_drains(s, now - 3600), 2);
@@ -484,8 +484,8 @@ START_TEST(store_counts_drains_done)
 	struct json_object *seen = json_object_new_array();
 	ck_assert_int_eq(store_each_drain(s, "4", row_line, seen), 0);
 	ck_assert_str_eq(json_object_to_json_string_ext(seen, JSON_C_TO_STRING_PLAIN),
-			 "[\"0 node-01 suggested attrib serve (policy suggest)\","
-			 "\"1 node-01 failed attrib serve (policy auto)\"," "\"1 node-02 dry-run attrib drain (uid 0)\"]");
+			 "[\"0 node-01 suggested attribd (policy suggest)\","
+			 "\"1 node-01 failed attribd (policy auto)\"," "\"1 node-02 dry-run attrib drain (uid 0)\"]");
 	json_object_put(seen);
 	store_close(s);
 }

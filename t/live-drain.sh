@@ -115,12 +115,12 @@ echo "# sinfo -R node-02: $got"
 check "GPU fault: sinfo -R gives node-02 the reason '$want'" test "$got" = "$want"
 check "GPU fault: node-01 and node-03 are not drained" sh -c "! sinfo -h -R | grep -q 'node-0[13]'"
 drains_json "$jg"
-check "GPU fault: attrib show --drains: node-02 drained by attrib serve (policy auto) with that reason" \
+check "GPU fault: attrib show --drains: node-02 drained by attribd (policy auto) with that reason" \
 	test "$(jv "$W/drains-$jg.json" '[(d["node"], d["decision"], d["by"], d["reason"]) for d in r]')" \
-	= "[[\"node-02\",\"drained\",\"attrib serve (policy auto)\",\"$want\"]]"
+	= "[[\"node-02\",\"drained\",\"attribd (policy auto)\",\"$want\"]]"
 "$A" show "$jg" --config "$W/attrib.conf" >"$W/show-$jg.txt"
 check "GPU fault: attrib show lists the drain decision" \
-	grep -q "node-02 drained attrib serve (policy auto): $want" "$W/show-$jg.txt"
+	grep -q "node-02 drained attribd (policy auto): $want" "$W/show-$jg.txt"
 
 # ---- a second GPU fault, on node-03, within the hour ---------------------------------
 jh=$(ATTRIB_FAULT_NODE=node-03 submit gpufault2 -N2 -n4 -O -w node-01,node-03 --gres=gpu:2 \
@@ -139,7 +139,7 @@ wait_for 10 grep -q "job $jh attempt 0: node-03 refused" "$W/attrib.log"
 rows=$(db_rows "$jh")
 echo "# drains table, job $jh: $rows"
 check "second GPU fault: the drains table has node-03 refused by the policy: $refusal" \
-	test "$rows" = "node-03|refused|attrib serve (policy auto)|$refusal"
+	test "$rows" = "node-03|refused|attribd (policy auto)|$refusal"
 drains_json "$jh"
 check "second GPU fault: attrib show --drains shows the refusal and its reason" \
 	test "$(jv "$W/drains-$jh.json" '[(d["node"], d["decision"], d["reason"]) for d in r]')" \

@@ -286,7 +286,7 @@ import json, sys
 tdir, job = sys.argv[1], sys.argv[2]
 bad = 0
 for rank in range(6):
-    f = "%s/task-0-%d.json" % (tdir, rank)
+    f = "%s/task-0-%d@node-0%d.json" % (tdir, rank, rank // 2 + 1)
     try:
         r = json.load(open(f))
     except Exception as e:
@@ -308,21 +308,21 @@ sys.exit(bad)
 EOF
 }
 check "task records: step 0 has one file per rank (6)" \
-    test "$(nfiles "$tdir"/task-0-*.json)" = 6
+    test "$(nfiles "$tdir"/task-0-*@node-0?.json)" = 6
 check "task records: rank -> node map, local rank, GPUs, pid, exit code 3 on rank 4 only" ranks_ok
 check "task records: the batch script's record (step batch, node-01, exit 3)" \
-    jall "$tdir/task-batch-0.json" 'r["node"]' node-01 'r["exit_code"]' 3 'r["step"]' batch
+    jall "$tdir/task-batch-0@node-01.json" 'r["node"]' node-01 'r["exit_code"]' 3 'r["step"]' batch
 check "task records: rank 4's exit time within the job's run" \
     python3 -c "
 import json, sys
-t = json.load(open('$tdir/task-0-4.json')); j = json.load(open('$(rec "$jf")'))
+t = json.load(open('$tdir/task-0-4@node-03.json')); j = json.load(open('$(rec "$jf")'))
 sys.exit(not (j['start_time'] <= t['exit_time'] <= j['end_time']))"
 check "task records: spool and job dir mode 700, files 600, no temporary file" \
     sh -c "[ '$(mode_of "$nodespool")' = 700 ] && [ '$(mode_of "$tdir")' = 700 ] && [ \"\$(stat -c %a '$tdir'/*.json | sort -u)\" = 600 ] && ! ls -A '$tdir' | grep -q '^\\.'"
 check "task records: the completed job's srun step and batch script" \
-    sh -c "[ -f '$nodespool/$jc/task-0-0.json' ] && [ -f '$nodespool/$jc/task-batch-0.json' ]"
+    sh -c "ls '$nodespool/$jc'/task-0-0@node-0?.json && ls '$nodespool/$jc'/task-batch-0@node-0?.json" >/dev/null
 check "task records: the cancelled job's batch script (killed: signal 9 or 15, or the shell's exit 137 or 143; no GPU: gpu null)" \
-    jall "$nodespool/$jx/task-batch-0.json" 'r["signal"] in (9, 15) or r["exit_code"] in (137, 143)' true 'r["gpu"]' null
+    jall "$(ls "$nodespool/$jx"/task-batch-0@node-0?.json | head -n 1)" 'r["signal"] in (9, 15) or r["exit_code"] in (137, 143)' true 'r["gpu"]' null
 check "task records: none for the job that never started" test ! -e "$nodespool/$jh"
 
 echo "# task records checked ($(since "$t0") s)"

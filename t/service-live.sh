@@ -101,6 +101,9 @@ cat >"$W/attrib.conf" <<EOF
 SpoolDir = $W/spool
 StateDir = $W/state
 RulesDir = $SRC/rules
+# no collector runs here (bundles are POSTed by hand, job B has none): the
+# service reads the jobs' output itself, on the users' file system it shares
+ReadJobOutput = yes
 Listen = 127.0.0.1:$port
 BundleDeadline = 5
 ReconcileInterval = 10
@@ -110,7 +113,7 @@ NodeAddresses = $(o=$(munge -n -S "$ATTRIB_MUNGE_SOCKET" | unmunge -S "$ATTRIB_M
 	sed -n 's/^ENCODE_HOST:.*(\([0-9.]*\)).*/\1/p'); for n in node-01 node-02 node-03; do printf '%s=%s,' "$n" "$o"; done)
 EOF
 URL=http://127.0.0.1:$port
-"$A" serve --config "$W/attrib.conf" --foreground 2>"$W/serve.err" &
+"${ATTRIBD:-$(dirname "$A")/attribd}" --config "$W/attrib.conf" --foreground 2>"$W/serve.err" &
 spid=$!
 up=
 for _ in $(seq 100); do
@@ -238,7 +241,7 @@ kill -TERM "$spid"
 wait "$spid"
 check "SIGTERM stops attrib serve (exit 0)" test $? -eq 0
 spid=
-"$A" serve --config "$W/attrib.conf" --foreground 2>>"$W/serve.err" &
+"${ATTRIBD:-$(dirname "$A")/attribd}" --config "$W/attrib.conf" --foreground 2>>"$W/serve.err" &
 spid=$!
 sleep 12	# one reconciliation and one pass of the comment queue
 check "after a restart: still one summary on job A" \

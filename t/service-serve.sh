@@ -11,6 +11,7 @@
 set -u
 
 A=${ATTRIB:-./attrib}
+AD=${ATTRIBD:-$(dirname "$A")/attribd}
 SRC=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 EX=$SRC/examples/xid149-nvlink
 export PATH=$PATH:/usr/sbin:/sbin
@@ -55,6 +56,8 @@ cat >"$T/attrib.conf" <<EOF
 SpoolDir = $T/spool
 StateDir = $T/state
 RulesDir = $SRC/rules
+# the output files are on this host: the service reads them itself
+ReadJobOutput = yes
 Listen = 127.0.0.1:$port
 BundleDeadline = 30
 ReconcileInterval = 0
@@ -95,10 +98,10 @@ make_record() { # JOB STATE > file (the example job, output read as root)
 # ---- bad configuration and catalog ----
 printf 'Listen = nowhere\n' >"$T/bad.conf"
 "$A" serve --config "$T/bad.conf" --foreground >/dev/null 2>"$T/err"
-check "bad attrib.conf: exit 1 naming the line" sh -c "[ $? -eq 1 ] && grep -q 'bad.conf:1:' '$T/err'"
+check "bad attrib.conf, through attrib serve (it runs attribd): exit 1 naming the line" sh -c "[ $? -eq 1 ] && grep -q 'bad.conf:1:' '$T/err'"
 mkdir -p "$T/badrules" && printf 'codes: [\n' >"$T/badrules/x.yaml"
 sed "s|^RulesDir = .*|RulesDir = $T/badrules|" "$T/attrib.conf" >"$T/badrules.conf"
-"$A" serve --config "$T/badrules.conf" --foreground >/dev/null 2>&1
+"$AD" --config "$T/badrules.conf" --foreground >/dev/null 2>&1
 check "invalid rule catalog: exit 3" test $? -eq 3
 
 # ---- start ----
@@ -200,11 +203,11 @@ check "and nothing attributed in this run" grep -qx 'attrib_jobs_attributed_tota
 check "SIGTERM stops it again" stop
 
 # ---- in the background ----
-"$A" serve --config "$T/attrib.conf" 2>"$T/bg.err"
-check "attrib serve (background) exits 0 once it is ready" test $? -eq 0
+"$AD" --config "$T/attrib.conf" 2>"$T/bg.err"
+check "attribd (background) exits 0 once it is ready" test $? -eq 0
 bgpid=
 for p in /proc/[0-9]*; do
-	if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "serve --config $T/attrib.conf"; then
+	if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "attribd --config $T/attrib.conf"; then
 		bgpid=${p#/proc/}
 	fi
 done 2>/dev/null

@@ -61,6 +61,8 @@ cat >"$T/attrib.conf" <<EOF
 SpoolDir = $T/spool
 StateDir = $T/state
 RulesDir = $SRC/rules
+# the output files are on this host: the service reads them itself
+ReadJobOutput = yes
 Listen = 127.0.0.1:$port
 BundleDeadline = 30
 ReconcileInterval = 0

@@ -595,6 +595,9 @@ static void svc_setup(struct svc *v, long deadline)
 	ck_assert_int_ge(asprintf(&v->conf.spool_dir, "%s/spool", v->dir), 0);
 	ck_assert_int_ge(asprintf(&v->conf.state_dir, "%s/state", v->dir), 0);
 	v->conf.bundle_deadline = deadline;
+	/* the jobs' output is read here, on the service host (no collector) */
+	free(v->conf.read_job_output);
+	v->conf.read_job_output = strdup("yes");
 	mkdir_p(v->dir, "spool/jobs");
 	ck_assert_int_eq(spool_prepare(v->conf.state_dir, err, sizeof(err)), 0);
 	snprintf(p, sizeof(p), "%s/attrib.db", v->conf.state_dir);
@@ -807,7 +810,7 @@ START_TEST(record_attributed_once)
 	struct json_object *drains = json_object_new_array();
 	ck_assert_int_eq(store_each_drain(v.s, "77", drain_line, drains), 0);
 	ck_assert_str_eq(json_object_to_json_string_ext(drains, JSON_C_TO_STRING_PLAIN),
-			 "[\"a refused attrib serve (policy off): class hw is not in DrainClasses\"]");
+			 "[\"a refused attribd (policy off): class hw is not in DrainClasses\"]");
 
 	/* killed after the store, before the record was removed: the record
 	 * comes again, and nothing is attributed twice */

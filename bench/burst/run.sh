@@ -1,6 +1,6 @@
 #!/bin/bash
 # The end of a large job (bench/README.md, section 5): NODES nodes' bundles
-# sent to `attrib serve` within SPREAD seconds, each from its own loopback
+# sent to `attribd` within SPREAD seconds, each from its own loopback
 # address with a MUNGE credential made there, then the diagnosis.
 #
 #   bench/burst/run.sh [NODES [LINES [SPREAD]]]      default 2048 1000 2.0
@@ -84,7 +84,7 @@ NodeAddresses = $addrs
 ${CONF_EXTRA:-}
 EOF
 URL=http://127.0.0.1:$port
-"$A" serve --config "$T/attrib.conf" --foreground 2>>"$T/serve.err" &
+"${ATTRIBD:-$(dirname "$A")/attribd}" --config "$T/attrib.conf" --foreground 2>>"$T/serve.err" &
 spid=$!
 up=
 for _ in $(seq 100); do
@@ -92,7 +92,7 @@ for _ in $(seq 100); do
 	kill -0 "$spid" 2>/dev/null || break
 	sleep 0.1
 done
-[ -n "$up" ] || { cat "$T/serve.err"; echo "FAIL: attrib serve did not start"; exit 1; }
+[ -n "$up" ] || { cat "$T/serve.err"; echo "FAIL: attribd did not start"; exit 1; }
 
 echo "== burst: $NODES bundles within $SPREAD s (service pid $spid, load $(cut -d' ' -f1-3 /proc/loadavg))"
 python3 "$SRC/bench/burst/burst.py" --case "$T/case" --state "${STATE:-$T/state}" --spool "$T/spool" \

@@ -3,7 +3,7 @@
 # (t/cluster): from a failing job's end to attrib's summary showing in its
 # AdminComment in sacct.  The set-up is t/live-pipeline.sh's (Slurm 22.05 with
 # jobcomp/attrib, spank attrib, the Epilog attrib-collect on every node,
-# `attrib serve` writing AdminComment), the jobs are its stories
+# `attribd` writing AdminComment), the jobs are its stories
 # (t/live/rank.sh), all multi-node and all failing:
 #
 #   userexc   -N3 -n6, rank 3 raises KeyError          -> attrib: UserCode
@@ -105,7 +105,7 @@ CommentField = AdminComment
 SlurmctldLog = $ATTRIB_CLUSTER_LOGDIR/slurmctld.log
 EOF
 for n in $NODES; do node_conf "$n" "$URL"; done
-service_up "attrib serve starts on $URL"
+service_up "attribd starts on $URL"
 start_watcher
 
 # ---- the jobs ----

@@ -3,7 +3,7 @@
 # bench/live/latency.sh): Slurm with jobcomp/attrib (slurmctld), spank attrib
 # (every slurmstepd), an Epilog running epilog/attrib-collect with the node's
 # own attrib.conf (every slurmd; each node's spank spool bind-mounted in its
-# slurmd's mount namespace) and `attrib serve --foreground`; with the helpers
+# slurmd's mount namespace) and `attribd --foreground`; with the helpers
 # to submit jobs and wait for their diagnoses and AdminComments.
 #
 # The caller sets A (the attrib program, an absolute path) and SRC (the
@@ -12,7 +12,7 @@
 # any function after it).  W, the caller's temporary directory, holds:
 #   W/out                the jobs' output files
 #   W/spool              JobCompLoc = SpoolDir (jobs/ made by jobcomp/attrib)
-#   W/state              StateDir of attrib serve
+#   W/state              StateDir of attribd
 #   W/nodes/NODE/        kmsg (the node's fake kernel ring: /dev/kmsg records,
 #                        which its collector reads as ATTRIB_COLLECT_KMSG), attrib.conf,
 #                        collect.log (the collector's LogFile), epilog.out
@@ -76,8 +76,8 @@ pipeline_workdir() {
 	trap 'exit 1' INT TERM
 }
 wpid='' cleaned=''
-cleanup_more() { :; }	# the test's own, after attrib serve stops, before the cluster does
-# cleanup: stops everything the test started (the watcher, attrib serve,
+cleanup_more() { :; }	# the test's own, after attribd stops, before the cluster does
+# cleanup: stops everything the test started (the watcher, attribd,
 # cleanup_more, the cluster); on failure prints the logs; removes W unless
 # ATTRIB_LIVE_KEEP=1.  Once, and never from a subshell.
 cleanup() {
@@ -181,7 +181,7 @@ bind_spool() { # node
 	[ "$(nsenter -t "$pid" -m stat -c %i "$W/nodespool/here")" = "$(stat -c %i "$W/nodespool/$n")" ]
 }
 
-# ---- attrib serve and the collectors' configuration ---------------------------------
+# ---- attribd and the collectors' configuration ---------------------------------
 pick_port() { # first last: port = the first nothing listens on at the cluster's address; URL
 	local p
 	port=
@@ -223,12 +223,12 @@ CollectTimeout = 3
 LogFile = $W/nodes/$1/collect.log
 CONF
 }
-start_service() { # [config]: attrib serve in the background (spid); 0 once it answers on URL
-	"$A" serve --config "${1:-$W/attrib.conf}" --foreground 2>>"$W/serve.err" &
+start_service() { # [config]: attribd in the background (spid); 0 once it answers on URL
+	"${ATTRIBD:-$(dirname "$A")/attribd}" --config "${1:-$W/attrib.conf}" --foreground 2>>"$W/serve.err" &
 	spid=$!
 	wait_for 20 curl -sf "$URL/v1/health" -o /dev/null
 }
-stop_service() { # exit status of attrib serve (SIGTERM)
+stop_service() { # exit status of attribd (SIGTERM)
 	[ -n "$spid" ] || return 0
 	kill -TERM "$spid"
 	wait "$spid"
@@ -238,7 +238,7 @@ stop_service() { # exit status of attrib serve (SIGTERM)
 }
 service_up() { # ok-text: start_service, else a failed check with its stderr and finish
 	if ! start_service; then
-		bad "attrib serve starts on $URL"
+		bad "attribd starts on $URL"
 		sed 's/^/#   /' "$W/serve.err" | tail -20
 		finish
 	fi

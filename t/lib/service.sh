@@ -1,5 +1,5 @@
-# `attrib serve` run by a test without a cluster (sourced by t/service-*.sh).
-# Uses the caller's A (the attrib program), T (its temporary directory, with
+# attribd run by a test without a cluster (sourced by t/service-*.sh).
+# Uses $ATTRIBD (default: attribd beside the caller's A, the attrib program), T (its temporary directory, with
 # T/attrib.conf) and URL; sets spid, which the caller's cleanup kills.
 
 # free_port FIRST: the first of FIRST..FIRST+50 nothing listens on (127.0.0.1)
@@ -9,9 +9,9 @@ free_port() {
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
 	done
 }
-# start: attrib serve in the background; 0 once /v1/health answers (10 s)
+# start: attribd in the background; 0 once /v1/health answers (10 s)
 start() {
-	"$A" serve --config "$T/attrib.conf" --foreground 2>>"$T/serve.err" &
+	"${ATTRIBD:-$(dirname "$A")/attribd}" --config "$T/attrib.conf" --foreground 2>>"$T/serve.err" &
 	spid=$!
 	for _ in $(seq 100); do
 		curl -sf "$URL/v1/health" >/dev/null 2>&1 && return 0

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "service.h"
+#include "slurmapi.h"
 
 struct node_state_map {
 	node_info_msg_t *msg;

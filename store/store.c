@@ -5,42 +5,64 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "service.h"
+#include "store.h"
 
 struct store {
 	sqlite3 *db;
 };
 
-static const char *const schema =
-	"CREATE TABLE IF NOT EXISTS results("
+/* A result's end_time (RFC 3339) as Unix time, NULL when it has none; the
+ * JSON is what a store holds, so it may not be JSON at all. */
+#define ENDED_OF(json) "(CASE WHEN json_valid(" json ") THEN CAST(strftime('%s'," \
+	" json_extract(" json ", '$.end_time')) AS INTEGER) END)"
+
+/* The schema's history.  Step N brings a store from version N-1 to N
+ * (PRAGMA user_version); a released step is never edited, since stores of
+ * its version exist: a change is a new step at the end, and
+ * t/store-migrate.c gets a fixture of the version before it.  Every step
+ * due runs in one transaction with the new user_version, so a store is at
+ * one version or the next, never between (a failed step leaves it as it
+ * was). */
+static const char *const migrations[] = {
+	/* 1 (0.1.0): one result per job attempt, the accounting comments' queue */
+	"CREATE TABLE results("
 	" job_id TEXT NOT NULL, attempt INTEGER NOT NULL, cluster TEXT, user TEXT,"
 	" state TEXT, sub_domain TEXT, culprits TEXT, root_code TEXT,"
 	" created INTEGER NOT NULL, result_json TEXT NOT NULL,"
 	" PRIMARY KEY(job_id, attempt));"
-	"CREATE INDEX IF NOT EXISTS results_created ON results(created);"
-	"CREATE TABLE IF NOT EXISTS comment_queue("
+	"CREATE INDEX results_created ON results(created);"
+	"CREATE TABLE comment_queue("
 	" job_id TEXT NOT NULL, attempt INTEGER NOT NULL, text TEXT NOT NULL,"
 	" tries INTEGER NOT NULL DEFAULT 0, next_try INTEGER NOT NULL,"
 	" done INTEGER NOT NULL DEFAULT 0,"
 	" PRIMARY KEY(job_id, attempt));"
-	"CREATE INDEX IF NOT EXISTS comment_queue_due ON comment_queue(done, next_try);"
-	/* v2: every drain done, refused or shown, and who decided it */
-	"CREATE TABLE IF NOT EXISTS drains("
+	"CREATE INDEX comment_queue_due ON comment_queue(done, next_try);",
+	/* 2: every drain done, refused or shown, and who decided it */
+	"CREATE TABLE drains("
 	" job_id TEXT NOT NULL, attempt INTEGER NOT NULL, node TEXT NOT NULL,"
 	" reason TEXT NOT NULL, decision TEXT NOT NULL, decided_by TEXT NOT NULL,"
 	" created INTEGER NOT NULL);"
-	"CREATE INDEX IF NOT EXISTS drains_created ON drains(created);"
-	/* v3: the webhook's deliveries, one per result, kept once delivered */
-	"CREATE TABLE IF NOT EXISTS webhook_queue("
+	"CREATE INDEX drains_created ON drains(created);",
+	/* 3: the webhook's deliveries, one per result, kept once delivered */
+	"CREATE TABLE webhook_queue("
 	" job_id TEXT NOT NULL, attempt INTEGER NOT NULL,"
 	" tries INTEGER NOT NULL DEFAULT 0, next_try INTEGER NOT NULL,"
 	" done INTEGER NOT NULL DEFAULT 0, delivered INTEGER, last_error TEXT,"
 	" PRIMARY KEY(job_id, attempt));"
-	"CREATE INDEX IF NOT EXISTS webhook_queue_due ON webhook_queue(done, next_try);";
+	"CREATE INDEX webhook_queue_due ON webhook_queue(done, next_try);",
+	/* 4: the job's end (Unix time) as a column: attrib nodes took it from
+	 * the JSON of every result in its window, each time; the results
+	 * stored before are given theirs */
+	"ALTER TABLE results ADD COLUMN ended INTEGER;"
+	"UPDATE results SET ended = " ENDED_OF("result_json") ";",
+};
+_Static_assert(sizeof(migrations) / sizeof(*migrations) == STORE_SCHEMA_VERSION,
+	       "STORE_SCHEMA_VERSION is the number of migrations");
 
 static int fail(store *s, char *err, size_t errlen, const char *what)
 {
@@ -48,18 +70,99 @@ static int fail(store *s, char *err, size_t errlen, const char *what)
 	return -1;
 }
 
-store *store_open(const char *path, bool readonly, char *err, size_t errlen)
+static int user_version(store *s)
 {
-	store *s = calloc(1, sizeof(*s));
-	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	sqlite3_stmt *st;
 	int version = -1;
+
+	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			version = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	return version;
+}
+
+/* The steps from version to the newest, in the transaction open at the
+ * caller's BEGIN IMMEDIATE (which commits or rolls back). */
+static int migrate(store *s, int version, char *err, size_t errlen)
+{
+	char pragma[64];
+
+	for (int v = version; v < STORE_SCHEMA_VERSION; v++)
+		if (sqlite3_exec(s->db, migrations[v], NULL, NULL, NULL) != SQLITE_OK) {
+			snprintf(err, errlen, "upgrading the schema from version %d to %d: %s", v, v + 1,
+				 sqlite3_errmsg(s->db));
+			return -1;
+		}
+	snprintf(pragma, sizeof(pragma), "PRAGMA user_version=%d", STORE_SCHEMA_VERSION);
+	if (sqlite3_exec(s->db, pragma, NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(s->db));
+		return -1;
+	}
+	return 0;
+}
+
+static store *open_rw(const char *path, char *err, size_t errlen);
+
+store *store_open(const char *path, bool readonly, char *err, size_t errlen)
+{
+	store *s;
+	int version;
+
+	if (!readonly)
+		return open_rw(path, err, errlen);
+	if (access(path, F_OK) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (!(s = calloc(1, sizeof(*s)))) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		fail(s, err, errlen, path);
+		store_close(s);
+		return NULL;
+	}
+	sqlite3_busy_timeout(s->db, 10000);
+	version = user_version(s);
+	if (version == STORE_SCHEMA_VERSION)
+		return s;
+	store_close(s);
+	if (version > STORE_SCHEMA_VERSION) {
+		snprintf(err, errlen, "%s: schema version %d is newer than this attrib's (%d)", path,
+			 version, STORE_SCHEMA_VERSION);
+		return NULL;
+	}
+	if (version < 1) {
+		snprintf(err, errlen, "%s: no attrib store (schema version %d)", path, version);
+		return NULL;
+	}
+	/* an older release's store: upgraded first (the readers' queries are
+	 * the newest schema's), as attribd does when it starts */
+	char why[400];
+	if (!(s = open_rw(path, why, sizeof(why)))) {
+		snprintf(err, errlen, "%s: schema version %d, older than this attrib's (%d), and not "
+			 "upgraded here (attribd upgrades it when it starts): %s", path, version,
+			 STORE_SCHEMA_VERSION, why);
+		return NULL;
+	}
+	store_close(s);
+	return store_open(path, true, err, errlen);
+}
+
+static store *open_rw(const char *path, char *err, size_t errlen)
+{
+	store *s = calloc(1, sizeof(*s));
+	int version;
 
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	if (!readonly && access(path, F_OK) < 0) {
+	if (access(path, F_OK) < 0) {
 		/* created 0600 before SQLite opens it (its -wal and -shm files
 		 * take the database's mode).  Only when it does not exist: closing
 		 * any descriptor of the database drops every POSIX lock this
@@ -78,57 +181,34 @@ store *store_open(const char *path, bool readonly, char *err, size_t errlen)
 			fchmod(fd, 0600);
 			close(fd);
 		}
-	} else if (readonly && access(path, F_OK) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		free(s);
-		return NULL;
 	}
-	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		fail(s, err, errlen, path);
 		store_close(s);
 		return NULL;
 	}
 	sqlite3_busy_timeout(s->db, 10000);
-	if (!readonly) {
-		if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", NULL,
-				 NULL, NULL) != SQLITE_OK ||
-		    sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-			fail(s, err, errlen, path);
-			store_close(s);
-			return NULL;
-		}
+	if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", NULL, NULL,
+			 NULL) != SQLITE_OK ||
+	    sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		fail(s, err, errlen, path);
+		store_close(s);
+		return NULL;
 	}
-	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			version = sqlite3_column_int(st, 0);
-		sqlite3_finalize(st);
-	}
+	version = user_version(s);
 	if (version > STORE_SCHEMA_VERSION) {
 		snprintf(err, errlen, "%s: schema version %d is newer than this attrib's (%d)", path,
 			 version, STORE_SCHEMA_VERSION);
 		store_close(s);
 		return NULL;
 	}
-	if (readonly) {
-		/* v2 has every table the readers use; the service upgrades it */
-		if (version < 2) {
-			snprintf(err, errlen, "%s: no attrib store (schema version %d)", path, version);
-			store_close(s);
-			return NULL;
-		}
-		return s;
-	}
-	if (version < STORE_SCHEMA_VERSION) {
-		char pragma[64];
-
-		snprintf(pragma, sizeof(pragma), "PRAGMA user_version=%d", STORE_SCHEMA_VERSION);
-		if (sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK ||
-		    sqlite3_exec(s->db, pragma, NULL, NULL, NULL) != SQLITE_OK) {
+	if (version < 0 || (version < STORE_SCHEMA_VERSION && migrate(s, version, err, errlen) < 0)) {
+		if (version < 0)
 			fail(s, err, errlen, path);
-			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-			store_close(s);
-			return NULL;
-		}
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		store_close(s);
+		return NULL;
 	}
 	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		fail(s, err, errlen, path);
@@ -203,8 +283,8 @@ int store_put(store *s, const struct store_row *r, const char *comment, long lon
 		return -1;
 	if (sqlite3_prepare_v2(s->db,
 			       "INSERT OR IGNORE INTO results(job_id, attempt, cluster, user, state,"
-			       " sub_domain, culprits, root_code, created, result_json)"
-			       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
+			       " sub_domain, culprits, root_code, created, result_json, ended)"
+			       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10," ENDED_OF("?10") ")",
 			       -1, &st, NULL) != SQLITE_OK)
 		goto out;
 	bind_row(st, r, 10);
@@ -243,7 +323,8 @@ int store_revise(store *s, const struct store_row *r, const char *comment, long 
 {
 	static const char *const sql[] = {
 		"UPDATE results SET cluster=?3, user=?4, state=?5, sub_domain=?6, culprits=?7,"
-		" root_code=?8, result_json=?9 WHERE job_id=?1 AND attempt=?2",
+		" root_code=?8, result_json=?9, ended=" ENDED_OF("?9")
+		" WHERE job_id=?1 AND attempt=?2",
 		/* the summary is written again (it replaces the earlier one) */
 		"INSERT OR REPLACE INTO comment_queue(job_id, attempt, text, tries, next_try, done)"
 		" SELECT ?1, ?2, ?3, 0, ?4, 0 WHERE ?3 IS NOT NULL",
@@ -488,8 +569,6 @@ int store_add_drain(store *s, const char *job_id, long attempt, const char *node
 	sqlite3_bind_int64(st, 7, now);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 	sqlite3_finalize(st);
-	if (rc == 0)
-		metrics_note_drain(decision);
 	return rc;
 }
 
@@ -613,13 +692,12 @@ int store_node_faults(store *s, long long since,
 
 	/* One pass over the window's results with SQLite's JSON functions: a
 	 * row per (node, cause) for culprits, per node for affected.  The
-	 * time a node was last seen is its job's end (stored by the service
-	 * as end_time), or when the result was stored for results without. */
+	 * time a node was last seen is its job's end (column ended), or when
+	 * the result was stored for results without. */
 	if (sqlite3_prepare_v2(s->db,
 			       "WITH r AS (SELECT rowid AS id, result_json AS j,"
 			       "  coalesce(root_code, sub_domain, '?') AS cause,"
-			       "  coalesce(CAST(strftime('%s', json_extract(result_json, '$.end_time'))"
-			       "   AS INTEGER), created) AS t"
+			       "  coalesce(ended, created) AS t"
 			       "  FROM results WHERE created >= ?1 AND json_valid(result_json))"
 			       " SELECT n.value, 1, r.cause, count(DISTINCT r.id), max(r.t)"
 			       "  FROM r, json_each(r.j, '$.culprit_nodes') n WHERE n.type = 'text'"

@@ -1,0 +1,47 @@
+/* What the attrib command's files share: the exit statuses, what a
+ * command is given (struct ctx, made by cli/attrib.c's set-up from the
+ * command's row of its table) and the commands of each file. */
+#ifndef ATTRIB_COMMAND_H
+#define ATTRIB_COMMAND_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "service.h"
+
+enum { EXIT_USAGE = 1, EXIT_CASE = 2, EXIT_RULES = 3, EXIT_STORE = 4 };
+
+
+/* What a command is given: every command's options parse into one place. */
+struct ctx {
+	const char *config;
+	bool json, drains, dry_run;
+	long attempt;			/* -1: the latest */
+	struct store_filter f;		/* since, sub_domain, node, user, limit */
+	char *force[DRAIN_MAX_NODES];
+	int nforce;
+	char **args;			/* the positional arguments */
+	int nargs;
+	/* what the set-up made of them */
+	attrib_catalog *cat;
+	struct attrib_config conf;
+	store *s;
+};
+
+/* "7d", "12h", "30m", "90s", "3600" (seconds) or "YYYY-MM-DD" -> a time;
+ * a limit of 1..1,000,000 (said on stderr when not).  0 or -1. */
+int parse_since(const char *v, long long *since);
+int parse_limit(const char *v, int *limit);
+
+/* stored.c: what attribd stored */
+void usage_show(FILE *out);
+int cmd_show(struct ctx *x);
+void usage_list(FILE *out);
+int cmd_list(struct ctx *x);
+/* drain.c */
+void usage_drain(FILE *out);
+int cmd_drain(struct ctx *x);
+/* nodes.c: the fleet view */
+void usage_nodes(FILE *out);
+int cmd_nodes(struct ctx *x);
+
+#endif

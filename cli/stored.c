@@ -1,0 +1,269 @@
+/* attrib show and attrib list: the diagnoses attribd stored, and the drain
+ * decisions made for them, printed as attrib analyze prints a result or
+ * a line each.  Every string comes from a file (the store) and is cleaned
+ * before it reaches the terminal. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "command.h"
+#include "render.h"
+#include "text.h"
+
+void usage_show(FILE *out)
+{
+	fputs("Usage: attrib show JOBID [--attempt N] [--json] [--drains] [--config FILE]\n"
+	      "\n"
+	      "Prints the stored diagnosis of a job (its latest attempt unless --attempt)\n"
+	      "as `attrib analyze` does, then the drain decisions made for the job (by\n"
+	      "attribd's policy or attrib drain); --json prints the stored result\n"
+	      "object.  --drains prints only the drain decisions, one a line:\n"
+	      "TIME ATTEMPT NODE DECISION BY: REASON (--json: a JSON array).\n"
+	      "Exit status: 0 printed; 4 no stored result, or the store cannot be read.\n", out);
+}
+
+void usage_list(FILE *out)
+{
+	fputs("Usage: attrib list [--since AGE|DATE] [--sub-domain X] [--node N] [--user U]\n"
+	      "                   [--limit N] [--json] [--config FILE]\n"
+	      "\n"
+	      "Lists the stored diagnoses, newest first, a line each within 80 columns:\n"
+	      "when (MM-DD HH:MM UTC), JOBID[/ATTEMPT] (attempts after a requeue), user,\n"
+	      "sub-domain, culprit nodes (the first, +N more) and root cause code.\n"
+	      "--json gives every field, the job's end state and all culprits too.\n"
+	      "\n"
+	      "  --since AGE|DATE  diagnosed in the last AGE (Ns, Nm, Nh, Nd; default 7d)\n"
+	      "                    or since DATE (YYYY-MM-DD, UTC)\n"
+	      "  --sub-domain X    only this sub-domain (InfraHW, UserCode, ...)\n"
+	      "  --node N          only diagnoses that blame node N\n"
+	      "  --user U          only jobs of user U\n"
+	      "  --limit N         at most N (the newest)\n"
+	      "  --json            one JSON array\n"
+	      "Exit status: 0 listed (maybe nothing); 4 the store cannot be read.\n", out);
+}
+
+struct list_out {
+	bool json;
+	struct json_object *arr;
+};
+
+/* s cleaned (common/text.h) and cut to at most max bytes at a character
+ * boundary, for a column; NULL for NULL.  The caller frees. */
+static char *column(const char *s, size_t max)
+{
+	char *c = text_clean_str(s, SIZE_MAX / 4);
+	size_t n = c ? strlen(c) : 0;
+
+	if (n > max) {
+		while (max > 0 && ((unsigned char)c[max] & 0xc0) == 0x80)
+			max--;
+		c[max] = 0;
+	}
+	return c;
+}
+
+static int list_row_clean(const struct store_row *r, void *arg);
+
+/* A row as the store holds it: its text columns come from job records and
+ * results, so they are cleaned before anything prints them. */
+static int list_row(const struct store_row *r, void *arg)
+{
+	struct list_out *lo = arg;
+	struct store_row c = *r;
+	char *f[6];
+	int rc;
+
+	/* (text: USER is 8 bytes wide, cut at a character's start) */
+	c.cluster = f[0] = column(r->cluster, NAME_MAX_LEN);
+	c.user = f[1] = column(r->user, lo->json ? NAME_MAX_LEN : 8);
+	c.state = f[2] = column(r->state, NAME_MAX_LEN);
+	c.sub_domain = f[3] = column(r->sub_domain, NAME_MAX_LEN);
+	c.culprits = f[4] = column(r->culprits, SVC_TEXT_MAX);
+	c.root_code = f[5] = column(r->root_code, NAME_MAX_LEN);
+	rc = list_row_clean(&c, arg);
+	for (int i = 0; i < 6; i++)
+		free(f[i]);
+	return rc;
+}
+
+static int list_row_clean(const struct store_row *r, void *arg)
+{
+	struct list_out *lo = arg;
+	char when[40];
+
+	time_format_sec((time_t)r->created, when, sizeof(when));
+	if (lo->json) {
+		struct json_object *o = json_object_new_object(), *cul = json_object_new_array();
+		char *copy = r->culprits ? strdup(r->culprits) : NULL, *save = NULL;
+
+		for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save))
+			json_object_array_add(cul, json_object_new_string(t));
+		free(copy);
+		json_object_object_add(o, "job_id", json_object_new_string(r->job_id));
+		json_object_object_add(o, "attempt", json_object_new_int64(r->attempt));
+		json_object_object_add(o, "cluster", r->cluster ? json_object_new_string(r->cluster) : NULL);
+		json_object_object_add(o, "user", r->user ? json_object_new_string(r->user) : NULL);
+		json_object_object_add(o, "state", r->state ? json_object_new_string(r->state) : NULL);
+		json_object_object_add(o, "sub_domain",
+				       r->sub_domain ? json_object_new_string(r->sub_domain) : NULL);
+		json_object_object_add(o, "culprit_nodes", cul);
+		json_object_object_add(o, "root_code",
+				       r->root_code ? json_object_new_string(r->root_code) : NULL);
+		json_object_object_add(o, "created", json_object_new_string(when));
+		json_object_array_add(lo->arr, o);
+		return 0;
+	}
+	/* one line within 80 columns: the state is in sacct (and --json), the
+	 * culprits beyond the first are counted */
+	char job[32], culprits[32], day[16];
+	const char *comma = r->culprits ? strchr(r->culprits, ',') : NULL;
+	int more = 0;
+
+	for (const char *c = comma; c; c = strchr(c + 1, ','))
+		more++;
+	if (r->attempt > 0)
+		snprintf(job, sizeof(job), "%s/%ld", r->job_id, r->attempt);
+	else
+		snprintf(job, sizeof(job), "%s", r->job_id);
+	if (!r->culprits || !*r->culprits)
+		snprintf(culprits, sizeof(culprits), "-");
+	else if (more)
+		snprintf(culprits, sizeof(culprits), "%.*s+%d", (int)(comma - r->culprits), r->culprits,
+			 more);
+	else
+		snprintf(culprits, sizeof(culprits), "%s", r->culprits);
+	/* (a long node name cut inside a character: U+FFFD, never a cut byte) */
+	char *cul = column(culprits, sizeof(culprits) - 1);
+	/* "YYYY-MM-DDTHH:MM:SSZ" -> "MM-DD HH:MM" */
+	snprintf(day, sizeof(day), "%.5s %.5s", when + 5, when + 11);
+	printf("%-11s  %-9s %-8s %-14s %-14s %s\n", day, job, r->user ? r->user : "-",
+	       r->sub_domain ? r->sub_domain : "-", cul, r->root_code ? r->root_code : "-");
+	free(cul);
+	return 0;
+}
+
+static int drain_to_json(const struct drain_row *d, void *arg)
+{
+	struct json_object *o = json_object_new_object();
+	char when[32];
+
+	time_format_sec((time_t)d->created, when, sizeof(when));
+	json_object_object_add(o, "time", json_object_new_string(when));
+	json_object_object_add(o, "attempt", json_object_new_int64(d->attempt));
+	json_object_object_add(o, "node", json_object_new_string(d->node ? d->node : ""));
+	json_object_object_add(o, "decision", json_object_new_string(d->decision ? d->decision : ""));
+	json_object_object_add(o, "by", json_object_new_string(d->by ? d->by : ""));
+	json_object_object_add(o, "reason", json_object_new_string(d->reason ? d->reason : ""));
+	json_object_array_add(arg, o);
+	return 0;
+}
+
+/* One line per decision; the texts were sanitised when stored (drain
+ * reasons) or written by attrib itself, but a store is a file: the
+ * terminal gets printable ASCII only. */
+static void print_drains(struct json_object *drains, bool json)
+{
+	if (json) {
+		printf("%s\n", json_object_to_json_string_ext(drains, JSON_C_TO_STRING_PRETTY |
+									 JSON_C_TO_STRING_NOSLASHESCAPE));
+		return;
+	}
+	for (size_t i = 0; i < json_object_array_length(drains); i++) {
+		struct json_object *o = json_object_array_get_idx(drains, i);
+		char line[1024];
+
+		snprintf(line, sizeof(line), "%s %s %s %s %s: %s", json_str(o, "time"),
+			 json_str(o, "attempt"), json_str(o, "node"), json_str(o, "decision"),
+			 json_str(o, "by"), json_str(o, "reason"));
+		for (char *p = line; *p; p++)
+			if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+				*p = '?';
+		printf("  %s\n", line);
+	}
+}
+
+int cmd_show(struct ctx *x)
+{
+	store *s = x->s;
+	const char *job = x->args[0];
+	bool json = x->json, drains_only = x->drains;
+	long attempt = x->attempt, got = 0;
+	char *text;
+
+	text = store_get(s, job, attempt, &got);
+	struct json_object *drains = json_object_new_array();
+	if (store_each_drain(s, job, drain_to_json, drains) < 0)
+		fprintf(stderr, "attrib: cannot read the drain decisions of job %s\n", job);
+	/* (who drained comes from $SUDO_USER or $USER of attrib drain) */
+	svc_json_clean(drains);
+	if (drains_only && !text && !json_object_array_length(drains)) {
+		fprintf(stderr, "attrib: no stored result for job %s\n", job);
+		json_object_put(drains);
+		return EXIT_STORE;
+	}
+	if (drains_only) {
+		free(text);
+		print_drains(drains, json);
+		json_object_put(drains);
+		return 0;
+	}
+	if (!text) {
+		json_object_put(drains);
+		if (attempt >= 0)
+			fprintf(stderr, "attrib: no stored result for job %s attempt %ld\n", job,
+				attempt);
+		else
+			fprintf(stderr, "attrib: no stored result for job %s\n", job);
+		return EXIT_STORE;
+	}
+	char err[256];
+	struct json_object *r = json_parse_bounded(text, strlen(text), JSON_MAX_DEPTH, err, sizeof(err));
+	free(text);
+	if (!r) {
+		fprintf(stderr, "attrib: the stored result of job %s is damaged: %s\n", job, err);
+		json_object_put(drains);
+		return EXIT_STORE;
+	}
+	/* results stored by an older service, or a store written by anything
+	 * else, may hold strings that would break the terminal or the JSON */
+	svc_json_clean(r);
+	if (json) {
+		printf("%s\n", json_object_to_json_string_ext(r, JSON_C_TO_STRING_PRETTY |
+								    JSON_C_TO_STRING_NOSLASHESCAPE));
+	} else {
+		render_text(stdout, r);
+		if (json_object_array_length(drains)) {
+			printf("\nDrain decisions:\n");
+			print_drains(drains, false);
+		}
+	}
+	json_object_put(drains);
+	json_object_put(r);
+	return 0;
+}
+
+int cmd_list(struct ctx *x)
+{
+	struct list_out lo = { .json = x->json };
+	store *s = x->s;
+	struct store_filter f = x->f;
+	int n;
+
+	if (lo.json)
+		lo.arr = json_object_new_array();
+	else
+		printf("%-11s  %-9s %-8s %-14s %-14s %s\n", "DIAGNOSED", "JOBID", "USER", "SUB_DOMAIN",
+		       "CULPRITS", "ROOT_CAUSE");
+	n = store_list(s, &f, list_row, &lo);
+	if (n < 0) {
+		fprintf(stderr, "attrib: cannot read the store\n");
+		json_object_put(lo.arr);
+		return EXIT_STORE;
+	}
+	if (lo.json) {
+		printf("%s\n", json_object_to_json_string_ext(lo.arr, JSON_C_TO_STRING_PRETTY |
+									  JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(lo.arr);
+	}
+	return 0;
+}
+

@@ -1,0 +1,79 @@
+/* What attrib asks of slurmctld: drain a node, a node's state and its
+ * partitions (drain.c), every node's state (nodestate.c).  The only code
+ * that links libslurm(full) on behalf of both programs: attribd links it
+ * (slurmapi/libslurmapi.la); attrib loads it with dlopen as the module
+ * attrib_slurm.so (module.c, cli/slurm.c) only when a command needs
+ * Slurm, so `attrib analyze` runs where no Slurm is installed. */
+#ifndef ATTRIB_SLURMAPI_H
+#define ATTRIB_SLURMAPI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- drain.c ------------------------------------------------------------- */
+
+/* slurm_update_node(DRAIN) with the reason. */
+int drain_node(const char *node, const char *reason, char *err, size_t errlen);
+
+/* What slurmctld says of a node, for the policy. */
+#define DRAIN_MAX_PARTITIONS 32
+struct drain_partition {
+	char name[64];
+	int nodes;			/* the partition's nodes */
+	int unavailable;		/* of which drained, draining, failing or down */
+};
+struct drain_node_state {
+	bool unavailable;		/* drained, draining, failing or down already */
+	char state[48];			/* "down", "drained", "failing" (joined) or "up" */
+	struct drain_partition part[DRAIN_MAX_PARTITIONS];	/* the node's partitions */
+	int npart;
+};
+/* Where the policy learns a node's state: drain_slurm_state, or the tests'. */
+typedef int (*drain_state_fn)(const char *node, struct drain_node_state *st, char *err,
+			      size_t errlen, void *arg);
+/* From slurmctld (slurm_load_node, slurm_load_partitions); arg unused.
+ * -1 with a reason when Slurm cannot tell. */
+int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, size_t errlen,
+		      void *arg);
+
+
+/* ---- nodestate.c: libslurm, and every node's current state ------------- */
+
+/* $SLURM_CONF, else /etc/slurm/slurm.conf. */
+const char *slurm_conf_file(void);
+/* slurm_init once for the process (thread-safe), and only when slurm.conf
+ * is there: libslurm exits the process when it cannot read it.  false
+ * with a reason when it is not there. */
+bool slurm_ready(char *err, size_t errlen);
+/* A node state as sinfo's long form names it ("IDLE", "DRAINED",
+ * "DRAINING", "DOWN*", "MIXED+MAINT"), from slurm.h's public bits only. */
+void node_state_name(uint32_t state, char *buf, size_t len);
+
+struct node_state_map;
+/* slurm_load_node of every node; NULL with a reason when there is no
+ * slurm.conf or slurmctld does not answer. */
+struct node_state_map *node_states_load(char *err, size_t errlen);
+/* The node's state ("IDLE", "DRAINED", "DOWN*", ...) and reason (NULL when
+ * none); false for a node slurmctld does not know. */
+bool node_state_of(const struct node_state_map *ns, const char *node, const char **state,
+		   const char **reason);
+void node_states_free(struct node_state_map *ns);
+struct node_info_msg;
+/* What slurm_load_node returned (the node table, nodetable.c). */
+const struct node_info_msg *node_states_msg(const struct node_state_map *ns);
+
+/* ---- module.c: what attrib_slurm.so gives the attrib command ------------ */
+
+#define SLURMAPI_MODULE_VERSION 1
+#define SLURMAPI_MODULE_SYMBOL "attrib_slurm_module"
+struct slurmapi_module {
+	int version;		/* SLURMAPI_MODULE_VERSION */
+	int (*drain_node)(const char *node, const char *reason, char *err, size_t errlen);
+	struct node_state_map *(*node_states_load)(char *err, size_t errlen);
+	bool (*node_state_of)(const struct node_state_map *ns, const char *node,
+			      const char **state, const char **reason);
+	void (*node_states_free)(struct node_state_map *ns);
+};
+
+#endif

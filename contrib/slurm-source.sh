@@ -119,8 +119,19 @@ if [ -z "$tree" ] || [ ! -f "$tree/configure" ]; then
     log "apt-get source $spec"
     # (Sandbox::User=root: the download dir need not be writable by _apt)
     (cd "$dest" && apt-get source -qq -o APT::Sandbox::User=root "$spec" >&2) ||
-        (cd "$dest" && apt-get source -qq -o APT::Sandbox::User=root "$srcpkg" >&2)
+        (cd "$dest" && apt-get source -qq -o APT::Sandbox::User=root "$srcpkg" >&2) || true
     tree=$(find "$dest" -mindepth 1 -maxdepth 1 -type d -name 'slurm-wlm-*' | head -n1)
+    # A mirror may hold the upstream tarball but not Debian's packaging
+    # (.dsc, .debian.tar.xz: seen with Debian 13's point release): the
+    # upstream source of the same version serves for the headers.
+    orig=$(find "$dest" -maxdepth 1 -name "${srcpkg}_*.orig.tar.*" | head -n1)
+    if [ -z "$tree" ] && [ -n "$orig" ]; then
+        up=${orig##*/${srcpkg}_}; up=${up%.orig.tar.*}
+        log "no Debian packaging on the mirror: unpacking the upstream $up"
+        mkdir -p "$dest/$srcpkg-$up"
+        tar -C "$dest/$srcpkg-$up" --strip-components=1 -xf "$orig"
+        tree=$dest/$srcpkg-$up
+    fi
 fi
 if [ -z "$tree" ] || [ ! -f "$tree/configure" ]; then log "error: no source tree in $dest"; exit 1; fi
 

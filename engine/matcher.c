@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,10 @@ struct matcher {
 	int nrules;
 	int *lines;		/* per rule: lines a match may span */
 	int maxlines;		/* the most of them */
+	unsigned long gen;	/* this matcher's number, never reused (thread_scratch) */
 };
+
+static atomic_ulong matcher_gen;
 
 /* ---- compiled database cache ----
  * Compiling a few hundred patterns takes Hyperscan most of a second; the
@@ -181,6 +185,8 @@ static bool build_one(struct matcher *m, const attrib_catalog *cat, int src, FIL
 struct matcher *matcher_build(const attrib_catalog *cat, FILE *err)
 {
 	struct matcher *m = xcalloc(1, sizeof(*m));
+
+	m->gen = atomic_fetch_add(&matcher_gen, 1) + 1;
 	bool ok = true;
 
 	m->nrules = cat->nextractors;
@@ -208,12 +214,30 @@ void matcher_free(struct matcher *m)
 	free(m);
 }
 
+/* A thread's scratch space and the databases it has been fitted to.
+ * Hyperscan's own check of a scratch against a database is not complete:
+ * a scratch made for one catalog's database and used with another's,
+ * larger in some table, makes hs_scan write out of bounds (a fuzzed rule
+ * file did).  So a scratch is used only with databases it was fitted to
+ * (hs_alloc_scratch grows it, never shrinks it); databases are known by
+ * their matcher's number and source, never by an address a later
+ * catalog's database may take. */
+#define FITTED_MAX 32
+struct thread_scratch {
+	hs_scratch_t *s;
+	unsigned long fitted[FITTED_MAX];
+	int nfitted, next;
+};
+
 static pthread_key_t scratch_key;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
 
-static void scratch_free(void *s)
+static void scratch_free(void *p)
 {
-	hs_free_scratch(s);
+	struct thread_scratch *t = p;
+
+	hs_free_scratch(t->s);
+	free(t);
 }
 
 static void scratch_key_make(void)
@@ -221,21 +245,30 @@ static void scratch_key_make(void)
 	pthread_key_create(&scratch_key, scratch_free);
 }
 
-/* This thread's scratch space; grown to fit db when grow is set (a scan
- * that finds it too small asks again: fitting it before every file cost
- * as much as scanning a small one). */
-static hs_scratch_t *thread_scratch(const hs_database_t *db, bool grow)
+/* This thread's scratch space, fitted to the database of source src of m
+ * (fitting it before every file cost as much as scanning a small one:
+ * done once per database and thread). */
+static hs_scratch_t *thread_scratch(const struct matcher *m, int src)
 {
-	hs_scratch_t *s;
+	struct thread_scratch *t;
+	unsigned long id = m->gen * NSOURCES + (unsigned long)src;
 
 	pthread_once(&scratch_once, scratch_key_make);
-	s = pthread_getspecific(scratch_key);
-	if (s && !grow)
-		return s;
-	if (hs_alloc_scratch(db, &s) != HS_SUCCESS)
+	if (!(t = pthread_getspecific(scratch_key))) {
+		if (!(t = calloc(1, sizeof(*t))))
+			return NULL;
+		pthread_setspecific(scratch_key, t);
+	}
+	for (int i = 0; i < t->nfitted; i++)
+		if (t->fitted[i] == id)
+			return t->s;
+	if (hs_alloc_scratch(m->db[src], &t->s) != HS_SUCCESS)
 		return NULL;
-	pthread_setspecific(scratch_key, s);
-	return s;
+	t->fitted[t->next] = id;
+	t->next = (t->next + 1) % FITTED_MAX;
+	if (t->nfitted < FITTED_MAX)
+		t->nfitted++;
+	return t->s;
 }
 
 struct scan_state {
@@ -278,7 +311,7 @@ int matcher_scan(const struct matcher *m, int source, const char *buf, size_t le
 
 	if (!db || from >= to)
 		return 0;
-	hs_scratch_t *scratch = thread_scratch(db, false);
+	hs_scratch_t *scratch = thread_scratch(m, src);
 	if (!scratch)
 		return -1;
 	s.next_line = xcalloc(m->nrules, sizeof(size_t));
@@ -308,8 +341,6 @@ int matcher_scan(const struct matcher *m, int source, const char *buf, size_t le
 		memset(s.next_line, 0, m->nrules * sizeof(size_t));
 		hs_error_t e = hs_scan(db, buf + off, (unsigned)n, 0, scratch, on_match, &s);
 
-		if (e == HS_INVALID && (scratch = thread_scratch(db, true)))	/* too small for db */
-			e = hs_scan(db, buf + off, (unsigned)n, 0, scratch, on_match, &s);
 		if (e != HS_SUCCESS)
 			rc = -1;
 		off += n;

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 	static double per_call[ROUNDS * PER_ROUND];
 	char dir[] = "/tmp/jobcomp-bench.XXXXXX";
 	const char *loc_dir = argc > 1 ? argv[1] : mkdtemp(dir);
-	struct job_details details;
+	job_details_t details;
 	part_record_t part;
 	job_record_t job;
 	double t0, t1, total = 0, drain_ns = 0, drop_ns;
@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 	job.end_time = time(NULL);
 	slurm_conf.cluster_name = "lab";
 
-	if (init() != SLURM_SUCCESS || jobcomp_p_set_location((char *)loc_dir) != SLURM_SUCCESS)
+	if (init() != SLURM_SUCCESS || JOBCOMP_SET_LOCATION((char *)loc_dir) != SLURM_SUCCESS)
 		return 1;
 
 	for (int round = 0; round < rounds; round++) {

@@ -41,11 +41,12 @@
 #include "src/common/log.h"
 #include "src/common/parse_time.h"
 #include "src/common/read_config.h"
-#include "src/common/slurm_jobcomp.h"
 #include "src/common/slurm_protocol_defs.h"
 #include "src/slurmctld/slurmctld.h"
 
-#include "contract.h"
+#define ATTRIB_SLURM_INTERNAL
+#include "slurm_compat.h"
+#include "jobrec.h"
 #include "util.h"
 #include "stdio_path.h"
 
@@ -59,17 +60,6 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 #define DRAIN_SECONDS 5   /* fini: time the worker has to write what is queued */
 #define JOIN_GRACE 5      /* fini: then this long for a write in progress */
 #define LOG_INTERVAL 60   /* drop / write-error messages: once a minute */
-
-/* One ended job. The strings live in the same allocation, after the struct. */
-struct rec {
-	struct rec *next;
-	uint32_t job_id, uid, gid, array_job_id, array_task_id;
-	uint32_t exit_code, derived_ec, job_state, state_reason, time_limit;
-	uint16_t restart_cnt, batch_flag;
-	time_t submit, start, end;
-	char *user, *name, *partition, *nodes, *std_out, *std_err, *work_dir, *batch_host,
-		*cluster;
-};
 
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t q_cond = PTHREAD_COND_INITIALIZER;
@@ -106,7 +96,7 @@ static void put(char **dst, char **area, const char *s, size_t n)
 
 static struct rec *rec_copy(const job_record_t *job)
 {
-	const struct job_details *d = job->details;
+	const job_details_t *d = job->details;
 	const char *std_out = d ? d->std_out : NULL, *std_err = d ? d->std_err : NULL;
 	const char *work_dir = d ? d->work_dir : NULL;
 	const char *cluster = slurm_conf.cluster_name;
@@ -123,6 +113,7 @@ static struct rec *rec_copy(const job_record_t *job)
 		return NULL;
 	area = (char *)(r + 1);
 	r->next = NULL;
+	r->limit_unknown = false;
 	r->job_id = job->job_id;
 	r->uid = job->user_id;
 	r->gid = job->group_id;
@@ -153,119 +144,6 @@ static struct rec *rec_copy(const job_record_t *job)
 }
 
 /* ---- the worker --------------------------------------------------------------- */
-
-/* the state sacct shows for the record (flags such as COMPLETING dropped) */
-static const char *state_name(uint32_t state)
-{
-	if (state & JOB_REQUEUE)
-		return "REQUEUED";
-	return job_state_string(state & JOB_STATE_BASE);
-}
-
-/* The output path pat (NULL: Slurm's default) of r's batch step
- * (common/stdio_path.c: the collector's rules too). */
-static char *expand_stdio(const struct rec *r, const char *pat, const char *user)
-{
-	struct stdio_job j = {
-		.job_id = r->job_id, .array_job_id = r->array_job_id,
-		.array_task_id = r->array_task_id == NO_VAL ? STDIO_NO_TASK : r->array_task_id,
-		.work_dir = r->work_dir, .batch_host = r->batch_host, .user = user, .name = r->name,
-	};
-
-	return pat ? stdio_expand(&j, pat) : stdio_default(&j);
-}
-
-/* r as one line of JSON (malloc; NULL when out of memory): the job record
- * of doc/formats.md, written by common/contract.c's one writer */
-static char *rec_json(const struct rec *r, size_t *len)
-{
-	char pwbuf[4096], *out = NULL, *err = NULL, *line = NULL, *h;
-	struct passwd pw, *pwp = NULL;
-	hostlist_t hl = NULL;
-	bool ok = true;
-	struct attrib_job_record jr = {
-		.job_id = r->job_id,
-		.cluster = r->cluster,
-		.user = r->user,
-		.partition = r->partition,
-		.name = r->name,
-		.uid = r->uid,
-		.gid = r->gid,
-		.batch_host = r->batch_host,
-		.submit = r->submit,
-		.start = r->start,
-		.end = r->end,
-		.state = state_name(r->job_state),
-		.exit_status = r->exit_code,
-		.derived_exit_status = r->derived_ec,
-		.reason = job_reason_string(r->state_reason),
-		.restart_count = r->restart_cnt,
-		.attempt = r->restart_cnt,
-		/* no limit of its own and none of the partition: unlimited */
-		.time_limit = r->time_limit == NO_VAL ? INFINITE : r->time_limit,
-		.array_job_id = r->array_job_id,
-		.array_task_id = r->array_task_id,
-		.work_dir = r->work_dir,
-	};
-
-	if (!jr.user && getpwuid_r((uid_t)r->uid, &pw, pwbuf, sizeof(pwbuf), &pwp) == 0 && pwp)
-		jr.user = pw.pw_name;
-	if (r->std_out)
-		out = expand_stdio(r, r->std_out, jr.user);
-	else if (r->batch_flag)
-		out = expand_stdio(r, NULL, jr.user);
-	if (r->std_err)
-		err = expand_stdio(r, r->std_err, jr.user);
-	else if (out)
-		err = strdup(out); /* stderr goes where stdout goes */
-	jr.std_out = out;
-	jr.std_err = err;
-	if (r->nodes && *r->nodes && (hl = hostlist_create(r->nodes))) {
-		while (ok && (h = hostlist_shift(hl)))
-			ok = job_record_add_node(&jr, h);
-		hostlist_destroy(hl);
-	}
-	if (ok)
-		line = job_record_json(&jr, len);
-	job_record_free_nodes(&jr);
-	free(out);
-	free(err);
-	return line;
-}
-
-/* LOC/jobs, created 0700 when missing; -1 on error (logged by the caller) */
-static int open_jobs_dir(const char *dir, char *err, size_t errlen)
-{
-	struct stat st;
-	int lfd, jfd;
-
-	if ((lfd = open_dir_nofollow(dir, 0755, true, err, errlen)) < 0)
-		return -1;
-	if (mkdirat(lfd, "jobs", 0700) < 0 && errno != EEXIST) {
-		snprintf(err, errlen, "mkdir %s/jobs: %s", dir, strerror(errno));
-		close(lfd);
-		return -1;
-	}
-	jfd = openat(lfd, "jobs", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (jfd < 0) {
-		int e = errno;
-
-		if (fstatat(lfd, "jobs", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-			snprintf(err, errlen, "%s/jobs is a symbolic link: refused", dir);
-		else
-			snprintf(err, errlen, "open %s/jobs: %s", dir, strerror(e));
-		close(lfd);
-		return -1;
-	}
-	close(lfd);
-	if (fstat(jfd, &st) == 0 && (st.st_uid != geteuid() || (st.st_mode & 022))) {
-		snprintf(err, errlen, "%s/jobs: not owned by uid %u or writable by others", dir,
-			 (unsigned)geteuid());
-		close(jfd);
-		return -1;
-	}
-	return jfd;
-}
 
 /* fini has been called and the drain time is over */
 static bool past_drain_deadline(void)
@@ -471,13 +349,13 @@ extern int fini(void)
 	return SLURM_SUCCESS;
 }
 
-extern int jobcomp_p_set_location(char *location)
+extern int jobcomp_p_set_location(JOBCOMP_SET_LOCATION_PARAMS)
 {
-	const char *l = location;
+	const char *l = JOBCOMP_LOCATION;
 	char *copy;
 
-	/* slurmctld passes its built-in default when JobCompLoc is unset */
-	if (!l || !*l || !strcmp(l, DEFAULT_JOB_COMP_LOC))
+	/* unset (22.05 passes its built-in default then) */
+	if (!l || !*l || JOBCOMP_LOCATION_IS_DEFAULT(l))
 		l = DEFAULT_LOC;
 	if (l[0] != '/') {
 		error("%s: JobCompLoc=%s is not an absolute directory; using %s", plugin_type, l,
@@ -536,7 +414,7 @@ extern int jobcomp_p_log_record(job_record_t *job_ptr)
 	return SLURM_SUCCESS;
 }
 
-extern List jobcomp_p_get_jobs(slurmdb_job_cond_t *job_cond)
+extern list_t *jobcomp_p_get_jobs(slurmdb_job_cond_t *job_cond)
 {
 	return NULL; /* records are read by attribd, not through sacct -c */
 }

@@ -141,3 +141,37 @@ fail:
 	errno = e;
 	return -1;
 }
+
+/* LOC/jobs, created 0700 when missing; -1 on error (logged by the caller) */
+int open_jobs_dir(const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+	int lfd, jfd;
+
+	if ((lfd = open_dir_nofollow(dir, 0755, true, err, errlen)) < 0)
+		return -1;
+	if (mkdirat(lfd, "jobs", 0700) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "mkdir %s/jobs: %s", dir, strerror(errno));
+		close(lfd);
+		return -1;
+	}
+	jfd = openat(lfd, "jobs", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (jfd < 0) {
+		int e = errno;
+
+		if (fstatat(lfd, "jobs", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			snprintf(err, errlen, "%s/jobs is a symbolic link: refused", dir);
+		else
+			snprintf(err, errlen, "open %s/jobs: %s", dir, strerror(e));
+		close(lfd);
+		return -1;
+	}
+	close(lfd);
+	if (fstat(jfd, &st) == 0 && (st.st_uid != geteuid() || (st.st_mode & 022))) {
+		snprintf(err, errlen, "%s/jobs: not owned by uid %u or writable by others", dir,
+			 (unsigned)geteuid());
+		close(jfd);
+		return -1;
+	}
+	return jfd;
+}

@@ -38,4 +38,12 @@ char *jo_line(struct json_object *o, size_t *len);
  */
 int open_dir_nofollow(const char *path, mode_t mode, bool create, char *err, size_t errlen);
 
+/*
+ * DIR/jobs, the job records' directory (DIR made 0755, jobs 0700 when
+ * missing, no symbolic link followed); refused unless owned by this
+ * process's user and not writable by others. Returns a descriptor, or -1
+ * with a description in err.
+ */
+int open_jobs_dir(const char *dir, char *err, size_t errlen);
+
 #endif

@@ -5,11 +5,13 @@
  * the summary is appended after it with "; ", and not at all when it is
  * there already, so a retried write never doubles it. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <slurm/slurm.h>
 #include <slurm/slurmdb.h>
+#include "../plugin/slurm_compat.h"
 #include "service.h"
 
 /* libslurm's parsed slurm.conf (exported by libslurm.so, not declared in
@@ -128,7 +130,7 @@ static char **field_of(slurmdb_job_rec_t *rec, const char *comment_field)
  * latest), in clusters (NULL: slurmdbd's default); *step is its step
  * list's one entry.  The caller destroys cond->step_list. */
 static void job_cond(slurmdb_job_cond_t *cond, slurm_selected_step_t *step, uint32_t id,
-		     List clusters, uint32_t flags)
+		     list_t *clusters, uint32_t flags)
 {
 	memset(step, 0, sizeof(*step));
 	step->step_id.job_id = id;
@@ -144,11 +146,11 @@ static void job_cond(slurmdb_job_cond_t *cond, slurm_selected_step_t *step, uint
 	cond->db_flags = SLURMDB_JOB_FLAG_NOTSET;
 }
 
-long accounting_attempts(void *db, List clusters, uint32_t id)
+long accounting_attempts(void *db, list_t *clusters, uint32_t id)
 {
 	slurmdb_job_cond_t cond;
 	slurm_selected_step_t step;
-	List got;
+	list_t *got;
 	long n = 1;
 
 	job_cond(&cond, &step, id, clusters,
@@ -168,7 +170,7 @@ int accounting_write(const char *comment_field, const char *cluster, const char 
 	slurmdb_job_cond_t cond;
 	slurm_selected_step_t step;
 	slurmdb_job_rec_t rec;
-	List steps = NULL, clusters = NULL, got = NULL, changed = NULL;
+	list_t *steps = NULL, *clusters = NULL, *got = NULL, *changed = NULL;
 	void *db = NULL;
 	char *end, *merged = NULL;
 	unsigned long id;
@@ -194,13 +196,13 @@ int accounting_write(const char *comment_field, const char *cluster, const char 
 	steps = cond.step_list;
 
 	if (!(db = slurmdb_connection_get(NULL))) {
-		snprintf(err, errlen, "cannot connect to slurmdbd: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "cannot connect to slurmdbd: %s", slurm_strerror(errno));
 		goto out;
 	}
 	got = slurmdb_jobs_get(db, &cond);
 	if (!got) {
 		snprintf(err, errlen, "reading job %s from slurmdbd failed: %s", job_id,
-			 slurm_strerror(slurm_get_errno()));
+			 slurm_strerror(errno));
 		goto out;
 	}
 	if (slurm_list_count(got) == 0) {
@@ -210,7 +212,7 @@ int accounting_write(const char *comment_field, const char *cluster, const char 
 	{
 		/* without JOBCOND_FLAG_DUP: the job's latest record, the one
 		 * slurmdb_job_modify changes */
-		ListIterator it = slurm_list_iterator_create(got);
+		list_itr_t *it = slurm_list_iterator_create(got);
 		slurmdb_job_rec_t *j, *last = NULL;
 
 		while ((j = slurm_list_next(it)))
@@ -229,12 +231,12 @@ int accounting_write(const char *comment_field, const char *cluster, const char 
 	changed = slurmdb_job_modify(db, &cond, &rec);
 	if (!changed || slurm_list_count(changed) == 0) {
 		snprintf(err, errlen, "slurmdbd changed nothing for job %s: %s", job_id,
-			 slurm_strerror(slurm_get_errno()));
+			 slurm_strerror(errno));
 		slurmdb_connection_commit(db, 0);
 		goto out;
 	}
 	if (slurmdb_connection_commit(db, 1) != SLURM_SUCCESS) {
-		snprintf(err, errlen, "commit to slurmdbd failed: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "commit to slurmdbd failed: %s", slurm_strerror(errno));
 		goto out;
 	}
 	rc = 0;

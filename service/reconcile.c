@@ -14,6 +14,7 @@
 #include <time.h>
 #include <slurm/slurm.h>
 #include <slurm/slurmdb.h>
+#include "../plugin/slurm_compat.h"
 #include "service.h"
 
 #define RECONCILE_WINDOW 86400
@@ -81,7 +82,7 @@ static char *record_of(slurmdb_job_rec_t *j, long attempt, const char *state, si
 	};
 
 	if (j->nodes && strcmp(j->nodes, "None assigned")) {
-		hostlist_t hl = slurm_hostlist_create(j->nodes);
+		struct hostlist *hl = slurm_hostlist_create(j->nodes);
 
 		while (ok && hl && (h = slurm_hostlist_shift(hl)))
 			ok = job_record_add_node(&jr, h);
@@ -102,8 +103,8 @@ static char *record_of(slurmdb_job_rec_t *j, long attempt, const char *state, si
 int reconcile_run(const struct attrib_config *conf, store *s, char *err, size_t errlen)
 {
 	slurmdb_job_cond_t cond;
-	List stlist, clusters = NULL, got;
-	ListIterator it;
+	list_t *stlist, *clusters = NULL, *got;
+	list_itr_t *it;
 	slurmdb_job_rec_t *j;
 	void *db;
 	char buf[32][16], jobs_dir[PATH_MAX], rec_dir[PATH_MAX];
@@ -141,12 +142,12 @@ int reconcile_run(const struct attrib_config *conf, store *s, char *err, size_t 
 	cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;
 
 	if (!(db = slurmdb_connection_get(NULL))) {
-		snprintf(err, errlen, "cannot connect to slurmdbd: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "cannot connect to slurmdbd: %s", slurm_strerror(errno));
 		written = -1;
 		goto out;
 	}
 	if (!(got = slurmdb_jobs_get(db, &cond))) {
-		snprintf(err, errlen, "slurmdbd: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "slurmdbd: %s", slurm_strerror(errno));
 		written = -1;
 		goto out;
 	}

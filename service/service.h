@@ -297,7 +297,7 @@ long comment_backoff(int tries);
 bool accounting_init(void);
 bool accounting_enabled(void);
 /* How many records slurmdbd (connection db) holds for the job in clusters
- * (a List; NULL: the default): one per requeued attempt. */
+ * (a list_t; NULL: the default): one per requeued attempt. */
 struct xlist;
 long accounting_attempts(void *db, struct xlist *clusters, uint32_t id);
 /* SlurmUser from slurm.conf, (uid_t)-1 when accounting is off. */

@@ -1,5 +1,6 @@
 /* Draining a node through slurmctld, and what slurmctld says of a node and
  * its partitions (for attribd's drain policy). */
+#include <errno.h>
 #include <slurm/slurm.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@ int drain_node(const char *node, const char *reason, char *err, size_t errlen)
 	msg.reason = (char *)reason;
 	msg.reason_uid = getuid();
 	if (slurm_update_node(&msg) != SLURM_SUCCESS) {
-		snprintf(err, errlen, "%s: %s", node, slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "%s: %s", node, slurm_strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -43,11 +44,11 @@ int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, 
 	if (!slurm_ready(err, errlen))
 		return -1;
 	if (slurm_load_node(0, &nodes, SHOW_ALL) != SLURM_SUCCESS) {
-		snprintf(err, errlen, "slurm_load_node: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "slurm_load_node: %s", slurm_strerror(errno));
 		return -1;
 	}
 	if (slurm_load_partitions(0, &parts, SHOW_ALL) != SLURM_SUCCESS) {
-		snprintf(err, errlen, "slurm_load_partitions: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "slurm_load_partitions: %s", slurm_strerror(errno));
 		slurm_free_node_info_msg(nodes);
 		return -1;
 	}
@@ -67,7 +68,7 @@ int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, 
 	int rc = 0;
 	for (uint32_t p = 0; p < parts->record_count && !rc; p++) {
 		partition_info_t *pi = &parts->partition_array[p];
-		hostlist_t hl;
+		struct hostlist *hl;
 
 		if (!pi->nodes || !*pi->nodes || !(hl = slurm_hostlist_create(pi->nodes)))
 			continue;

@@ -1,6 +1,7 @@
 /* libslurm's set-up, once for the process, and a node's current state and
  * reason from slurmctld (slurm_load_node), for the fleet view and the
  * drain checks.  Read once per command: one RPC for every node. */
+#include <errno.h>
 #include <pthread.h>
 #include <slurm/slurm.h>
 #include <stdlib.h>
@@ -54,7 +55,7 @@ struct node_state_map *node_states_load(char *err, size_t errlen)
 		return NULL;
 	}
 	if (slurm_load_node((time_t)0, &ns->msg, SHOW_ALL) != SLURM_SUCCESS) {
-		snprintf(err, errlen, "slurmctld: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "slurmctld: %s", slurm_strerror(errno));
 		free(ns);
 		return NULL;
 	}

@@ -105,10 +105,17 @@ chmod 0755 "$W/epilog.sh"
 
 # ---- the cluster ---------------------------------------------------------------------
 start_cluster
-ok "the test cluster starts with jobcomp/attrib, spank attrib and the Epilog ($(since "$cluster_t0") s)"
 CTLD_LOG=$ATTRIB_CLUSTER_LOGDIR/slurmctld.log
-check "slurmctld loaded jobcomp/attrib, records go to $W/spool/jobs" \
-	grep -qF "jobcomp/attrib: job records go to $W/spool/jobs" "$CTLD_LOG"
+if [ "$JOBRECORD" = jobcomp ]; then
+	ok "the test cluster starts with jobcomp/attrib, spank attrib and the Epilog ($(since "$cluster_t0") s)"
+	check "slurmctld loaded jobcomp/attrib, records go to $W/spool/jobs" \
+		grep -qF "jobcomp/attrib: job records go to $W/spool/jobs" "$CTLD_LOG"
+else
+	ok "the test cluster starts with EpilogSlurmctld = attrib-jobrecord (no jobcomp/attrib), spank attrib and the Epilog ($(since "$cluster_t0") s)"
+	check "slurm.conf has JobCompType=jobcomp/none and the EpilogSlurmctld" \
+		sh -c "grep -qx 'JobCompType=jobcomp/none' '$ATTRIB_CLUSTER_DIR/etc/slurm.conf' &&
+			grep -qx 'EpilogSlurmctld=$W/epilogctld.sh' '$ATTRIB_CLUSTER_DIR/etc/slurm.conf'"
+fi
 allbound=1
 for n in $NODES; do bind_spool "$n" || { allbound=; echo "#   $n: spool not bound (slurmd $(cat "$ATTRIB_CLUSTER_DIR/run/slurmd-$n.ours"))"; }; done
 check "each node's spank spool is its own (bind mount in its namespace)" test -n "$allbound"
@@ -372,6 +379,16 @@ if [ -n "$lat" ]; then
 	echo "$lat" | tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{ v[NR] = $1 } END {
 		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 		printf "# latency (jobs without an outage or a missing node): median %.1f s, max %.1f s over %d jobs\n", m, v[NR], NR }'
+fi
+
+# ---- EpilogSlurmctld: what the job record cost each job ----------------------------------------
+if [ "$JOBRECORD" = epilogslurmctld ]; then
+	check "attrib-jobrecord wrote every job's record with slurmctld's view (none from the environment only)" \
+		sh -c "! grep -q 'environment only' '$W/jobrecord.err' 2>/dev/null"
+	sed 's/^/#   attrib-jobrecord: /' "$W/jobrecord.err" 2>/dev/null | head -5
+	[ -s "$W/jobrecord.times" ] && sort -k2 -n "$W/jobrecord.times" | awk '{ v[NR] = $2 } END {
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "# EpilogSlurmctld (attrib-jobrecord, wall time per job): median %d ms, max %d ms over %d jobs\n", m, v[NR], NR }'
 fi
 
 finish

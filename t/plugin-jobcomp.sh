@@ -401,8 +401,15 @@ t0=$(now)
 "$cluster" stop >/dev/null 2>&1
 check "cluster stops ($(since "$t0") s)" true
 # written: 4 jobs, 2 array tasks, 2 attempts of the requeued one, 3 in the failure cases
-check "slurmctld ran fini: 11 records written, 1 not (unusable JobCompLoc), 0 dropped" \
-    grep -q 'jobcomp/attrib: stopped: 11 job records written, 1 not written, 0 dropped' "$ctld_log" ||
+# Slurm 24.11's reconfigure starts a new slurmctld (the plugin is loaded
+# again, the old process's counts are not logged): then the last process's
+if [ "$(grep -c 'jobcomp/attrib: loaded' "$ctld_log")" -le 1 ]; then
+    fini_counts='11 job records written, 1 not written, 0 dropped'
+else
+    fini_counts='[0-9]* job records written, [0-9]* not written, 0 dropped'
+fi
+check "slurmctld ran fini: ${fini_counts//\[0-9\]\*/N} (11 written and 1 not, unusable JobCompLoc, over one process)" \
+    grep -q "jobcomp/attrib: stopped: $fini_counts" "$ctld_log" ||
     { grep -E 'jobcomp/attrib: stopped|Terminate signal|did not stop' "$ctld_log" "$ATTRIB_CLUSTER_DIR"/log/*.log 2>/dev/null |
           tail -5 | sed 's/^/#   /'; }
 echo "# total $(since "$t_all") s"

@@ -261,7 +261,12 @@ db_up() {
     record mariadbd $!
     wait_for 30 mariadb mariadb --no-defaults -S "$db/mysqld.sock" -uroot -e 'select 1' ||
         { tail -n 20 "$db/error.log" >&2; die "MariaDB did not start"; }
+    # the database made here, not by slurmdbd: Debian 13's client library
+    # (MariaDB Connector/C of 11.8) cannot reuse a connection handle whose
+    # first connect failed ("Unknown database"), which is how slurmdbd
+    # 24.11 creates it -- every query then fails with error 5027
     mariadb --no-defaults -S "$db/mysqld.sock" -uroot -e "
+        CREATE DATABASE slurm_acct_db;
         CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$DBPASS';
         GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';
         FLUSH PRIVILEGES;"

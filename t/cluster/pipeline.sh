@@ -24,6 +24,11 @@
 #   W/epilog.sh, W/plugstack.conf, W/attrib.conf, W/attrib.log, W/serve.err
 #
 #   ATTRIB_BUILDDIR      build tree (plugin/.libs, epilog/) [dir of $A]
+#   ATTRIB_LIVE_JOBRECORD  how slurmctld writes the job records into
+#                        W/spool: jobcomp (JobCompType=jobcomp/attrib) or
+#                        epilogslurmctld (EpilogSlurmctld = W/epilogctld.sh,
+#                        which runs plugin/attrib-jobrecord and appends
+#                        "JOBID MILLISECONDS" to W/jobrecord.times) [jobcomp]
 . "$SRC/t/lib/check.sh"
 . "$SRC/t/cluster/lib.sh"
 
@@ -33,6 +38,8 @@ RANK=$SRC/t/live/rank.sh
 COLLECT=$B/epilog/attrib-collect
 LIBS=$B/plugin/.libs
 NODES="node-01 node-02 node-03"
+JOBRECORD=${ATTRIB_LIVE_JOBRECORD:-jobcomp}
+case $JOBRECORD in jobcomp | epilogslurmctld) ;; *) echo "ATTRIB_LIVE_JOBRECORD=$JOBRECORD: jobcomp or epilogslurmctld" >&2; exit 99 ;; esac
 export PATH=$PATH:/usr/sbin:/sbin
 unset ATTRIB_CLUSTER_NODES	# three nodes
 spid='' started_cluster=''
@@ -40,7 +47,9 @@ spid='' started_cluster=''
 # ---- before anything starts --------------------------------------------------
 require_built() { # [file...]: skipped (77) unless the plugins, the collector (and these) are built
 	local f
-	for f in "$@" "$LIBS/jobcomp_attrib.so" "$LIBS/spank_attrib.so" "$COLLECT"; do
+	local rec=$LIBS/jobcomp_attrib.so
+	[ "$JOBRECORD" = jobcomp ] || rec=$B/plugin/attrib-jobrecord
+	for f in "$@" "$rec" "$LIBS/spank_attrib.so" "$COLLECT"; do
 		[ -f "$f" ] || { echo "SKIP: $f is not built"; exit 77; }
 	done
 }
@@ -152,7 +161,27 @@ SH
 start_cluster() {
 	local tries=${1:-1} try
 	echo "optional $LIBS/spank_attrib.so spool=$W/nodespool/here" >"$W/plugstack.conf"
-	export ATTRIB_JOBCOMP=jobcomp/attrib ATTRIB_JOBCOMP_LOC=$W/spool ATTRIB_PLUGIN_DIR=$LIBS
+	export ATTRIB_PLUGIN_DIR=$LIBS
+	if [ "$JOBRECORD" = jobcomp ]; then
+		export ATTRIB_JOBCOMP=jobcomp/attrib ATTRIB_JOBCOMP_LOC=$W/spool
+	else
+		# the job record from slurmctld's EpilogSlurmctld, timed per job
+		# (slurmctld does not pass SLURM_CONF to its hooks: a slurm.conf
+		# elsewhere than the default path is named here, as a site would)
+		cat >"$W/epilogctld.sh" <<SH
+#!/bin/sh
+SLURM_CONF=$ATTRIB_CLUSTER_DIR/etc/slurm.conf
+export SLURM_CONF
+t0=\$(date +%s%N)
+"$B/plugin/attrib-jobrecord" -d "$W/spool" 2>>"$W/jobrecord.err"
+rc=\$?
+echo "\$SLURM_JOB_ID \$(( (\$(date +%s%N) - t0) / 1000000 ))" >>"$W/jobrecord.times"
+exit \$rc
+SH
+		chmod 0755 "$W/epilogctld.sh"
+		unset ATTRIB_JOBCOMP ATTRIB_JOBCOMP_LOC
+		export ATTRIB_SLURM_CONF_EXTRA="EpilogSlurmctld=$W/epilogctld.sh"
+	fi
 	export ATTRIB_PLUGSTACK_CONFIG=$W/plugstack.conf ATTRIB_EPILOG=$W/epilog.sh
 	for try in $(seq "$tries"); do
 		{ [ "$tries" = 1 ] || wait_no_ctld; } && wait_cluster_free ||
@@ -177,8 +206,10 @@ bind_spool() { # node
 	local n=$1 pid start
 	read -r pid start <"$ATTRIB_CLUSTER_DIR/run/slurmd-$n.ours" 2>/dev/null || return 1
 	[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = slurmd ] || return 1	# not yet
-	nsenter -t "$pid" -m mount --bind "$W/nodespool/$n" "$W/nodespool/here" || return 1
-	[ "$(nsenter -t "$pid" -m stat -c %i "$W/nodespool/here")" = "$(stat -c %i "$W/nodespool/$n")" ]
+	# -r: in slurmd's own root (the cluster may run in a chroot: joining a
+	# mount namespace alone would put us at the namespace's real root)
+	nsenter -t "$pid" -m -r mount --bind "$W/nodespool/$n" "$W/nodespool/here" || return 1
+	[ "$(nsenter -t "$pid" -m -r stat -c %i "$W/nodespool/here")" = "$(stat -c %i "$W/nodespool/$n")" ]
 }
 
 # ---- attribd and the collectors' configuration ---------------------------------

@@ -1,5 +1,5 @@
 /* What the attrib command's files share: the exit statuses, what a
- * command is given (struct ctx, made by cli/attrib.c's set-up from the
+ * command is given (struct ctx, made by cli/main.c's set-up from the
  * command's row of its table) and the commands of each file. */
 #ifndef ATTRIB_COMMAND_H
 #define ATTRIB_COMMAND_H

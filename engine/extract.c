@@ -181,6 +181,81 @@ void line_context(const attrib_catalog *cat, const struct timectx *tc, const cha
 		lc->has_time = time_parse_any(tc, t, strlen(t), &lc->time);
 }
 
+/* The time line_context would give the line, without keeping its other
+ * fields: the same header, the same prefixes in the same order, the last
+ * "time" capture (set_field overwrites, so event_field sees the last).
+ * A neighbour's time is asked for far more often than a hit's fields, and
+ * copying every capture of every such line was most of its cost. */
+bool line_time(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len,
+	       double *t)
+{
+	size_t pos, tpos = 0, tlen = 0;
+	bool again = true, has_t = false, ok;
+	double time = 0;
+
+	if (time_parse_header(tc, line, len, &time, &pos)) {
+		*t = time;
+		return true;
+	}
+	for (int guard = 0; again && guard < 8; guard++) {
+		again = false;
+		for (int i = 0; i < cat->nprefixes; i++) {
+			const struct prefix *p = &cat->prefixes[i];
+			PCRE2_SIZE *ov;
+			bool own;
+			pcre2_match_data *md;
+
+			if (!p->re)
+				continue;
+			md = thread_match_data(p->re, &own);
+			if (pcre2_match(p->re, (PCRE2_SPTR)line + pos, len - pos, 0, 0, md, match_context()) < 0) {
+				if (own)
+					pcre2_match_data_free(md);
+				continue;
+			}
+			ov = pcre2_get_ovector_pointer(md);
+			if (ov[1] > 0) {
+				uint32_t count, size;
+				PCRE2_SPTR table;
+
+				pcre2_pattern_info(p->re, PCRE2_INFO_NAMECOUNT, &count);
+				pcre2_pattern_info(p->re, PCRE2_INFO_NAMEENTRYSIZE, &size);
+				pcre2_pattern_info(p->re, PCRE2_INFO_NAMETABLE, &table);
+				for (uint32_t k = 0; k < count; k++) {
+					const unsigned char *e = table + k * size;
+					int n = (e[0] << 8) | e[1];
+
+					if (ov[2 * n] == PCRE2_UNSET || strcmp((const char *)e + 2, "time"))
+						continue;
+					has_t = true;
+					tpos = pos + ov[2 * n];
+					tlen = ov[2 * n + 1] - ov[2 * n];
+				}
+				pos += ov[1];
+				again = true;
+			}
+			if (own)
+				pcre2_match_data_free(md);
+			if (again)
+				break;
+		}
+	}
+	ok = false;
+	if (has_t) {	/* NUL-terminated, as line_context's copy is */
+		char buf[128], *v = tlen < sizeof(buf) ? buf : strndup_or_die(line + tpos, tlen);
+
+		if (v == buf) {
+			memcpy(buf, line + tpos, tlen);
+			buf[tlen] = 0;
+		}
+		ok = time_parse_any(tc, v, strlen(v), &time);
+		if (v != buf)
+			free(v);
+	}
+	*t = time;
+	return ok;
+}
+
 void line_context_free(struct line_ctx *lc)
 {
 	event_clear(&lc->ctx);

@@ -374,6 +374,9 @@ struct line_ctx {
 void line_context(const attrib_catalog *cat, const struct timectx *tc, const char *line,
 		  size_t len, struct line_ctx *lc);
 void line_context_free(struct line_ctx *lc);
+/* line_context(...).time and .has_time alone, without its allocations */
+bool line_time(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len,
+	       double *t);
 void event_merge_context(struct event *ev, const struct line_ctx *lc);
 /* Runs the single-line candidate extractors (indexes, priority order) on
  * one line of the given source.  Returns 1 and fills *out with the winning
@@ -424,6 +427,8 @@ void symptoms_free(struct analysis *a);
 /* After the scan: resolve nodes and devices, merge what names the same
  * code on the same node and device. */
 void symptoms_resolve(struct analysis *a);
+/* Threads for items of parallel work: ATTRIB_THREADS, else the CPUs (1 to 16). */
+int scan_threads(int items);
 /* The node a symptom's own fields name (its node's log, the host on the
  * line, the rank through the rank map) and how; -1 and LOC_NONE when they
  * name none.  Identity only, before symptoms_resolve's other rules. */

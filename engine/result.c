@@ -136,22 +136,15 @@ static int sym_order(const void *x, const void *y)
 	return a->node - b->node;
 }
 
-static void add_unique(struct json_object *arr, const char *s)
-{
-	for (size_t i = 0; i < json_object_array_length(arr); i++)
-		if (!strcmp(json_object_get_string(json_object_array_get_idx(arr, i)), s))
-			return;
-	json_object_array_add(arr, str(s));
-}
-
-/* Node lists in the job's order. */
+/* Node lists in the job's order (job_load keeps each name once: no
+ * search for duplicates, which was quadratic at thousands of nodes). */
 static struct json_object *node_list(const struct analysis *a, const bool *mark)
 {
 	struct json_object *arr = json_object_new_array();
 
 	for (int i = 0; i < a->job.nodes.n; i++)
 		if (mark[i])
-			add_unique(arr, a->job.nodes.v[i]);
+			json_object_array_add(arr, str(a->job.nodes.v[i]));
 	return arr;
 }
 

@@ -128,7 +128,6 @@ static long line_number(struct file_scan *f, size_t off)
 /* Time of a line by itself (header or prefix), if it has one. */
 static bool line_own_time(const struct analysis *a, int source, const char *line, size_t len, double *t)
 {
-	struct line_ctx lc;
 	size_t hdr;
 
 	if (len > MAX_LINE)
@@ -137,11 +136,7 @@ static bool line_own_time(const struct analysis *a, int source, const char *line
 		return true;
 	if (source & SRC_NODE)
 		return false;
-	line_context(a->cat, &a->tc, line, len, &lc);
-	bool ok = lc.has_time;
-	*t = lc.time;
-	line_context_free(&lc);
-	return ok;
+	return line_time(a->cat, &a->tc, line, len, t);
 }
 
 static bool own_time(struct file_scan *f, size_t start, size_t end, double *t)
@@ -1377,7 +1372,7 @@ static void *worker(void *p)
 	return NULL;
 }
 
-static int scan_threads(int items)
+int scan_threads(int items)
 {
 	const char *e = getenv("ATTRIB_THREADS");
 	long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);

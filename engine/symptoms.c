@@ -2,6 +2,7 @@
  * same event on the same node and device are one symptom with a count,
  * its first and last time and a few original lines.  Memory grows with
  * distinct symptoms, not with the size of the logs. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,39 +253,99 @@ static int resolve_node(const struct analysis *a, struct symptom *s)
 	return -1;
 }
 
-void symptoms_resolve(struct analysis *a)
+/* A thread's share of symptoms_resolve: each symptom's node and device,
+ * and the key it merges by, written one after another into keys (no
+ * allocation per key: a symptom per rank of a 16,384-rank job). */
+struct resolve_part {
+	struct analysis *a;
+	int from, to;
+	char *keys;
+	size_t len, cap, *off;	/* off[i - from]: where symptom i's key starts */
+};
+
+#define RESOLVE_PER_THREAD 4096	/* fewer symptoms are not worth a thread */
+
+static void *resolve_range(void *p)
 {
-	struct lh_table *merged = lh_kchar_table_new(a->nsym * 2 + 16, free_key);
-	struct symptom **out = xcalloc(a->nsym, sizeof(*out));
-	int n = 0;
+	struct resolve_part *r = p;
+	struct analysis *a = r->a;
 	char norm[32];
 
-	for (int i = 0; i < a->nsym; i++) {
-		struct symptom *s = a->sym[i], *t;
-		char *key;
-		void *v;
+	r->off = xcalloc(r->to - r->from + 1, sizeof(*r->off));
+	r->keys = xmalloc(r->cap = 4096);
+	for (int i = r->from; i < r->to; i++) {
+		struct symptom *s = a->sym[i];
+		const char *pci;
+		int klen;
 
 		s->node = resolve_node(a, s);
 		if (s->pci && pci_normalise(s->pci, norm, sizeof(norm)))
 			s->device = strdup_or_die(norm);
-		else if (identity_gpu_pci(a->id, s->node, s->gpu, s->npids ? s->pids[0] : 0))
-			s->device = strdup_or_die(identity_gpu_pci(a->id, s->node, s->gpu, s->npids ? s->pids[0] : 0));
-		if (asprintf(&key, "%p|%d|%d|%s|%s", (const void *)s->code, (int)s->aside, s->node,
-			     s->node < 0 && s->node_raw ? s->node_raw : "",
-			     s->device ? s->device : "") < 0)
-			abort();
+		else if ((pci = identity_gpu_pci(a->id, s->node, s->gpu, s->npids ? s->pids[0] : 0)))
+			s->device = strdup_or_die(pci);
+		for (;;) {
+			klen = snprintf(r->keys + r->len, r->cap - r->len, "%p|%d|%d|%s|%s", (const void *)s->code,
+					(int)s->aside, s->node, s->node < 0 && s->node_raw ? s->node_raw : "",
+					s->device ? s->device : "");
+			if (klen < 0)
+				abort();
+			if ((size_t)klen < r->cap - r->len)
+				break;
+			r->keys = xrealloc(r->keys, r->cap = 2 * r->cap + klen + 4096);
+		}
+		r->off[i - r->from] = r->len;
+		r->len += klen + 1;
+	}
+	return NULL;
+}
+
+void symptoms_resolve(struct analysis *a)
+{
+	int nt = scan_threads(a->nsym / RESOLVE_PER_THREAD), n = 0, k = 0;
+	struct resolve_part *part = xcalloc(nt, sizeof(*part));
+	pthread_t *t = xcalloc(nt, sizeof(*t));
+	bool *started = xcalloc(nt, sizeof(*started));
+	/* keys live in the parts' buffers: the table frees none */
+	struct lh_table *merged = lh_kchar_table_new(a->nsym * 2 + 16, NULL);
+	struct symptom **out = xcalloc(a->nsym, sizeof(*out));
+
+	for (int i = 0; i < nt; i++) {
+		part[i] = (struct resolve_part){ a, (int)((long)a->nsym * i / nt),
+						 (int)((long)a->nsym * (i + 1) / nt), NULL, 0, 0, NULL };
+		started[i] = i > 0 && !pthread_create(&t[i], NULL, resolve_range, &part[i]);
+	}
+	for (int i = 0; i < nt; i++)	/* the first part here, any that got no thread too */
+		if (!started[i])
+			resolve_range(&part[i]);
+	for (int i = 0; i < nt; i++)
+		if (started[i])
+			pthread_join(t[i], NULL);
+	for (int i = 0; i < a->nsym; i++) {
+		struct symptom *s = a->sym[i], *m;
+		const char *key;
+		void *v;
+
+		while (i >= part[k].to)
+			k++;
+		key = part[k].keys + part[k].off[i - part[k].from];
 		if (!lh_table_lookup_ex(merged, key, &v)) {
 			lh_table_insert(merged, key, s);
 			s->idx = n;
 			out[n++] = s;
 			continue;
 		}
-		free(key);
-		t = v;
-		fold(t, s, a->cat->set.max_evidence);
+		m = v;
+		fold(m, s, a->cat->set.max_evidence);
 		symptom_free(s);
 	}
 	lh_table_free(merged);
+	for (int i = 0; i < nt; i++) {
+		free(part[i].keys);
+		free(part[i].off);
+	}
+	free(part);
+	free(t);
+	free(started);
 	free(a->sym);
 	a->sym = out;
 	a->nsym = a->capsym = n;

@@ -10,6 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <json-c/json.h>
+#include "contract.h"
+#include "timefmt.h"
 #include "store.h"
 
 struct store {
@@ -60,6 +63,19 @@ static const char *const migrations[] = {
 	 * stored before are given theirs */
 	"ALTER TABLE results ADD COLUMN ended INTEGER;"
 	"UPDATE results SET ended = " ENDED_OF("result_json") ";",
+	/* 5: the nodes a result names, as rows (attrib nodes and attrib list
+	 * --node read them there, not by paths inside every result's JSON);
+	 * the results stored before are given theirs */
+	"CREATE TABLE result_nodes("
+	" job_id TEXT NOT NULL, attempt INTEGER NOT NULL, node TEXT NOT NULL,"
+	" culprit INTEGER NOT NULL, PRIMARY KEY(job_id, attempt, node, culprit));"
+	"CREATE INDEX result_nodes_node ON result_nodes(node);"
+	"INSERT OR IGNORE INTO result_nodes SELECT r.job_id, r.attempt, n.value, 1"
+	" FROM results r, json_each(r.result_json, '$.culprit_nodes') n"
+	" WHERE json_valid(r.result_json) AND n.type = 'text';"
+	"INSERT OR IGNORE INTO result_nodes SELECT r.job_id, r.attempt, n.value, 0"
+	" FROM results r, json_each(r.result_json, '$.affected_nodes') n"
+	" WHERE json_valid(r.result_json) AND n.type = 'text';",
 };
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == STORE_SCHEMA_VERSION,
 	       "STORE_SCHEMA_VERSION is the number of migrations");
@@ -259,10 +275,14 @@ static void bind_opt(sqlite3_stmt *st, int i, const char *v)
 		sqlite3_bind_null(st, i);
 }
 
-/* A result's row: ?1 job_id, ?2 attempt, ?3..?8 its columns, and its JSON
- * as parameter json_at (store_put and store_revise write the same row). */
-static void bind_row(sqlite3_stmt *st, const struct store_row *r, int json_at)
+/* A result's row: ?1 job_id, ?2 attempt, ?3..?8 its columns, its JSON as
+ * parameter json_at and its end (Unix time, or NULL) after it (store_put
+ * and store_revise write the same row); v: the result read, or NULL. */
+static void bind_row(sqlite3_stmt *st, const struct store_row *r, int json_at,
+		     const struct result_view *v)
 {
+	double ended;
+
 	sqlite3_bind_text(st, 1, r->job_id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, r->attempt);
 	bind_opt(st, 3, r->cluster);
@@ -272,9 +292,55 @@ static void bind_row(sqlite3_stmt *st, const struct store_row *r, int json_at)
 	bind_opt(st, 7, r->culprits);
 	bind_opt(st, 8, r->root_code);
 	sqlite3_bind_text(st, json_at, r->result_json, -1, SQLITE_TRANSIENT);
+	if (v && v->end_time && time_parse_rfc3339(v->end_time, &ended))
+		sqlite3_bind_int64(st, json_at + 1, (long long)ended);
+	else
+		sqlite3_bind_null(st, json_at + 1);
 }
 
-int store_put(store *s, const struct store_row *r, const char *comment, long long now)
+/* The row's nodes in result_nodes, replacing what (job, attempt) had:
+ * inside the caller's transaction.  0 or -1. */
+static int put_nodes(store *s, const struct store_row *r, const struct result_view *view)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	if (sqlite3_prepare_v2(s->db, "DELETE FROM result_nodes WHERE job_id=?1 AND attempt=?2", -1,
+			       &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, r->job_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, r->attempt);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto out;
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(s->db, "INSERT OR IGNORE INTO result_nodes VALUES(?1,?2,?3,?4)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return -1;
+	for (int culprit = 0; view && culprit < 2; culprit++) {
+		struct json_object *a = culprit ? view->culprit_nodes : view->affected_nodes;
+
+		for (size_t i = 0; i < result_array_len(a); i++) {
+			const char *node = result_array_str(a, i);
+
+			if (!node)
+				continue;
+			sqlite3_reset(st);
+			sqlite3_bind_text(st, 1, r->job_id, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(st, 2, r->attempt);
+			sqlite3_bind_text(st, 3, node, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int(st, 4, culprit);
+			if (sqlite3_step(st) != SQLITE_DONE)
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int put_row(store *s, const struct store_row *r, const char *comment, long long now,
+		   const struct result_view *v)
 {
 	sqlite3_stmt *st = NULL;
 	int inserted;
@@ -284,16 +350,18 @@ int store_put(store *s, const struct store_row *r, const char *comment, long lon
 	if (sqlite3_prepare_v2(s->db,
 			       "INSERT OR IGNORE INTO results(job_id, attempt, cluster, user, state,"
 			       " sub_domain, culprits, root_code, created, result_json, ended)"
-			       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10," ENDED_OF("?10") ")",
+			       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
 			       -1, &st, NULL) != SQLITE_OK)
 		goto out;
-	bind_row(st, r, 10);
+	bind_row(st, r, 10, v);
 	sqlite3_bind_int64(st, 9, r->created);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		goto out;
 	inserted = sqlite3_changes(s->db) > 0;
 	sqlite3_finalize(st);
 	st = NULL;
+	if (inserted && put_nodes(s, r, v) < 0)
+		goto out;
 	if (inserted && comment) {
 		if (sqlite3_prepare_v2(s->db,
 				       "INSERT OR IGNORE INTO comment_queue(job_id, attempt, text,"
@@ -319,11 +387,12 @@ out:
 	return -1;
 }
 
-int store_revise(store *s, const struct store_row *r, const char *comment, long long now)
+static int revise_row(store *s, const struct store_row *r, const char *comment, long long now,
+		      const struct result_view *v)
 {
 	static const char *const sql[] = {
 		"UPDATE results SET cluster=?3, user=?4, state=?5, sub_domain=?6, culprits=?7,"
-		" root_code=?8, result_json=?9, ended=" ENDED_OF("?9")
+		" root_code=?8, result_json=?9, ended=?10"
 		" WHERE job_id=?1 AND attempt=?2",
 		/* the summary is written again (it replaces the earlier one) */
 		"INSERT OR REPLACE INTO comment_queue(job_id, attempt, text, tries, next_try, done)"
@@ -341,7 +410,7 @@ int store_revise(store *s, const struct store_row *r, const char *comment, long 
 		if (sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL) != SQLITE_OK)
 			goto out;
 		if (i == 0) {
-			bind_row(st, r, 9);
+			bind_row(st, r, 9, v);
 		} else {
 			sqlite3_bind_text(st, 1, r->job_id, -1, SQLITE_TRANSIENT);
 			sqlite3_bind_int64(st, 2, r->attempt);
@@ -352,6 +421,8 @@ int store_revise(store *s, const struct store_row *r, const char *comment, long 
 			goto out;
 		if (i == 0 && !(changed = sqlite3_changes(s->db) > 0))
 			goto out;	/* nothing to revise */
+		if (i == 0 && put_nodes(s, r, v) < 0)
+			goto out;
 		sqlite3_finalize(st);
 		st = NULL;
 	}
@@ -364,6 +435,30 @@ out:
 	sqlite3_finalize(st);
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return changed ? -1 : 0;
+}
+
+/* The result read once (contract.h), for the columns and rows made of it;
+ * a result that is not JSON is stored all the same, without them. */
+static int with_view(store *s, const struct store_row *r, const char *comment, long long now,
+		     int (*write)(store *, const struct store_row *, const char *, long long,
+				  const struct result_view *))
+{
+	struct json_object *res = r->result_json ? json_tokener_parse(r->result_json) : NULL;
+	struct result_view view;
+	int rc = write(s, r, comment, now, res && result_view_of(res, &view) ? &view : NULL);
+
+	json_object_put(res);
+	return rc;
+}
+
+int store_put(store *s, const struct store_row *r, const char *comment, long long now)
+{
+	return with_view(s, r, comment, now, put_row);
+}
+
+int store_revise(store *s, const struct store_row *r, const char *comment, long long now)
+{
+	return with_view(s, r, comment, now, revise_row);
 }
 
 static char *dup_col(sqlite3_stmt *st, int i)
@@ -412,7 +507,8 @@ int store_list(store *s, const struct store_filter *f,
 			       " root_code, created, result_json FROM results"
 			       " WHERE created >= ?1"
 			       " AND (?2 IS NULL OR sub_domain = ?2)"
-			       " AND (?3 IS NULL OR ',' || culprits || ',' LIKE '%,' || ?3 || ',%' ESCAPE '\\')"
+			       " AND (?3 IS NULL OR EXISTS (SELECT 1 FROM result_nodes n WHERE n.job_id = results.job_id"
+			       "  AND n.attempt = results.attempt AND n.culprit = 1 AND n.node = ?3))"
 			       " AND (?4 IS NULL OR user = ?4)"
 			       " ORDER BY created DESC, CAST(job_id AS INTEGER) DESC, job_id DESC, attempt DESC"
 			       " LIMIT ?5",
@@ -420,25 +516,7 @@ int store_list(store *s, const struct store_filter *f,
 		return -1;
 	sqlite3_bind_int64(st, 1, f->since);
 	bind_opt(st, 2, f->sub_domain);
-	if (f->node) {
-		/* LIKE wildcards in a node name are literal */
-		char *esc = malloc(2 * strlen(f->node) + 1), *o = esc;
-
-		if (!esc) {
-			sqlite3_finalize(st);
-			return -1;
-		}
-		for (const char *p = f->node; *p; p++) {
-			if (*p == '%' || *p == '_' || *p == '\\')
-				*o++ = '\\';
-			*o++ = *p;
-		}
-		*o = 0;
-		sqlite3_bind_text(st, 3, esc, -1, SQLITE_TRANSIENT);
-		free(esc);
-	} else {
-		sqlite3_bind_null(st, 3);
-	}
+	bind_opt(st, 3, f->node);
 	bind_opt(st, 4, f->user);
 	sqlite3_bind_int64(st, 5, f->limit > 0 ? f->limit : -1);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -690,22 +768,21 @@ int store_node_faults(store *s, long long since,
 	sqlite3_stmt *st;
 	int rc, n = 0;
 
-	/* One pass over the window's results with SQLite's JSON functions: a
-	 * row per (node, cause) for culprits, per node for affected.  The
+	/* A row per (node, cause) for culprits, per node for affected.  The
 	 * time a node was last seen is its job's end (column ended), or when
 	 * the result was stored for results without. */
 	if (sqlite3_prepare_v2(s->db,
-			       "WITH r AS (SELECT rowid AS id, result_json AS j,"
+			       "WITH r AS (SELECT job_id, attempt,"
 			       "  coalesce(root_code, sub_domain, '?') AS cause,"
 			       "  coalesce(ended, created) AS t"
-			       "  FROM results WHERE created >= ?1 AND json_valid(result_json))"
-			       " SELECT n.value, 1, r.cause, count(DISTINCT r.id), max(r.t)"
-			       "  FROM r, json_each(r.j, '$.culprit_nodes') n WHERE n.type = 'text'"
-			       "  GROUP BY n.value, r.cause"
+			       "  FROM results WHERE created >= ?1)"
+			       " SELECT n.node, 1, r.cause, count(*), max(r.t)"
+			       "  FROM r JOIN result_nodes n USING (job_id, attempt) WHERE n.culprit = 1"
+			       "  GROUP BY n.node, r.cause"
 			       " UNION ALL"
-			       " SELECT n.value, 0, NULL, count(DISTINCT r.id), max(r.t)"
-			       "  FROM r, json_each(r.j, '$.affected_nodes') n WHERE n.type = 'text'"
-			       "  GROUP BY n.value"
+			       " SELECT n.node, 0, NULL, count(*), max(r.t)"
+			       "  FROM r JOIN result_nodes n USING (job_id, attempt) WHERE n.culprit = 0"
+			       "  GROUP BY n.node"
 			       " ORDER BY 1, 2 DESC, 4 DESC, 3",
 			       -1, &st, NULL) != SQLITE_OK)
 		return -1;

@@ -191,13 +191,27 @@ END_TEST
 
 /* ---- the store ---- */
 
+/* A row whose result names culprits (comma-separated) as its culprit
+ * nodes: the store makes its node rows of the result, not of the column. */
 static struct store_row row(const char *job, long attempt, const char *sub, const char *culprits,
 			    const char *user, long long created)
 {
+	static char json[16][512];
+	static int next;
+	char *j = json[next++ % 16];
+	int n = snprintf(j, 512, "{\"schema\":\"attrib.result/v1\",\"culprit_nodes\":[");
+
+	for (const char *p = culprits; p && *p;) {
+		size_t len = strcspn(p, ",");
+
+		n += snprintf(j + n, 512 - n, "%s\"%.*s\"", p == culprits ? "" : ",", (int)len, p);
+		p += len + (p[len] == ',');
+	}
+	snprintf(j + n, 512 - n, "]}");
 	struct store_row r = {
 		.job_id = job, .attempt = attempt, .cluster = "lab", .user = user, .state = "FAILED",
 		.sub_domain = sub, .culprits = culprits, .root_code = "xid.149", .created = created,
-		.result_json = "{\"schema\":\"attrib.result/v1\"}",
+		.result_json = j,
 	};
 	return r;
 }
@@ -240,7 +254,7 @@ START_TEST(store_idempotent)
 	r.result_json = "{\"other\":1}";
 	ck_assert_int_eq(store_put(s, &r, "attrib: other", 2000), 0);
 	char *j = store_get(s, "4242", 0, &att);
-	ck_assert_str_eq(j, "{\"schema\":\"attrib.result/v1\"}");
+	ck_assert_str_eq(j, "{\"schema\":\"attrib.result/v1\",\"culprit_nodes\":[\"node-02\"]}");
 	free(j);
 	ck_assert_int_eq(store_pending_comments(s), 1);
 	ck_assert_int_eq(store_due(s, 1000, 10, &items), 1);

@@ -9,6 +9,7 @@
  *                        attrib serve and attrib drain, run by
  *                        t/store/previous-release.sh)
  * and a failed step leaves a store as it was. */
+#include <json-c/json.h>
 #include <sqlite3.h>
 #include "testutil.h"
 #include "store.h"
@@ -122,6 +123,18 @@ static void upgrade(const char *fixture, int version, bool readonly)
 	comments = raw_int(db, "SELECT count(*) FROM comment_queue WHERE done = 0");
 	webhooks = version >= 3 ? raw_int(db, "SELECT count(*) FROM webhook_queue WHERE done = 0") : 0;
 
+	/* v5: the nodes each result names, counted here with json-c */
+	long long culprit_rows = 0, affected_rows = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct json_object *o = json_tokener_parse(was[i].json), *a;
+
+		if (o && json_object_object_get_ex(o, "culprit_nodes", &a))
+			culprit_rows += (long long)json_object_array_length(a);
+		if (o && json_object_object_get_ex(o, "affected_nodes", &a))
+			affected_rows += (long long)json_object_array_length(a);
+		json_object_put(o);
+	}
 	s = store_open(db, readonly, err, sizeof(err));
 	ck_assert_msg(s != NULL, "%s: %s", fixture, err);
 	for (int i = 0; i < n; i++) {
@@ -158,14 +171,19 @@ static void upgrade(const char *fixture, int version, bool readonly)
 				     " (CASE WHEN json_valid(result_json) THEN CAST(strftime('%s',"
 				     " json_extract(result_json, '$.end_time')) AS INTEGER) END)"), 0);
 	ck_assert_int_gt(raw_int(db, "SELECT count(*) FROM results WHERE ended > 1700000000"), 0);
+	ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM result_nodes WHERE culprit = 1"), culprit_rows);
+	ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM result_nodes WHERE culprit = 0"), affected_rows);
 	/* and it is a store this attrib writes on */
 	s = store_open(db, false, err, sizeof(err));
 	ck_assert_msg(s != NULL, "%s", err);
 	struct store_row r = { .job_id = "9001", .attempt = 0, .created = 2,
-			       .result_json = "{\"end_time\":\"2026-12-01T00:00:00Z\"}" };
+			       .result_json = "{\"end_time\":\"2026-12-01T00:00:00Z\","
+					      "\"culprit_nodes\":[\"node-77\"]}" };
 	ck_assert_int_eq(store_put(s, &r, "c", 2), 1);
 	store_close(s);
 	ck_assert_int_eq(raw_int(db, "SELECT ended FROM results WHERE job_id = '9001'"), 1796083200);
+	ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM result_nodes WHERE job_id = '9001'"
+				     " AND node = 'node-77' AND culprit = 1"), 1);
 	rmtree(d);
 }
 

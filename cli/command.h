@@ -10,16 +10,15 @@
 
 enum { EXIT_USAGE = 1, EXIT_CASE = 2, EXIT_RULES = 3, EXIT_STORE = 4 };
 
-
 /* What a command is given: every command's options parse into one place. */
 struct ctx {
 	const char *config;
 	bool json, drains, dry_run;
-	long attempt;			/* -1: the latest */
-	struct store_filter f;		/* since, sub_domain, node, user, limit */
+	long attempt;	       /* -1: the latest */
+	struct store_filter f; /* since, sub_domain, node, user, limit */
 	char *force[DRAIN_MAX_NODES];
 	int nforce;
-	char **args;			/* the positional arguments */
+	char **args; /* the positional arguments */
 	int nargs;
 	/* what the set-up made of them */
 	attrib_catalog *cat;

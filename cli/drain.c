@@ -26,7 +26,8 @@ void usage_drain(FILE *out)
 	      "                 and whatever the rate limit\n"
 	      "\n"
 	      "Exit status: 0 drained (or shown); 1 usage; 4 no stored result;\n"
-	      "5 refused; 6 Slurm refused the update.\n", out);
+	      "5 refused; 6 Slurm refused the update.\n",
+	      out);
 }
 
 int cmd_drain(struct ctx *x)
@@ -47,7 +48,8 @@ int cmd_drain(struct ctx *x)
 	struct json_object *r = json_tokener_parse(text);
 	free(text);
 	const char *user = getenv("SUDO_USER") ? getenv("SUDO_USER") : getenv("USER");
-	snprintf(by, sizeof(by), "attrib drain (uid %d%s%s)", (int)getuid(), user ? ", " : "", user ? user : "");
+	snprintf(by, sizeof(by), "attrib drain (uid %d%s%s)", (int)getuid(), user ? ", " : "",
+		 user ? user : "");
 	long long now = (long long)time(NULL);
 	if (!r || drain_plan(r, force, nforce, &plan) < 0) {
 		fprintf(stderr, "attrib: job %s: %s\n", job, r ? plan.refusal : "stored result is not JSON");
@@ -61,15 +63,17 @@ int cmd_drain(struct ctx *x)
 			char why[200];
 
 			if (recent < 0)
-				snprintf(why, sizeof(why), "refusing: the drains of the last hour cannot be "
+				snprintf(why, sizeof(why),
+					 "refusing: the drains of the last hour cannot be "
 					 "counted (attrib drain --force NODE drains anyway)");
 			else
-				snprintf(why, sizeof(why), "refusing: DrainMaxPerHour (%ld) reached: %ld "
+				snprintf(why, sizeof(why),
+					 "refusing: DrainMaxPerHour (%ld) reached: %ld "
 					 "drain%s in the last hour (attrib drain --force NODE drains anyway)",
 					 max_per_hour, recent, recent == 1 ? "" : "s");
 			fprintf(stderr, "attrib: job %s: %s: %s\n", job, plan.nodes[i], why);
-			store_add_drain(s, job, got, plan.nodes[i], why,
-					dry ? DRAIN_DRY_RUN : DRAIN_REFUSED, by, now);
+			store_add_drain(s, job, got, plan.nodes[i], why, dry ? DRAIN_DRY_RUN : DRAIN_REFUSED,
+					by, now);
 			if (rc == 0)
 				rc = 5;
 			continue;
@@ -77,7 +81,7 @@ int cmd_drain(struct ctx *x)
 		if (dry) {
 			printf("would drain %s: %s\n", plan.nodes[i], plan.reason);
 			store_add_drain(s, job, got, plan.nodes[i], plan.reason, DRAIN_DRY_RUN, by, now);
-			recent++;	/* as the drain would count */
+			recent++; /* as the drain would count */
 		} else if (drain_node(plan.nodes[i], plan.reason, err, sizeof(err)) < 0) {
 			fprintf(stderr, "attrib: drain %s\n", err);
 			store_add_drain(s, job, got, plan.nodes[i], plan.reason, DRAIN_FAILED, by, now);
@@ -92,4 +96,3 @@ int cmd_drain(struct ctx *x)
 	json_object_put(r);
 	return rc;
 }
-

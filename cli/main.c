@@ -38,7 +38,7 @@ static void usage(FILE *out)
 	      "  analyze CASE [--json]   diagnose one job from a case directory\n"
 	      "  rules check [PATH]      load a rule catalog and run its inline cases\n"
 	      "  rules doc [PATH]        print the catalog as Markdown (doc/rules.md)\n"
-	      	      "  show JOBID [--json]     the stored diagnosis of a job\n"
+	      "  show JOBID [--json]     the stored diagnosis of a job\n"
 	      "  list [--since 7d] ...   the stored diagnoses\n"
 	      "  nodes [--since 30d] ... nodes ranked by the faults blamed on them\n"
 	      "  drain JOBID [--dry-run] drain the culprits of a stored diagnosis\n"
@@ -55,7 +55,8 @@ static void usage(FILE *out)
 	      "Exit status: 0 done (whatever the diagnosis says), 1 usage error,\n"
 	      "2 the case is unusable (no or invalid job.json), 3 the rule catalog\n"
 	      "is invalid or one of its cases fails, 4 no such stored result or the\n"
-	      "store cannot be read.\n", out);
+	      "store cannot be read.\n",
+	      out);
 }
 
 static void usage_analyze(FILE *out)
@@ -74,7 +75,8 @@ static void usage_analyze(FILE *out)
 	      "           (schema attrib.result/v1) instead\n"
 	      "\n"
 	      "Exit status: 0 a diagnosis was printed; 2 the case is unusable (one line\n"
-	      "on stderr says why); 3 the rule catalog is invalid.\n", out);
+	      "on stderr says why); 3 the rule catalog is invalid.\n",
+	      out);
 }
 
 static void usage_rules(FILE *out)
@@ -85,7 +87,8 @@ static void usage_rules(FILE *out)
 	      "check: loads every *.yaml under PATH (a directory or one file; default\n"
 	      "the catalog in use), validates each rule and runs its inline cases.\n"
 	      "Problems are printed as FILE:LINE: message; exit status 3 if any.\n"
-	      "doc: prints the catalog as Markdown.\n", out);
+	      "doc: prints the catalog as Markdown.\n",
+	      out);
 }
 
 /* "7d", "12h", "30m", "90s", "3600" (seconds) or "YYYY-MM-DD" -> a time. */
@@ -137,12 +140,12 @@ struct command {
 	const char *name;
 	int (*run)(struct ctx *x);
 	void (*usage)(FILE *out);
-	const struct option *opts;	/* its options, --help included */
+	const struct option *opts; /* its options, --help included */
 	const char *optstring;
 	int min_args, max_args;
-	bool job_arg;			/* the first argument is a job id */
+	bool job_arg; /* the first argument is a job id */
 	enum need need;
-	long since;			/* --since's default, seconds back */
+	long since; /* --since's default, seconds back */
 };
 
 static attrib_catalog *load(const char *path)
@@ -208,7 +211,7 @@ static int setup(const struct command *cmd, int argc, char **argv, struct ctx *x
 
 	x->attempt = -1;
 	x->f.since = (long long)time(NULL) - cmd->since;
-	optind = 0;	/* 0: glibc re-initialises getopt (the global parse used "+") */
+	optind = 0; /* 0: glibc re-initialises getopt (the global parse used "+") */
 	while ((c = getopt_long(argc, argv, cmd->optstring, cmd->opts, NULL)) != -1) {
 		if (c == 'h') {
 			cmd->usage(stdout);
@@ -262,8 +265,10 @@ static int cmd_analyze(struct ctx *x)
 		return EXIT_CASE;
 	}
 	if (x->json)
-		printf("%s\n", json_object_to_json_string_ext(r, JSON_C_TO_STRING_PRETTY |
-								    JSON_C_TO_STRING_NOSLASHESCAPE));
+		printf("%s\n",
+		       json_object_to_json_string_ext(r,
+						      JSON_C_TO_STRING_PRETTY |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
 	else
 		render_text(stdout, r);
 	json_object_put(r);
@@ -285,8 +290,8 @@ static int cmd_rules(struct ctx *x)
 			return EXIT_RULES;
 		}
 		attrib_catalog_stats(cat, &xs, &codes, &refiners, &cases);
-		printf("%s: ok: %d extractors, %d codes, %d refiners, %d cases passed\n", path, xs,
-		       codes, refiners, cases);
+		printf("%s: ok: %d extractors, %d codes, %d refiners, %d cases passed\n", path, xs, codes,
+		       refiners, cases);
 		attrib_catalog_free(cat);
 		return 0;
 	}
@@ -301,38 +306,51 @@ static int cmd_rules(struct ctx *x)
 	return EXIT_USAGE;
 }
 
-#define OPT(name, arg, val) { name, arg, NULL, val }
+#define OPT(name, arg, val) \
+	{ \
+		name, arg, NULL, val \
+	}
 #define OPT_HELP OPT("help", no_argument, 'h')
-#define OPT_END { NULL, 0, NULL, 0 }
+#define OPT_END \
+	{ \
+		NULL, 0, NULL, 0 \
+	}
 static const struct option analyze_opts[] = { OPT("json", no_argument, 'j'), OPT_HELP, OPT_END };
 static const struct option rules_opts[] = { OPT_HELP, OPT_END };
-static const struct option show_opts[] = {
-	OPT("config", required_argument, 'c'), OPT("attempt", required_argument, 'a'),
-	OPT("json", no_argument, 'j'), OPT("drains", no_argument, 'd'), OPT_HELP, OPT_END
-};
-static const struct option list_opts[] = {
-	OPT("config", required_argument, 'c'), OPT("since", required_argument, 's'),
-	OPT("sub-domain", required_argument, 'D'), OPT("node", required_argument, 'n'),
-	OPT("user", required_argument, 'u'), OPT("limit", required_argument, 'l'),
-	OPT("json", no_argument, 'j'), OPT_HELP, OPT_END
-};
-static const struct option nodes_opts[] = {
-	OPT("config", required_argument, 'c'), OPT("since", required_argument, 's'),
-	OPT("limit", required_argument, 'l'), OPT("json", no_argument, 'j'), OPT_HELP, OPT_END
-};
-static const struct option drain_opts[] = {
-	OPT("config", required_argument, 'c'), OPT("attempt", required_argument, 'a'),
-	OPT("dry-run", no_argument, 'N'), OPT("force", required_argument, 'f'), OPT_HELP, OPT_END
-};
+static const struct option show_opts[] = { OPT("config", required_argument, 'c'),
+					   OPT("attempt", required_argument, 'a'),
+					   OPT("json", no_argument, 'j'),
+					   OPT("drains", no_argument, 'd'),
+					   OPT_HELP,
+					   OPT_END };
+static const struct option list_opts[] = { OPT("config", required_argument, 'c'),
+					   OPT("since", required_argument, 's'),
+					   OPT("sub-domain", required_argument, 'D'),
+					   OPT("node", required_argument, 'n'),
+					   OPT("user", required_argument, 'u'),
+					   OPT("limit", required_argument, 'l'),
+					   OPT("json", no_argument, 'j'),
+					   OPT_HELP,
+					   OPT_END };
+static const struct option nodes_opts[] = { OPT("config", required_argument, 'c'),
+					    OPT("since", required_argument, 's'),
+					    OPT("limit", required_argument, 'l'),
+					    OPT("json", no_argument, 'j'),
+					    OPT_HELP,
+					    OPT_END };
+static const struct option drain_opts[] = { OPT("config", required_argument, 'c'),
+					    OPT("attempt", required_argument, 'a'),
+					    OPT("dry-run", no_argument, 'N'),
+					    OPT("force", required_argument, 'f'),
+					    OPT_HELP,
+					    OPT_END };
 
 static const struct command commands[] = {
 	{ "analyze", cmd_analyze, usage_analyze, analyze_opts, "jh", 1, 1, false, NEED_CATALOG, 0 },
 	{ "rules", cmd_rules, usage_rules, rules_opts, "h", 1, 2, false, NEED_NOTHING, 0 },
 	{ "show", cmd_show, usage_show, show_opts, "c:a:jdh", 1, 1, true, NEED_STORE, 0 },
-	{ "list", cmd_list, usage_list, list_opts, "c:s:n:u:l:jh", 0, 0, false, NEED_STORE,
-	  7 * 86400 },
-	{ "nodes", cmd_nodes, usage_nodes, nodes_opts, "c:s:l:jh", 0, 0, false, NEED_STORE,
-	  30 * 86400 },
+	{ "list", cmd_list, usage_list, list_opts, "c:s:n:u:l:jh", 0, 0, false, NEED_STORE, 7 * 86400 },
+	{ "nodes", cmd_nodes, usage_nodes, nodes_opts, "c:s:l:jh", 0, 0, false, NEED_STORE, 30 * 86400 },
 	{ "drain", cmd_drain, usage_drain, drain_opts, "c:a:f:h", 1, 1, true, NEED_STORE_RW, 0 },
 };
 
@@ -355,20 +373,17 @@ static int serve(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		av[n++] = argv[i];
 	execv(d, av);
-	fprintf(stderr, "attrib: the service is attribd(8), and %s cannot be run: %s\n", d,
-		strerror(errno));
+	fprintf(stderr, "attrib: the service is attribd(8), and %s cannot be run: %s\n", d, strerror(errno));
 	free(av);
 	return EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "rules", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 }
-	};
+	static const struct option opts[] = { { "rules", required_argument, NULL, 'r' },
+					      { "help", no_argument, NULL, 'h' },
+					      { "version", no_argument, NULL, 'V' },
+					      { NULL, 0, NULL, 0 } };
 	int c;
 
 	/* global options stop at the command */

@@ -6,7 +6,7 @@
 #include "command.h"
 #include "text.h"
 
-#define WIDTH 79	/* an 80-column terminal, the last column left free */
+#define WIDTH 79 /* an 80-column terminal, the last column left free */
 
 struct cause {
 	char *name;
@@ -17,7 +17,7 @@ struct node_agg {
 	char *node;
 	long faults, affected;
 	long long last;
-	struct cause *causes;	/* most frequent first (the store's order) */
+	struct cause *causes; /* most frequent first (the store's order) */
 	int ncauses;
 };
 
@@ -108,7 +108,8 @@ static void print_causes(FILE *out, const struct node_agg *a, int room)
 	buf[0] = 0;
 	for (i = 0; i < a->ncauses; i++) {
 		/* what "+N more" needs if this is the last that fits */
-		int ml = i + 1 < a->ncauses ? snprintf(more, sizeof(more), " +%d more", a->ncauses - i - 1) : 0;
+		int ml = i + 1 < a->ncauses ? snprintf(more, sizeof(more), " +%d more", a->ncauses - i - 1)
+					    : 0;
 		int len;
 
 		clean(name, a->causes[i].name, 100);
@@ -135,14 +136,13 @@ static void print_causes(FILE *out, const struct node_agg *a, int room)
 		fputs(used ? buf : "-", out);
 }
 
-static const char *state_of(const struct node_state_map *ns, const char *node,
-			    const char **reason)
+static const char *state_of(const struct node_state_map *ns, const char *node, const char **reason)
 {
 	const char *state = "unknown";
 
 	*reason = NULL;
 	if (ns && !node_state_of(ns, node, &state, reason))
-		state = "-";	/* slurmctld does not know it (any more) */
+		state = "-"; /* slurmctld does not know it (any more) */
 	return state;
 }
 
@@ -160,8 +160,8 @@ static void print_text(FILE *out, struct fleet *f, size_t shown, const struct no
 		if (sl > sw)
 			sw = sl < 14 ? sl : 14;
 	}
-	fprintf(out, "%-*s %6s %6s  %-16s  %-*s %s\n", w, "NODE", "FAULTS", "AFFECT", "LAST SEEN (UTC)",
-		sw, "STATE", "CAUSES");
+	fprintf(out, "%-*s %6s %6s  %-16s  %-*s %s\n", w, "NODE", "FAULTS", "AFFECT", "LAST SEEN (UTC)", sw,
+		"STATE", "CAUSES");
 	for (size_t i = 0; i < shown; i++) {
 		const struct node_agg *a = &f->v[i];
 		const char *state = state_of(ns, a->node, &reason);
@@ -172,8 +172,8 @@ static void print_text(FILE *out, struct fleet *f, size_t shown, const struct no
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", gmtime_r(&t, &tm));
 		clean(node, a->node, 48);
 		clean(st, state, 14);
-		int used = fprintf(out, "%-*s %6ld %6ld  %-16s  %-*s ", w, node, a->faults, a->affected,
-				   when, sw, st);
+		int used = fprintf(out, "%-*s %6ld %6ld  %-16s  %-*s ", w, node, a->faults, a->affected, when,
+				   sw, st);
 		print_causes(out, a, WIDTH - used > 12 ? WIDTH - used : 12);
 		fputc('\n', out);
 		if (reason) {
@@ -257,8 +257,10 @@ static int nodes_report(store *s, long long since, int limit, bool json, FILE *o
 	if (json) {
 		struct json_object *arr = to_json(&f, shown, ns);
 
-		fprintf(out, "%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
-								      JSON_C_TO_STRING_NOSLASHESCAPE));
+		fprintf(out, "%s\n",
+			json_object_to_json_string_ext(arr,
+						       JSON_C_TO_STRING_PRETTY |
+							       JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(arr);
 	} else {
 		print_text(out, &f, shown, ns);
@@ -292,7 +294,8 @@ void usage_nodes(FILE *out)
 	      "  --json            one JSON array: node, faults, affected, last_seen,\n"
 	      "                    causes [{cause, count}], state (null: not a node of\n"
 	      "                    slurmctld), reason\n"
-	      "Exit status: 0 listed (maybe nothing); 4 the store cannot be read.\n", out);
+	      "Exit status: 0 listed (maybe nothing); 4 the store cannot be read.\n",
+	      out);
 }
 
 int cmd_nodes(struct ctx *x)

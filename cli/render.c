@@ -21,8 +21,8 @@ static void evidence(FILE *out, struct json_object *sym, const char *indent)
 		struct json_object *e = json_object_array_get_idx(ev, i), *ln;
 
 		json_object_object_get_ex(e, "line", &ln);
-		fprintf(out, "%s%s:%d\n%s  %s\n", indent, json_str(e, "file"), json_object_get_int(ln), indent,
-			json_str(e, "text"));
+		fprintf(out, "%s%s:%d\n%s  %s\n", indent, json_str(e, "file"), json_object_get_int(ln),
+			indent, json_str(e, "text"));
 	}
 }
 
@@ -46,27 +46,28 @@ void render_text(FILE *out, struct json_object *r)
 
 	result_view_of(r, &rv);
 
-	struct json_object *rc = rv.root_cause, *syms = rv.symptoms, *cov = rv.coverage,
-			   *acts = rv.actions;
+	struct json_object *rc = rv.root_cause, *syms = rv.symptoms, *cov = rv.coverage, *acts = rv.actions;
 
-	fprintf(out, "job %s %s: %s / %s\n\n", rv.job_id, rv.terminal_state, rv.outcome,
-		rv.sub_domain);
+	fprintf(out, "job %s %s: %s / %s\n\n", rv.job_id, rv.terminal_state, rv.outcome, rv.sub_domain);
 	/* the service redid the diagnosis when evidence arrived late */
 	struct json_object *revs = arr(r, "revisions");
 	for (size_t i = 0; revs && i < json_object_array_length(revs); i++) {
 		struct json_object *v = json_object_array_get_idx(revs, i), *b = NULL;
-		const char *was = json_object_object_get_ex(v, "before", &b) && b ? json_str(b, "sub_domain") : NULL;
+		const char *was = json_object_object_get_ex(v, "before", &b) && b ? json_str(b, "sub_domain")
+										  : NULL;
 
 		fprintf(out, "%s %s: %s (was %s)\n", i ? "             " : "Revised     ",
-			json_str(v, "at") ? json_str(v, "at") : "?", json_str(v, "reason") ? json_str(v, "reason") : "?",
-			was ? was : "?");
+			json_str(v, "at") ? json_str(v, "at") : "?",
+			json_str(v, "reason") ? json_str(v, "reason") : "?", was ? was : "?");
 	}
 	if (revs && json_object_array_length(revs))
 		fputs("\n", out);
 	if (rc) {
 		fprintf(out, "Root cause   %s [%s]\n", json_str(rc, "symptom"), json_str(rc, "code"));
-		fprintf(out, "             on %s%s%s at %s\n", json_str(rc, "node") ? json_str(rc, "node") : "(no single node)",
-			json_str(rc, "device") ? " " : "", json_str(rc, "device") ? json_str(rc, "device") : "", json_str(rc, "time"));
+		fprintf(out, "             on %s%s%s at %s\n",
+			json_str(rc, "node") ? json_str(rc, "node") : "(no single node)",
+			json_str(rc, "device") ? " " : "",
+			json_str(rc, "device") ? json_str(rc, "device") : "", json_str(rc, "time"));
 		if (json_str(rc, "located_by"))
 			fprintf(out, "             node found by %s\n", json_str(rc, "located_by"));
 		if (json_str(rc, "resolution"))
@@ -78,8 +79,8 @@ void render_text(FILE *out, struct json_object *r)
 
 			if (strcmp(json_str(y, "role"), "root"))
 				continue;
-			fprintf(out, "Candidate    %s [%s] on %s\n", json_str(y, "symptom"), json_str(y, "code"),
-				json_str(y, "node") ? json_str(y, "node") : "(job)");
+			fprintf(out, "Candidate    %s [%s] on %s\n", json_str(y, "symptom"),
+				json_str(y, "code"), json_str(y, "node") ? json_str(y, "node") : "(job)");
 			evidence(out, y, "             ");
 		}
 	}
@@ -106,12 +107,12 @@ void render_text(FILE *out, struct json_object *r)
 			continue;
 		json_object_object_add(seen, node, json_object_get(y));
 	}
-	json_object_object_foreach(seen, key, val) {
+	json_object_object_foreach (seen, key, val) {
 		(void)key;
 		json_object_array_add(firsts, json_object_get(val));
 	}
 	size_t n = json_object_array_length(firsts);
-	for (size_t i = 0; i < n; i++)	/* few entries: selection order by time */
+	for (size_t i = 0; i < n; i++) /* few entries: selection order by time */
 		for (size_t k = i + 1; k < n; k++)
 			if (strcmp(json_str(json_object_array_get_idx(firsts, k), "first_time"),
 				   json_str(json_object_array_get_idx(firsts, i), "first_time")) < 0) {
@@ -127,7 +128,8 @@ void render_text(FILE *out, struct json_object *r)
 
 		clock_of(json_str(y, "first_time"), clk, sizeof(clk));
 		fprintf(out, "  %-12s%s %-12s %-11s %s\n", clk, json_str(y, "time_approximate") ? "~" : " ",
-			json_str(y, "node") ? json_str(y, "node") : "(job)", json_str(y, "role"), json_str(y, "symptom"));
+			json_str(y, "node") ? json_str(y, "node") : "(job)", json_str(y, "role"),
+			json_str(y, "symptom"));
 	}
 	if (n > 20)
 		fprintf(out, "  ... %zu more nodes\n", n - 20);
@@ -146,7 +148,8 @@ void render_text(FILE *out, struct json_object *r)
 			downcount += json_object_get_int64(c);
 		}
 	}
-	fprintf(out, "\nDownstream   %ld symptoms (%ld log lines) explained by the root cause\n", down, downcount);
+	fprintf(out, "\nDownstream   %ld symptoms (%ld log lines) explained by the root cause\n", down,
+		downcount);
 
 	struct json_object *hang;
 	if (json_object_object_get_ex(r, "hang", &hang) && hang) {
@@ -154,7 +157,8 @@ void render_text(FILE *out, struct json_object *r)
 
 		fprintf(out, "Hang         no progress since %s", json_str(hang, "since"));
 		if (json_object_object_get_ex(hang, "last_progress", &lp) && lp)
-			fprintf(out, " (last progress line %s:%s)", json_str(lp, "file"), json_str(lp, "line"));
+			fprintf(out, " (last progress line %s:%s)", json_str(lp, "file"),
+				json_str(lp, "line"));
 		fputc('\n', out);
 	}
 	/* what was seen but is not the job's: never a cause, shown so that a
@@ -166,8 +170,9 @@ void render_text(FILE *out, struct json_object *r)
 		if (!json_str(y, "set_aside"))
 			continue;
 		if (aside < 8)
-			fprintf(out, "%s%s%s%s: %s\n", aside ? "             " : "Set aside    ", json_str(y, "symptom"),
-				json_str(y, "node") ? " on " : "", json_str(y, "node") ? json_str(y, "node") : "", json_str(y, "set_aside"));
+			fprintf(out, "%s%s%s%s: %s\n", aside ? "             " : "Set aside    ",
+				json_str(y, "symptom"), json_str(y, "node") ? " on " : "",
+				json_str(y, "node") ? json_str(y, "node") : "", json_str(y, "set_aside"));
 		aside++;
 	}
 	if (aside > 8)
@@ -179,8 +184,8 @@ void render_text(FILE *out, struct json_object *r)
 	for (size_t i = 0; cov && i < json_object_array_length(cov); i++) {
 		struct json_object *c = json_object_array_get_idx(cov, i);
 
-		fprintf(out, "%s%s (%s): %s\n", i ? "             " : "", json_str(c, "source"), json_str(c, "status"),
-			json_str(c, "detail"));
+		fprintf(out, "%s%s (%s): %s\n", i ? "             " : "", json_str(c, "source"),
+			json_str(c, "status"), json_str(c, "detail"));
 	}
 	fputs("Actions      ", out);
 	if (!acts || !json_object_array_length(acts))
@@ -188,8 +193,8 @@ void render_text(FILE *out, struct json_object *r)
 	for (size_t i = 0; acts && i < json_object_array_length(acts); i++) {
 		struct json_object *c = json_object_array_get_idx(acts, i);
 
-		fprintf(out, "%s%s %s: %s\n", i ? "             " : "", json_str(c, "action"), json_str(c, "node"),
-			json_str(c, "reason"));
+		fprintf(out, "%s%s %s: %s\n", i ? "             " : "", json_str(c, "action"),
+			json_str(c, "node"), json_str(c, "reason"));
 	}
 	fprintf(out, "\n%s\n", rv.explanation);
 	if (json_str(r, "catalog"))

@@ -30,18 +30,20 @@ static const struct slurmapi_module *load(char *err, size_t errlen)
 	 * commands, which link it; attrib's own functions are hidden
 	 * (Makefile.am), so neither side binds to the other's */
 	if (!(h = dlopen(path, RTLD_NOW | RTLD_GLOBAL))) {
-		snprintf(err, errlen, "Slurm is not available to attrib (%s; the attribd package "
-			 "installs it): %s", path, dlerror());
+		snprintf(err, errlen,
+			 "Slurm is not available to attrib (%s; the attribd package "
+			 "installs it): %s",
+			 path, dlerror());
 		return NULL;
 	}
 	const struct slurmapi_module *m = dlsym(h, SLURMAPI_MODULE_SYMBOL);
 	if (!m || m->version != SLURMAPI_MODULE_VERSION) {
-		snprintf(err, errlen, "%s is not this attrib's Slurm module (version %d, want %d)",
-			 path, m ? m->version : -1, SLURMAPI_MODULE_VERSION);
+		snprintf(err, errlen, "%s is not this attrib's Slurm module (version %d, want %d)", path,
+			 m ? m->version : -1, SLURMAPI_MODULE_VERSION);
 		dlclose(h);
 		return NULL;
 	}
-	return mod = m;	/* kept loaded: libslurm cannot be unloaded cleanly */
+	return mod = m; /* kept loaded: libslurm cannot be unloaded cleanly */
 }
 
 int drain_node(const char *node, const char *reason, char *err, size_t errlen)
@@ -61,8 +63,7 @@ struct node_state_map *node_states_load(char *err, size_t errlen)
 }
 
 /* (a map comes from node_states_load: the module is loaded) */
-bool node_state_of(const struct node_state_map *ns, const char *node, const char **state,
-		   const char **reason)
+bool node_state_of(const struct node_state_map *ns, const char *node, const char **state, const char **reason)
 {
 	return mod->node_state_of(ns, node, state, reason);
 }

@@ -18,7 +18,8 @@ void usage_show(FILE *out)
 	      "attribd's policy or attrib drain); --json prints the stored result\n"
 	      "object.  --drains prints only the drain decisions, one a line:\n"
 	      "TIME ATTEMPT NODE DECISION BY: REASON (--json: a JSON array).\n"
-	      "Exit status: 0 printed; 4 no stored result, or the store cannot be read.\n", out);
+	      "Exit status: 0 printed; 4 no stored result, or the store cannot be read.\n",
+	      out);
 }
 
 void usage_list(FILE *out)
@@ -38,7 +39,8 @@ void usage_list(FILE *out)
 	      "  --user U          only jobs of user U\n"
 	      "  --limit N         at most N (the newest)\n"
 	      "  --json            one JSON array\n"
-	      "Exit status: 0 listed (maybe nothing); 4 the store cannot be read.\n", out);
+	      "Exit status: 0 listed (maybe nothing); 4 the store cannot be read.\n",
+	      out);
 }
 
 struct list_out {
@@ -182,8 +184,10 @@ static int drain_to_json(const struct drain_row *d, void *arg)
 static void print_drains(struct json_object *drains, bool json)
 {
 	if (json) {
-		printf("%s\n", json_object_to_json_string_ext(drains, JSON_C_TO_STRING_PRETTY |
-									 JSON_C_TO_STRING_NOSLASHESCAPE));
+		printf("%s\n",
+		       json_object_to_json_string_ext(drains,
+						      JSON_C_TO_STRING_PRETTY |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
 		return;
 	}
 	for (size_t i = 0; i < json_object_array_length(drains); i++) {
@@ -228,8 +232,7 @@ int cmd_show(struct ctx *x)
 	if (!text) {
 		json_object_put(drains);
 		if (attempt >= 0)
-			fprintf(stderr, "attrib: no stored result for job %s attempt %ld\n", job,
-				attempt);
+			fprintf(stderr, "attrib: no stored result for job %s attempt %ld\n", job, attempt);
 		else
 			fprintf(stderr, "attrib: no stored result for job %s\n", job);
 		return EXIT_STORE;
@@ -246,8 +249,10 @@ int cmd_show(struct ctx *x)
 	 * else, may hold strings that would break the terminal or the JSON */
 	svc_json_clean(r);
 	if (json) {
-		printf("%s\n", json_object_to_json_string_ext(r, JSON_C_TO_STRING_PRETTY |
-								    JSON_C_TO_STRING_NOSLASHESCAPE));
+		printf("%s\n",
+		       json_object_to_json_string_ext(r,
+						      JSON_C_TO_STRING_PRETTY |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
 	} else {
 		render_text(stdout, r);
 		if (json_object_array_length(drains)) {
@@ -279,10 +284,11 @@ int cmd_list(struct ctx *x)
 		return EXIT_STORE;
 	}
 	if (lo.json) {
-		printf("%s\n", json_object_to_json_string_ext(lo.arr, JSON_C_TO_STRING_PRETTY |
-									  JSON_C_TO_STRING_NOSLASHESCAPE));
+		printf("%s\n",
+		       json_object_to_json_string_ext(lo.arr,
+						      JSON_C_TO_STRING_PRETTY |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(lo.arr);
 	}
 	return 0;
 }
-

@@ -19,9 +19,9 @@ enum type { T_STR, T_PATH, T_SECONDS, T_SIZE, T_LIST, T_ENUM, T_FLOAT, T_HOSTPOR
 struct key {
 	const char *name;
 	enum type type;
-	size_t off, count_off;	/* count_off: for lists */
+	size_t off, count_off; /* count_off: for lists */
 	const char *def;
-	const char *choices;	/* T_ENUM: "a|b|c" */
+	const char *choices; /* T_ENUM: "a|b|c" */
 	const char *doc;
 };
 
@@ -39,8 +39,7 @@ static const struct key keys[] = {
 	  "Address and port attribd listens on." },
 	{ "ServiceURL", T_URL, O(service_url), 0, "http://127.0.0.1:7411", NULL,
 	  "Where attrib-collect sends bundles." },
-	{ "LogSources", T_LIST, O(log_sources), O(nlog_sources),
-	  "auto", NULL,
+	{ "LogSources", T_LIST, O(log_sources), O(nlog_sources), "auto", NULL,
 	  "Node log sources the collector cuts the job window from: \"journal\" (or \"journal:DIR\"), "
 	  "\"kmsg\" (the kernel's ring buffer, read only when no journal source holds kernel "
 	  "messages), files, or \"auto\": those of journal, /var/log/kern.log, /var/log/syslog, "
@@ -80,8 +79,7 @@ static const struct key keys[] = {
 	  "it would do; auto: drain the node through Slurm (scontrol's DRAIN, with a reason naming "
 	  "the cause, the device and the job). Every decision, refusals with their reason included, "
 	  "is kept in the store and shown by attrib show JOBID." },
-	{ "DrainClasses", T_LIST, O(drain_classes), O(ndrain_classes),
-	  "", "off|suggest|auto",
+	{ "DrainClasses", T_LIST, O(drain_classes), O(ndrain_classes), "", "off|suggest|auto",
 	  "Rule classes (rules/00-base.yaml) whose culprits the policy may drain, each CLASS (DrainPolicy "
 	  "applies) or CLASS:MODE with a mode of its own (off, suggest or auto), e.g. "
 	  "gpu-hardware:auto,nvlink with DrainPolicy = suggest. Culprits of any other class are never "
@@ -225,7 +223,7 @@ static const char *set(struct attrib_config *c, const struct key *k, const char 
 		for (const char *p = k->choices; p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL)
 			if (!strncasecmp(p, v, len) && (p[len] == '|' || !p[len])) {
 				free(*str_at(c, k));
-				*str_at(c, k) = strndup(p, len);	/* the canonical spelling */
+				*str_at(c, k) = strndup(p, len); /* the canonical spelling */
 				return NULL;
 			}
 		snprintf(msg, sizeof(msg), "must be one of %s", k->choices);
@@ -236,7 +234,7 @@ static const char *set(struct attrib_config *c, const struct key *k, const char 
 	case T_INT:
 		if (parse_number(v, &n, k->type))
 			return k->type == T_SECONDS ? "must be a number of seconds (or Nm, Nh)"
-			       : k->type == T_SIZE  ? "must be a size (N, NK, NM, NG)"
+				: k->type == T_SIZE ? "must be a size (N, NK, NM, NG)"
 						    : "must be a non-negative whole number";
 		*(long *)((char *)c + k->off) = n;
 		return NULL;
@@ -317,7 +315,7 @@ static FILE *open_checked(const char *path, FILE *err)
 	if (fd < 0) {
 		e = errno;
 		if (e == ENOENT && !strcmp(path, ATTRIB_CONF_DEFAULT))
-			return NULL;	/* no file: the defaults */
+			return NULL; /* no file: the defaults */
 		fprintf(err, "%s: %s\n", path,
 			e == ELOOP ? "is a symbolic link; refused (name the file itself)" : strerror(e));
 		errno = e == ENOENT ? EINVAL : e;
@@ -407,7 +405,8 @@ int config_load(const char *path, struct attrib_config *c, FILE *err)
 			continue;
 		}
 		if (seen[i]++)
-			fprintf(err, "%s:%d: %s given again; the last one counts\n", path, lineno, keys[i].name);
+			fprintf(err, "%s:%d: %s given again; the last one counts\n", path, lineno,
+				keys[i].name);
 		if ((msg = set(c, &keys[i], val))) {
 			fprintf(err, "%s:%d: %s %s (got \"%s\")\n", path, lineno, keys[i].name, msg, val);
 			errors++;
@@ -446,17 +445,21 @@ void config_man(FILE *out)
 	fputs(".TH ATTRIB.CONF 5 \"\" \"attrib\" \"File formats\"\n"
 	      ".SH NAME\nattrib.conf \\- configuration of the attrib service, collector and command\n"
 	      ".SH SYNOPSIS\n/etc/slurm/attrib.conf\n"
-	      ".SH DESCRIPTION\nOne \\fIKey\\fR = \\fIvalue\\fR per line; \\fB#\\fR starts a comment; keys are "
-	      "not case-sensitive. An unknown key or a bad value stops the program at start with the file name "
+	      ".SH DESCRIPTION\nOne \\fIKey\\fR = \\fIvalue\\fR per line; \\fB#\\fR starts a comment; keys "
+	      "are "
+	      "not case-sensitive. An unknown key or a bad value stops the program at start with the file "
+	      "name "
 	      "and line number. A missing file at the default path means every default below.\n"
-	      ".PP\nDurations are seconds, or a number followed by \\fBm\\fR or \\fBh\\fR; sizes are bytes, or a "
+	      ".PP\nDurations are seconds, or a number followed by \\fBm\\fR or \\fBh\\fR; sizes are bytes, "
+	      "or a "
 	      "number followed by \\fBK\\fR, \\fBM\\fR or \\fBG\\fR; lists are separated by commas.\n"
 	      ".PP\nThe file is refused, as MUNGE refuses its key, when it is a symbolic link (name the "
 	      "file itself), not a regular file (a directory, for one), owned by a user other than root or "
 	      "the one running the program, writable by every user, or writable by a group other than "
 	      "root's (gid 0). Numbers are plain decimals: no sign, no blanks, no \\fBnan\\fR or "
 	      "\\fBinf\\fR, nothing after the number but its unit.\n"
-	      ".SH KEYS\n", out);
+	      ".SH KEYS\n",
+	      out);
 	for (size_t i = 0; i < NKEYS; i++) {
 		fputs(".TP\n\\fB", out);
 		roff(out, keys[i].name);

@@ -7,44 +7,44 @@
 #define ATTRIB_CONF_DEFAULT "/etc/slurm/attrib.conf"
 
 struct attrib_config {
-	char *spool_dir;	/* SpoolDir: job records from jobcomp/attrib (SPOOL/jobs) */
-	char *node_spool_dir;	/* NodeSpoolDir: task records and the collector's outbox */
-	char *state_dir;	/* StateDir: incoming bundles, cases, the store */
-	char *rules_dir;	/* RulesDir */
-	char *listen;		/* Listen: host:port of attribd */
-	char *service_url;	/* ServiceURL: where attrib-collect sends bundles */
-	char **log_sources;	/* LogSources: files, or "journal" */
+	char *spool_dir;      /* SpoolDir: job records from jobcomp/attrib (SPOOL/jobs) */
+	char *node_spool_dir; /* NodeSpoolDir: task records and the collector's outbox */
+	char *state_dir;      /* StateDir: incoming bundles, cases, the store */
+	char *rules_dir;      /* RulesDir */
+	char *listen;	      /* Listen: host:port of attribd */
+	char *service_url;    /* ServiceURL: where attrib-collect sends bundles */
+	char **log_sources;   /* LogSources: files, or "journal" */
 	int nlog_sources;
-	long window_margin;	/* WindowMargin, seconds */
-	long collect_timeout;	/* CollectTimeout, seconds */
-	long bundle_deadline;	/* BundleDeadline, seconds */
-	char **attribute_states;	/* AttributeStates */
+	long window_margin;	 /* WindowMargin, seconds */
+	long collect_timeout;	 /* CollectTimeout, seconds */
+	long bundle_deadline;	 /* BundleDeadline, seconds */
+	char **attribute_states; /* AttributeStates */
 	int nattribute_states;
-	char *comment_field;	/* CommentField: AdminComment | Comment | SystemComment */
-	long app_max_bytes;	/* AppMaxBytes */
-	char *read_job_output;	/* ReadJobOutput: no | yes */
-	long max_bundle_bytes;	/* MaxBundleBytes */
-	char *slurmctld_log;	/* SlurmctldLog, or NULL */
-	long reconcile_interval;	/* ReconcileInterval, seconds */
-	char *drain_policy;	/* DrainPolicy: off | suggest | auto */
-	char **drain_classes;	/* DrainClasses: classes the policy may drain for */
+	char *comment_field;	 /* CommentField: AdminComment | Comment | SystemComment */
+	long app_max_bytes;	 /* AppMaxBytes */
+	char *read_job_output;	 /* ReadJobOutput: no | yes */
+	long max_bundle_bytes;	 /* MaxBundleBytes */
+	char *slurmctld_log;	 /* SlurmctldLog, or NULL */
+	long reconcile_interval; /* ReconcileInterval, seconds */
+	char *drain_policy;	 /* DrainPolicy: off | suggest | auto */
+	char **drain_classes;	 /* DrainClasses: classes the policy may drain for */
 	int ndrain_classes;
-	long drain_max_per_hour;	/* DrainMaxPerHour */
-	double drain_max_fraction;	/* DrainMaxFraction of a partition */
-	char *webhook;		/* Webhook URL, or NULL */
-	long webhook_timeout;	/* WebhookTimeout, seconds */
-	char *log_file;		/* LogFile, or NULL for stderr */
-	char *pid_file;		/* PidFile, or NULL for none */
-	char **allow_from;	/* AllowFrom: "slurm", addresses, CIDR ranges */
+	long drain_max_per_hour;   /* DrainMaxPerHour */
+	double drain_max_fraction; /* DrainMaxFraction of a partition */
+	char *webhook;		   /* Webhook URL, or NULL */
+	long webhook_timeout;	   /* WebhookTimeout, seconds */
+	char *log_file;		   /* LogFile, or NULL for stderr */
+	char *pid_file;		   /* PidFile, or NULL for none */
+	char **allow_from;	   /* AllowFrom: "slurm", addresses, CIDR ranges */
 	int nallow_from;
-	char **node_addresses;	/* NodeAddresses: NAME=ADDRESS beside Slurm's node table */
+	char **node_addresses; /* NodeAddresses: NAME=ADDRESS beside Slurm's node table */
 	int nnode_addresses;
-	long node_table_refresh;	/* NodeTableRefresh, seconds */
-	long http_connections;	/* HttpConnections */
-	long http_per_address;	/* HttpPerAddress */
-	long http_header_timeout;	/* HttpHeaderTimeout, seconds */
-	long http_idle_timeout;	/* HttpIdleTimeout, seconds */
-	long http_threads;	/* HttpThreads */
+	long node_table_refresh;  /* NodeTableRefresh, seconds */
+	long http_connections;	  /* HttpConnections */
+	long http_per_address;	  /* HttpPerAddress */
+	long http_header_timeout; /* HttpHeaderTimeout, seconds */
+	long http_idle_timeout;	  /* HttpIdleTimeout, seconds */
+	long http_threads;	  /* HttpThreads */
 };
 
 /* Defaults, then path (a missing file at the default path is not an

@@ -163,38 +163,39 @@ char *job_record_json(const struct attrib_job_record *r, size_t *len)
 		char *clean = text_utf8_fix(r->nodes[i], strlen(r->nodes[i]), &n);
 
 		ok = clean && (h = json_object_new_string_len(clean, (int)n)) &&
-		     json_object_array_add(nodes, h) == 0;
+			json_object_array_add(nodes, h) == 0;
 		free(clean);
 	}
 	ok = ok && put_str(o, "schema", ATTRIB_JOB_SCHEMA) && put_str(o, "job_id", id) &&
-	     put_str(o, "cluster", r->cluster) && put_str(o, "user", r->user);
+		put_str(o, "cluster", r->cluster) && put_str(o, "user", r->user);
 	if (ok && r->uid >= 0)
 		ok = put_int(o, "uid", r->uid);
 	if (ok && r->gid >= 0)
 		ok = put_int(o, "gid", r->gid);
 	ok = ok && put_str(o, "partition", r->partition) && put_str(o, "name", r->name) &&
-	     put_str(o, "batch_host", r->batch_host && *r->batch_host ? r->batch_host : NULL);
+		put_str(o, "batch_host", r->batch_host && *r->batch_host ? r->batch_host : NULL);
 	if (ok) {
 		ok = json_object_object_add(o, "nodes", nodes) == 0;
 		nodes = NULL;
 	}
 	ok = ok && put_time(o, "submit_time", r->submit) && put_time(o, "start_time", start) &&
-	     put_time(o, "end_time", r->end) && put_str(o, "state", r->state) &&
-	     put_exit(o, "exit_code", r->exit_status) &&
-	     put_exit(o, "derived_exit_code", r->derived_exit_status) &&
-	     put_str(o, "reason", r->reason) && put_int(o, "restart_count", r->restart_count) &&
-	     put_int(o, "attempt", r->attempt) && put_limit(o, "time_limit", r->time_limit);
+		put_time(o, "end_time", r->end) && put_str(o, "state", r->state) &&
+		put_exit(o, "exit_code", r->exit_status) &&
+		put_exit(o, "derived_exit_code", r->derived_exit_status) && put_str(o, "reason", r->reason) &&
+		put_int(o, "restart_count", r->restart_count) && put_int(o, "attempt", r->attempt) &&
+		put_limit(o, "time_limit", r->time_limit);
 	if (ok && r->array_task_id != JOB_RECORD_NO_VAL)
 		ok = put_int(o, "array_job_id", r->array_job_id) &&
-		     put_int(o, "array_task_id", r->array_task_id);
+			put_int(o, "array_task_id", r->array_task_id);
 	ok = ok && put_str(o, "std_out", r->std_out) && put_str(o, "std_err", r->std_err) &&
-	     put_str(o, "work_dir", r->work_dir);
+		put_str(o, "work_dir", r->work_dir);
 	if (ok && r->std_out_guessed)
 		ok = put_bool(o, "std_out_guessed", true);
 	if (ok && r->reconciled)
 		ok = put_bool(o, "reconciled", true);
-	if (ok && (text = json_object_to_json_string_ext(
-			   o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) &&
+	if (ok &&
+	    (text = json_object_to_json_string_ext(o,
+						   JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) &&
 	    asprintf(&line, "%s\n", text) < 0)
 		line = NULL;
 	if (line && len)
@@ -221,7 +222,8 @@ static long long int_of(struct json_object *o, const char *k)
 	struct json_object *v;
 
 	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_int)
-		       ? json_object_get_int64(v) : -1;
+		? json_object_get_int64(v)
+		: -1;
 }
 
 static bool bool_of(struct json_object *o, const char *k)
@@ -231,8 +233,7 @@ static bool bool_of(struct json_object *o, const char *k)
 	return json_object_object_get_ex(o, k, &v) && json_object_get_boolean(v);
 }
 
-static bool __attribute__((format(printf, 3, 4))) fail_with(char *err, size_t errlen,
-							     const char *fmt, ...)
+static bool __attribute__((format(printf, 3, 4))) fail_with(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -312,7 +313,7 @@ bool job_record_read(struct json_object *o, struct job_record_view *v, char *err
 		}
 	}
 	return time_of(v->start_time, "start_time", &v->start, err, errlen) &&
-	       time_of(v->end_time, "end_time", &v->end, err, errlen);
+		time_of(v->end_time, "end_time", &v->end, err, errlen);
 }
 
 /* ---- the bundle ---- */
@@ -534,8 +535,7 @@ bool result_names_node(const struct result_view *v, const char *node)
 	return false;
 }
 
-bool result_action_at(const struct result_view *v, size_t n, const char **node,
-		      const char **action)
+bool result_action_at(const struct result_view *v, size_t n, const char **node, const char **action)
 {
 	struct json_object *a;
 

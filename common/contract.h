@@ -30,12 +30,22 @@ bool contract_valid_name(const char *s);
 
 /* The sub-domains a result may name and the domain of each, the one list
  * (X(sub_domain, domain)); SUB_DOMAIN_N counts it. */
-#define CONTRACT_SUB_DOMAINS(X)                                                              \
-	X("InfraHW", "infra") X("InfraNet", "infra") X("InfraSW", "infra")                   \
-	X("InfraStorage", "infra") X("UserCode", "user") X("UserConfig", "user")             \
-	X("UserResource", "user") X("SchedTimeLimit", "scheduler")                           \
-	X("SchedPreempted", "scheduler") X("SchedCancelled", "scheduler") X("Pass", "none")  \
-	X("ambiguous", "unknown") X("unattributed", "unknown")
+/* clang-format off: one X() a line, which clang-format cannot keep */
+#define CONTRACT_SUB_DOMAINS(X) \
+	X("InfraHW", "infra") \
+	X("InfraNet", "infra") \
+	X("InfraSW", "infra") \
+	X("InfraStorage", "infra") \
+	X("UserCode", "user") \
+	X("UserConfig", "user") \
+	X("UserResource", "user") \
+	X("SchedTimeLimit", "scheduler") \
+	X("SchedPreempted", "scheduler") \
+	X("SchedCancelled", "scheduler") \
+	X("Pass", "none") \
+	X("ambiguous", "unknown") \
+	X("unattributed", "unknown")
+/* clang-format on */
 #define CONTRACT_COUNT_(s, d) +1
 enum { SUB_DOMAIN_N = 0 CONTRACT_SUB_DOMAINS(CONTRACT_COUNT_) };
 extern const char *const contract_sub_domains[SUB_DOMAIN_N];
@@ -48,7 +58,7 @@ int sub_domain_index(const char *sub_domain);
  * could have written them, which is what the engine trusts them for. */
 #define ORIGIN_NAME_KERNEL "kernel"		/* journal _TRANSPORT=kernel, /dev/kmsg */
 #define ORIGIN_NAME_JOURNAL "journal"		/* other journal entries of uid 0 */
-#define ORIGIN_NAME_JOURNAL_USER "journal-user"	/* journal entries of any other uid */
+#define ORIGIN_NAME_JOURNAL_USER "journal-user" /* journal entries of any other uid */
 #define ORIGIN_NAME_FILE "file"			/* a log file: anyone may write to it via syslog */
 /* the job's std_out/std_err read on the batch host: the job's user wrote
  * it (the service puts it in app/, never in nodes/) */
@@ -58,7 +68,7 @@ int sub_domain_index(const char *sub_domain);
 /* ---- the job record (attrib.job/v1) --------------------------------------- */
 
 #define JOB_RECORD_NO_VAL 0xfffffffeU	/* Slurm's NO_VAL: not known */
-#define JOB_RECORD_INFINITE 0xffffffffU	/* Slurm's INFINITE: no time limit */
+#define JOB_RECORD_INFINITE 0xffffffffU /* Slurm's INFINITE: no time limit */
 
 /* A job attempt as jobcomp/attrib (from slurmctld) and reconciliation
  * (from slurmdbd) know it.  Strings may be NULL (then null or absent). */
@@ -66,20 +76,20 @@ int sub_domain_index(const char *sub_domain);
 struct attrib_job_record {
 	uint32_t job_id;
 	const char *cluster, *user, *partition, *name;
-	long long uid, gid;		/* -1: not known */
-	const char *batch_host;		/* where the batch script ran */
-	char **nodes;			/* expanded host names */
+	long long uid, gid;	/* -1: not known */
+	const char *batch_host; /* where the batch script ran */
+	char **nodes;		/* expanded host names */
 	int nnodes;
-	time_t submit, start, end;	/* <= 0: not known; start <= 0 or after end: end */
-	const char *state;		/* as sacct shows it: FAILED, REQUEUED, ... */
-	uint32_t exit_status, derived_exit_status;	/* wait(2) status; JOB_RECORD_NO_VAL */
+	time_t submit, start, end;		   /* <= 0: not known; start <= 0 or after end: end */
+	const char *state;			   /* as sacct shows it: FAILED, REQUEUED, ... */
+	uint32_t exit_status, derived_exit_status; /* wait(2) status; JOB_RECORD_NO_VAL */
 	const char *reason;
 	long restart_count, attempt;
-	uint32_t time_limit;		/* minutes; JOB_RECORD_INFINITE; JOB_RECORD_NO_VAL */
-	uint32_t array_job_id, array_task_id;	/* array_task_id JOB_RECORD_NO_VAL: not an array */
+	uint32_t time_limit;		      /* minutes; JOB_RECORD_INFINITE; JOB_RECORD_NO_VAL */
+	uint32_t array_job_id, array_task_id; /* array_task_id JOB_RECORD_NO_VAL: not an array */
 	const char *std_out, *std_err, *work_dir;
-	bool std_out_guessed;		/* Slurm's default name, not what the job asked for */
-	bool reconciled;		/* written by reconciliation, not by slurmctld */
+	bool std_out_guessed; /* Slurm's default name, not what the job asked for */
+	bool reconciled;      /* written by reconciliation, not by slurmctld */
 };
 
 /* Appends host h to r->nodes, which takes it over (freed by
@@ -99,11 +109,11 @@ struct job_record_view {
 	const char *job_id, *state, *cluster, *user, *partition, *name, *batch_host, *reason;
 	const char *exit_code, *derived_exit_code, *time_limit, *log_timezone;
 	const char *std_out, *std_err, *work_dir;
-	const char *submit_time, *start_time, *end_time;	/* as written */
-	double start, end;		/* epoch seconds, once read */
+	const char *submit_time, *start_time, *end_time; /* as written */
+	double start, end;				 /* epoch seconds, once read */
 	long long uid, gid, attempt;
 	bool std_out_guessed, reconciled;
-	struct json_object *nodes, *ranks;	/* arrays or NULL */
+	struct json_object *nodes, *ranks; /* arrays or NULL */
 };
 /* The one reader of attrib.job/v1.  Fills every field v can take from o,
  * then checks what the engine requires (an object of this schema with
@@ -147,7 +157,7 @@ struct result_view {
 	const char *job_id, *terminal_state, *outcome, *domain, *sub_domain, *explanation;
 	const char *end_time;		/* service: the record's end_time */
 	long attempt;			/* service: -1 when absent */
-	struct json_object *root_cause;	/* object or NULL */
+	struct json_object *root_cause; /* object or NULL */
 	const char *root_code, *root_class, *root_title, *root_device;
 	struct json_object *culprit_nodes, *affected_nodes, *symptoms, *actions, *coverage;
 };
@@ -163,8 +173,7 @@ char *result_join_culprits(const struct result_view *v);
 bool result_names_node(const struct result_view *v, const char *node);
 /* The n-th of the view's actions: false past the end or when it lacks
  * its node or action. */
-bool result_action_at(const struct result_view *v, size_t n, const char **node,
-		      const char **action);
+bool result_action_at(const struct result_view *v, size_t n, const char **node, const char **action);
 
 /* The result of a case the engine could not read (no or invalid job.json):
  * unattributed, with why as its coverage entry.  NULL when out of memory. */

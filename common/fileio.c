@@ -26,8 +26,8 @@ int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-int write_atomic_at(int dirfd, const char *name, const char *tmpname, const void *buf,
-		    size_t len, mode_t mode, bool sync, char *err, size_t errlen)
+int write_atomic_at(int dirfd, const char *name, const char *tmpname, const void *buf, size_t len,
+		    mode_t mode, bool sync, char *err, size_t errlen)
 {
 	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
 	int fd, e;

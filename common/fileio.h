@@ -20,7 +20,7 @@ int write_all(int fd, const void *data, size_t len);
  * name. dirfd may be AT_FDCWD. Returns 0, or -1 with errno set and a
  * description in err. The directory itself is not fsynced.
  */
-int write_atomic_at(int dirfd, const char *name, const char *tmpname, const void *buf,
-		    size_t len, mode_t mode, bool sync, char *err, size_t errlen);
+int write_atomic_at(int dirfd, const char *name, const char *tmpname, const void *buf, size_t len,
+		    mode_t mode, bool sync, char *err, size_t errlen);
 
 #endif

@@ -8,8 +8,7 @@
 #include <unistd.h>
 #include "jsonread.h"
 
-struct json_object *json_parse_bounded(const char *buf, size_t len, int depth, char *err,
-				   size_t errlen)
+struct json_object *json_parse_bounded(const char *buf, size_t len, int depth, char *err, size_t errlen)
 {
 	struct json_tokener *tok;
 	struct json_object *o;
@@ -29,8 +28,7 @@ struct json_object *json_parse_bounded(const char *buf, size_t len, int depth, c
 		enum json_tokener_error e = json_tokener_get_error(tok);
 
 		snprintf(err, errlen, "invalid JSON at byte %zu: %s", json_tokener_get_parse_end(tok),
-			 e == json_tokener_continue ? "unexpected end"
-						    : json_tokener_error_desc(e));
+			 e == json_tokener_continue ? "unexpected end" : json_tokener_error_desc(e));
 		json_tokener_free(tok);
 		return NULL;
 	}
@@ -46,9 +44,8 @@ struct json_object *json_parse_bounded(const char *buf, size_t len, int depth, c
 	return o;
 }
 
-struct json_object *json_read_file_owned(const char *path, size_t max, int depth,
-					bool (*owner_ok)(uid_t), struct stat *stp, char *err,
-					size_t errlen)
+struct json_object *json_read_file_owned(const char *path, size_t max, int depth, bool (*owner_ok)(uid_t),
+					 struct stat *stp, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	struct json_object *o;
@@ -99,8 +96,7 @@ struct json_object *json_read_file_owned(const char *path, size_t max, int depth
 	return o;
 }
 
-struct json_object *json_read_file(const char *path, size_t max, int depth, char *err,
-				  size_t errlen)
+struct json_object *json_read_file(const char *path, size_t max, int depth, char *err, size_t errlen)
 {
 	return json_read_file_owned(path, max, depth, NULL, NULL, err, errlen);
 }

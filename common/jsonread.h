@@ -14,18 +14,15 @@
 /* Parses len bytes as exactly one JSON value of at most depth levels
  * (white space may follow).  NULL with a reason ("invalid JSON at byte N:
  * ..."). */
-struct json_object *json_parse_bounded(const char *buf, size_t len, int depth, char *err,
-				       size_t errlen);
+struct json_object *json_parse_bounded(const char *buf, size_t len, int depth, char *err, size_t errlen);
 /* Reads a whole regular file of at most max bytes (no symlink followed,
  * O_NONBLOCK) and parses it with json_parse_bounded.  NULL with a reason. */
-struct json_object *json_read_file(const char *path, size_t max, int depth, char *err,
-				   size_t errlen);
+struct json_object *json_read_file(const char *path, size_t max, int depth, char *err, size_t errlen);
 /* json_read_file, and the opened file must also be owned by a uid
  * owner_ok() accepts and have one link (no hard link to another file);
  * its stat in *st (may be NULL). */
-struct json_object *json_read_file_owned(const char *path, size_t max, int depth,
-					 bool (*owner_ok)(uid_t), struct stat *st, char *err,
-					 size_t errlen);
+struct json_object *json_read_file_owned(const char *path, size_t max, int depth, bool (*owner_ok)(uid_t),
+					 struct stat *st, char *err, size_t errlen);
 /* The string (or integer, as text) member k of o; NULL when o is not an
  * object, k is absent, null or of another type. */
 const char *json_str(struct json_object *o, const char *k);

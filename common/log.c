@@ -32,8 +32,7 @@ void log_set_ident(const char *ident)
 int log_open(const char *path, mode_t mode, bool use_syslog)
 {
 	if (path && *path) {
-		int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
-			      mode);
+		int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, mode);
 
 		if (fd < 0)
 			return -1;
@@ -90,8 +89,8 @@ void log_msg(enum log_level level, const char *fmt, ...)
 		return;
 	}
 	time_format_sec(time(NULL), ts, sizeof(ts));
-	n = snprintf(line, sizeof(line), "%s %s[%d]: %s: %s\n", ts, log_ident, (int)getpid(),
-		     names[level], msg);
+	n = snprintf(line, sizeof(line), "%s %s[%d]: %s: %s\n", ts, log_ident, (int)getpid(), names[level],
+		     msg);
 	if (n > (int)sizeof(line) - 1)
 		n = sizeof(line) - 1;
 	if (write(log_fd, line, n) < 0) {

@@ -11,8 +11,8 @@ struct sha256 {
 };
 void sha256_init(struct sha256 *s);
 void sha256_update(struct sha256 *s, const void *data, size_t len);
-void sha256_final_hex(struct sha256 *s, char out[65]);	/* finishes s */
-void sha256_free(struct sha256 *s);	/* abandons s (no-op once finished) */
+void sha256_final_hex(struct sha256 *s, char out[65]); /* finishes s */
+void sha256_free(struct sha256 *s);		       /* abandons s (no-op once finished) */
 /* The hex digest of len bytes at data, in one call. */
 void sha256_hex(const void *data, size_t len, char out[65]);
 

@@ -64,7 +64,7 @@ char *stdio_expand(const struct stdio_job *r, const char *pat)
 			break;
 		case 'A':
 			fprintf(b, "%0*" PRIu32, (int)width,
-			       r->array_task_id == STDIO_NO_TASK ? r->job_id : r->array_job_id);
+				r->array_task_id == STDIO_NO_TASK ? r->job_id : r->array_job_id);
 			break;
 		case 'j':
 		case 'J': /* the batch step: no ".step" */

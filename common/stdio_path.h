@@ -8,8 +8,8 @@
 #define STDIO_NO_TASK 0xfffffffeU
 
 struct stdio_job {
-	uint32_t job_id, array_job_id, array_task_id;	/* array_task_id: STDIO_NO_TASK */
-	const char *work_dir, *batch_host, *user, *name;	/* any may be NULL */
+	uint32_t job_id, array_job_id, array_task_id;	 /* array_task_id: STDIO_NO_TASK */
+	const char *work_dir, *batch_host, *user, *name; /* any may be NULL */
 };
 
 /* pat (%A %a %j %J %n %N %s %t %u %x %%, optional zero-pad width; a

@@ -24,8 +24,8 @@ static size_t utf8_seq(const unsigned char *s, size_t len)
 	if (n > len)
 		return 0;
 	/* no overlong forms, no UTF-16 surrogates, nothing past U+10FFFF */
-	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) ||
-	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
+	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) || (c == 0xf0 && s[1] < 0x90) ||
+	    (c == 0xf4 && s[1] > 0x8f))
 		return 0;
 	for (size_t i = 1; i < n; i++)
 		if ((s[i] & 0xc0) != 0x80)
@@ -38,11 +38,11 @@ static bool is_control(const unsigned char *s, size_t n)
 {
 	if (n == 1)
 		return s[0] < 0x20 || s[0] == 0x7f;
-	if (n == 2)	/* U+0080..U+009F; U+061C ARABIC LETTER MARK */
+	if (n == 2) /* U+0080..U+009F; U+061C ARABIC LETTER MARK */
 		return (s[0] == 0xc2 && s[1] <= 0x9f) || (s[0] == 0xd8 && s[1] == 0x9c);
-	if (n == 3 && s[0] == 0xe2 && s[1] == 0x80)	/* U+200E, U+200F, U+202A..U+202E */
+	if (n == 3 && s[0] == 0xe2 && s[1] == 0x80) /* U+200E, U+200F, U+202A..U+202E */
 		return s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xaa && s[2] <= 0xae);
-	if (n == 3 && s[0] == 0xe2 && s[1] == 0x81)	/* U+2066..U+2069 */
+	if (n == 3 && s[0] == 0xe2 && s[1] == 0x81) /* U+2066..U+2069 */
 		return s[2] >= 0xa6 && s[2] <= 0xa9;
 	return false;
 }
@@ -60,11 +60,11 @@ char *text_clean(const char *in, size_t len, size_t max)
 		size_t n = utf8_seq(s + i, len - i);
 
 		if (o >= max) {
-			memcpy(out + o, "\xe2\x80\xa6", 3);	/* … */
+			memcpy(out + o, "\xe2\x80\xa6", 3); /* … */
 			o += 3;
 			break;
 		}
-		if (n == 0) {	/* invalid byte: U+FFFD */
+		if (n == 0) { /* invalid byte: U+FFFD */
 			memcpy(out + o, "\xef\xbf\xbd", 3);
 			o += 3;
 			i++;
@@ -89,7 +89,7 @@ char *text_clean_str(const char *s, size_t max)
 char *text_utf8_fix(const char *in, size_t len, size_t *outlen)
 {
 	const unsigned char *s = (const unsigned char *)in;
-	char *out = malloc(len * 3 + 1);	/* each bad byte becomes 3 */
+	char *out = malloc(len * 3 + 1); /* each bad byte becomes 3 */
 	size_t o = 0, i = 0;
 
 	if (!out)

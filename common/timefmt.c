@@ -39,8 +39,8 @@ static bool digits(const char *s, size_t len, size_t n, int *out)
 
 static bool is_utc(const char *tz)
 {
-	return !tz || !*tz || !strcmp(tz, "UTC") || !strcmp(tz, "Etc/UTC") ||
-	       !strcmp(tz, "Z") || !strcmp(tz, "GMT");
+	return !tz || !*tz || !strcmp(tz, "UTC") || !strcmp(tz, "Etc/UTC") || !strcmp(tz, "Z") ||
+		!strcmp(tz, "GMT");
 }
 
 /* Civil time in zone tz to epoch seconds (tzone.c: the zone's rules read
@@ -113,12 +113,10 @@ static size_t parse_iso(const struct timectx *tc, const char *s, size_t len, dou
 	bool has;
 	size_t n;
 
-	if (len < 19 || !digits(s, len, 4, &y) || s[4] != '-' ||
-	    !digits(s + 5, len - 5, 2, &mo) || s[7] != '-' ||
-	    !digits(s + 8, len - 8, 2, &d) || (s[10] != 'T' && s[10] != ' ' && s[10] != '_') ||
-	    !digits(s + 11, len - 11, 2, &h) || s[13] != ':' ||
-	    !digits(s + 14, len - 14, 2, &mi) || s[16] != ':' ||
-	    !digits(s + 17, len - 17, 2, &se))
+	if (len < 19 || !digits(s, len, 4, &y) || s[4] != '-' || !digits(s + 5, len - 5, 2, &mo) ||
+	    s[7] != '-' || !digits(s + 8, len - 8, 2, &d) || (s[10] != 'T' && s[10] != ' ' && s[10] != '_') ||
+	    !digits(s + 11, len - 11, 2, &h) || s[13] != ':' || !digits(s + 14, len - 14, 2, &mi) ||
+	    s[16] != ':' || !digits(s + 17, len - 17, 2, &se))
 		return 0;
 	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
 		return 0;
@@ -163,9 +161,8 @@ static size_t clock_part(const char *s, size_t len, struct tm *tm, double *frac)
 {
 	int h, mi, se;
 
-	if (len < 8 || !digits(s, len, 2, &h) || s[2] != ':' ||
-	    !digits(s + 3, len - 3, 2, &mi) || s[5] != ':' ||
-	    !digits(s + 6, len - 6, 2, &se) || h > 23 || mi > 59 || se > 60)
+	if (len < 8 || !digits(s, len, 2, &h) || s[2] != ':' || !digits(s + 3, len - 3, 2, &mi) ||
+	    s[5] != ':' || !digits(s + 6, len - 6, 2, &se) || h > 23 || mi > 59 || se > 60)
 		return 0;
 	tm->tm_hour = h;
 	tm->tm_min = mi;
@@ -251,12 +248,11 @@ static size_t parse_glog(const struct timectx *tc, const char *s, size_t len, do
 
 bool time_parse_any(const struct timectx *tc, const char *s, size_t len, double *t)
 {
-	return parse_iso(tc, s, len, t) || parse_3164(tc, s, len, t) ||
-	       parse_dmesg_t(tc, s, len, t) || parse_glog(tc, s, len, t);
+	return parse_iso(tc, s, len, t) || parse_3164(tc, s, len, t) || parse_dmesg_t(tc, s, len, t) ||
+		parse_glog(tc, s, len, t);
 }
 
-bool time_parse_header(const struct timectx *tc, const char *s, size_t len,
-		       double *t, size_t *hdr)
+bool time_parse_header(const struct timectx *tc, const char *s, size_t len, double *t, size_t *hdr)
 {
 	size_t n;
 
@@ -264,9 +260,9 @@ bool time_parse_header(const struct timectx *tc, const char *s, size_t len,
 	if ((n = parse_iso(tc, s, len, t)) || (n = parse_3164(tc, s, len, t)) ||
 	    (n = parse_dmesg_t(tc, s, len, t))) {
 		*hdr = n;
-	} else if (len > 1 && s[0] == '[' && (n = parse_iso(tc, s + 1, len - 1, t)) &&
-		   n + 1 < len && s[n + 1] == ']') {
-		*hdr = n + 2;	/* [2026-11-29T08:12:01.123] slurmctld.log */
+	} else if (len > 1 && s[0] == '[' && (n = parse_iso(tc, s + 1, len - 1, t)) && n + 1 < len &&
+		   s[n + 1] == ']') {
+		*hdr = n + 2; /* [2026-11-29T08:12:01.123] slurmctld.log */
 	} else {
 		return false;
 	}
@@ -294,11 +290,11 @@ void time_format(double t, char *buf, size_t len)
 	}
 	gmtime_r(&sec, &tm);
 	if (usec)
-		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
-			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, usec);
+		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+			 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, usec);
 	else
-		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
-			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+			 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
 char *time_format_sec(time_t t, char *buf, size_t len)
@@ -316,7 +312,6 @@ void time_format_log(unsigned long long usec, char *buf, size_t len)
 	struct tm tm;
 
 	gmtime_r(&sec, &tm);
-	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06u+00:00", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (unsigned)(usec % 1000000));
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06u+00:00", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (unsigned)(usec % 1000000));
 }

@@ -12,20 +12,19 @@
 /* Context for turning partial timestamps (no year, local zone) into epoch
  * seconds: the job's window and the logs' time zone offset. */
 struct timectx {
-	double ref;		/* job start: picks the year of year-less formats */
-	const char *tz;		/* IANA name or NULL/UTC */
+	double ref;	/* job start: picks the year of year-less formats */
+	const char *tz; /* IANA name or NULL/UTC */
 };
 
 /* Parses a timestamp header at the start of line; returns the epoch time
  * and sets *hdr_len to the bytes it spans (0 if none). */
-bool time_parse_header(const struct timectx *tc, const char *s, size_t len,
-		       double *t, size_t *hdr_len);
+bool time_parse_header(const struct timectx *tc, const char *s, size_t len, double *t, size_t *hdr_len);
 /* Parses a whole timestamp string (RFC 3339, ISO with a space, glog
  * E0908 23:53:26.858, syslog Nov 29 08:12:01, dmesg -T). */
 bool time_parse_any(const struct timectx *tc, const char *s, size_t len, double *t);
 /* A whole RFC 3339 string (a zone or Z required). */
 bool time_parse_rfc3339(const char *s, double *t);
-bool tz_name_ok(const char *tz);	/* a zone name, not a path */
+bool tz_name_ok(const char *tz); /* a zone name, not a path */
 
 /* 2026-11-29T08:12:01.331270Z (whole seconds: no fraction) */
 void time_format(double t, char *buf, size_t len);

@@ -35,9 +35,9 @@ struct ttype {
 
 /* POSIX rule: when DST starts and ends in a year */
 struct rule_date {
-	char kind;		/* 'J' (1..365, no Feb 29), 'D' (0..365), 'M' (month.week.day) */
+	char kind; /* 'J' (1..365, no Feb 29), 'D' (0..365), 'M' (month.week.day) */
 	int a, b, c;
-	int32_t secs;		/* local time of day of the change */
+	int32_t secs; /* local time of day of the change */
 };
 
 struct posix_tz {
@@ -54,7 +54,7 @@ struct tzone {
 	int ntrans;
 	struct ttype types[256];
 	int ntypes;
-	struct posix_tz footer;	/* the rule after the last transition */
+	struct posix_tz footer; /* the rule after the last transition */
 };
 
 static uint32_t be32(const unsigned char *p)
@@ -233,8 +233,9 @@ static bool tzif_parse(struct tzone *z, const unsigned char *b, size_t n)
 		 typec = be32(b + 36), charc = be32(b + 40);
 	size_t tsz = 4, lsz = 8, hdr = 0;
 
-	if (b[4] >= '2') {	/* skip the 32-bit block to the 64-bit one */
-		size_t v1 = 44 + (size_t)timec * 5 + (size_t)typec * 6 + charc + (size_t)leapc * 8 + isstd + isut;
+	if (b[4] >= '2') { /* skip the 32-bit block to the 64-bit one */
+		size_t v1 = 44 + (size_t)timec * 5 + (size_t)typec * 6 + charc + (size_t)leapc * 8 + isstd +
+			isut;
 
 		if (v1 + 44 > n || memcmp(b + v1, "TZif", 4))
 			return false;
@@ -245,7 +246,8 @@ static bool tzif_parse(struct tzone *z, const unsigned char *b, size_t n)
 		lsz = 12;
 	}
 	const unsigned char *p = b + hdr + 44;
-	size_t need = (size_t)timec * (tsz + 1) + (size_t)typec * 6 + charc + (size_t)leapc * lsz + isstd + isut;
+	size_t need = (size_t)timec * (tsz + 1) + (size_t)typec * 6 + charc + (size_t)leapc * lsz + isstd +
+		isut;
 
 	if (typec == 0 || typec > 256 || timec > 100000 || hdr + 44 + need > n)
 		return false;
@@ -295,7 +297,7 @@ static struct tzone *tzone_load(const char *name)
 	snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "/usr/share/zoneinfo", name);
 	/* a name tz_name_ok let through: never a path of its own */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0 && errno == ELOOP) {	/* zoneinfo holds links (US/Eastern), followed as glibc does */
+	if (fd < 0 && errno == ELOOP) { /* zoneinfo holds links (US/Eastern), followed as glibc does */
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	}
 	if (fd >= 0) {
@@ -320,7 +322,7 @@ static struct tzone *tzone_load(const char *name)
 		close(fd);
 	}
 	if (!posix_parse(name, &z->footer))
-		z->footer = (struct posix_tz){ .ok = true };	/* unknown: UTC */
+		z->footer = (struct posix_tz){ .ok = true }; /* unknown: UTC */
 	return z;
 }
 
@@ -343,7 +345,7 @@ static struct ttype zone_at(const struct tzone *z, int64_t t)
 			return z->types[0];
 		return z->footer.ok ? posix_at(&z->footer, t) : (struct ttype){ 0, false };
 	}
-	int lo = 0, hi = z->ntrans - 1;	/* the last transition <= t */
+	int lo = 0, hi = z->ntrans - 1; /* the last transition <= t */
 	while (lo < hi) {
 		int mid = (lo + hi + 1) / 2;
 
@@ -364,7 +366,7 @@ struct zcache {
 	unsigned next_zone;
 	struct {
 		const struct tzone *z;
-		int64_t hour;	/* civil time / 3600, as if UTC */
+		int64_t hour; /* civil time / 3600, as if UTC */
 		long off;
 	} memo[HOURS];
 	unsigned next;
@@ -404,9 +406,9 @@ long tz_local_offset(const char *tz, const struct tm *tm)
 	struct tm u = *tm;
 
 	if (!c)
-		return 0;	/* no memory: UTC */
+		return 0; /* no memory: UTC */
 	u.tm_min = u.tm_sec = 0;
-	int64_t local = (int64_t)timegm(&u);	/* the civil hour, counted as if UTC */
+	int64_t local = (int64_t)timegm(&u); /* the civil hour, counted as if UTC */
 
 	for (int i = 0; i < ZONES && !z; i++)
 		if (c->zone[i] && !strcmp(c->zone[i]->name, tz))
@@ -433,13 +435,13 @@ long tz_local_offset(const char *tz, const struct tm *tm)
 	bool va = ta.off == a.off, vb = tb.off == b.off;
 	long off;
 
-	if (va && vb && a.off != b.off)	/* shown twice */
+	if (va && vb && a.off != b.off) /* shown twice */
 		off = a.dst ? b.off : a.off;
 	else if (va)
 		off = a.off;
 	else if (vb)
 		off = b.off;
-	else	/* skipped */
+	else /* skipped */
 		off = a.dst ? b.off : a.off;
 	unsigned k = c->next++ % HOURS;
 	c->memo[k].z = z;

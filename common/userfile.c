@@ -37,7 +37,7 @@ static int user_groups(uid_t uid, gid_t gid, gid_t *groups, int max)
 		return 1;
 	}
 	if (getgrouplist(pw.pw_name, gid, groups, &n) < 0)
-		n = max;	/* more than max: the first max */
+		n = max; /* more than max: the first max */
 	return n > 0 ? n : (groups[0] = gid, 1);
 }
 
@@ -56,8 +56,7 @@ static int open_as(const char *path, uid_t uid, gid_t gid, char *err, size_t err
 	if (geteuid() != 0) {
 		/* a caller not run as root reads its own user's files only */
 		if (uid != geteuid()) {
-			snprintf(err, errlen, "not root: cannot read as uid %u",
-				 (unsigned)uid);
+			snprintf(err, errlen, "not root: cannot read as uid %u", (unsigned)uid);
 			e = EPERM;
 		} else {
 			fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -77,8 +76,7 @@ static int open_as(const char *path, uid_t uid, gid_t gid, char *err, size_t err
 	/* the raw system calls change this thread only (glibc's wrappers
 	 * would change every thread of the process) */
 	if (syscall(SYS_setgroups, ngroups, groups) < 0) {
-		snprintf(err, errlen, "cannot take the groups of uid %u: %s", (unsigned)uid,
-			 strerror(errno));
+		snprintf(err, errlen, "cannot take the groups of uid %u: %s", (unsigned)uid, strerror(errno));
 		goto out;
 	}
 	old_gid = setfsgid(gid);
@@ -105,8 +103,8 @@ out:
 	return fd;
 }
 
-char *read_tail_as_user(const char *path, uid_t uid, gid_t gid, size_t max, size_t *len,
-			bool *missing, char *err, size_t errlen)
+char *read_tail_as_user(const char *path, uid_t uid, gid_t gid, size_t max, size_t *len, bool *missing,
+			char *err, size_t errlen)
 {
 	struct stat st;
 	char *buf;
@@ -137,8 +135,8 @@ char *read_tail_as_user(const char *path, uid_t uid, gid_t gid, size_t max, size
 		return NULL;
 	}
 	if (st.st_uid != uid) {
-		snprintf(err, errlen, "owned by uid %u, not the job's user (uid %u)",
-			 (unsigned)st.st_uid, (unsigned)uid);
+		snprintf(err, errlen, "owned by uid %u, not the job's user (uid %u)", (unsigned)st.st_uid,
+			 (unsigned)uid);
 		close(fd);
 		return NULL;
 	}

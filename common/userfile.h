@@ -10,7 +10,7 @@
  * user's groups, this thread only), from a whole line on:
  * O_NOFOLLOW|O_NONBLOCK, a regular file owned by uid, else NULL with
  * *missing set for ENOENT and a reason. */
-char *read_tail_as_user(const char *path, uid_t uid, gid_t gid, size_t max, size_t *len,
-			bool *missing, char *err, size_t errlen);
+char *read_tail_as_user(const char *path, uid_t uid, gid_t gid, size_t max, size_t *len, bool *missing,
+			char *err, size_t errlen);
 
 #endif

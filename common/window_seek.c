@@ -12,10 +12,10 @@
 #include <unistd.h>
 #include "window_seek.h"
 
-#define MIN_GAP 16384		/* the searches stop when their range is this small */
-#define PROBE_LINES 512		/* lines a probe reads looking for a timestamp */
-#define PROBE_BYTES (4 << 20)	/* bytes a probe reads looking for one */
-#define HDR 160			/* bytes of a line a timestamp can span */
+#define MIN_GAP 16384	      /* the searches stop when their range is this small */
+#define PROBE_LINES 512	      /* lines a probe reads looking for a timestamp */
+#define PROBE_BYTES (4 << 20) /* bytes a probe reads looking for one */
+#define HDR 160		      /* bytes of a line a timestamp can span */
 
 struct ws_reader *ws_open(int fd, off_t size, ws_line_time line_time, void *time_ctx)
 {
@@ -72,12 +72,12 @@ off_t ws_data(struct ws_reader *r, off_t off)
 	if (r->no_seek_data || off >= r->size)
 		return off;
 	if (cached(r, off))
-		return off;	/* already read: data (or zeros we scan anyway) */
+		return off; /* already read: data (or zeros we scan anyway) */
 	d = lseek(r->fd, off, SEEK_DATA);
 	if (d < 0) {
 		if (errno == ENXIO)
 			return r->size;
-		r->no_seek_data = true;	/* not supported here: read the zeros */
+		r->no_seek_data = true; /* not supported here: read the zeros */
 		return off;
 	}
 	return d > r->size ? r->size : d;
@@ -96,7 +96,7 @@ const char *ws_at(struct ws_reader *r, off_t off, size_t *n)
 		size_t want = r->blk;
 		ssize_t got;
 
-		r->last = !r->last;	/* replace the one used less recently */
+		r->last = !r->last; /* replace the one used less recently */
 		sl = &r->slot[r->last];
 		if (a + (off_t)want > r->size)
 			want = (size_t)(r->size - a);
@@ -105,7 +105,7 @@ const char *ws_at(struct ws_reader *r, off_t off, size_t *n)
 			r->err = errno;
 		if (got <= 0) {
 			sl->blen = 0;
-			return NULL;	/* error, or the file shrank: its end */
+			return NULL; /* error, or the file shrank: its end */
 		}
 		r->nread += (uint64_t)got;
 		sl->boff = a;
@@ -168,7 +168,7 @@ bool ws_line_time_at(struct ws_reader *r, off_t s, off_t limit, double *t)
 	size_t hn = 0;
 	off_t off = s;
 
-	for (int guard = 0; off < limit; guard++) {	/* NULs and holes */
+	for (int guard = 0; off < limit; guard++) { /* NULs and holes */
 		size_t n, i = 0;
 		const char *p;
 
@@ -201,8 +201,8 @@ bool ws_line_time_at(struct ws_reader *r, off_t s, off_t limit, double *t)
 struct probe {
 	bool found;
 	double t;
-	off_t line;	/* start of the timestamped line */
-	off_t after;	/* where the probe stopped looking */
+	off_t line;  /* start of the timestamped line */
+	off_t after; /* where the probe stopped looking */
 };
 
 /* The first timestamped line that starts at or after p (and before
@@ -281,7 +281,6 @@ static bool last_time(struct ws_reader *r, double *t)
 	return false;
 }
 
-
 /* Whether time grows through the log, sampled at 65 points. */
 static bool time_grows(struct ws_reader *r, double slack)
 {
@@ -304,8 +303,8 @@ static bool time_grows(struct ws_reader *r, double slack)
 	return true;
 }
 
-bool ws_window(struct ws_reader *r, double from, double to, double slack, bool guard, off_t *lo,
-	       off_t *hi, bool *has_first, double *first, bool *has_last, double *last)
+bool ws_window(struct ws_reader *r, double from, double to, double slack, bool guard, off_t *lo, off_t *hi,
+	       bool *has_first, double *first, bool *has_last, double *last)
 {
 	struct probe p0 = probe_at(r, 0, r->size);
 	double lt = 0;

@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define WS_BLK 4096		/* bytes per pread while searching */
-#define WS_BIGBLK 65536		/* bytes per pread while reading on */
+#define WS_BLK 4096	/* bytes per pread while searching */
+#define WS_BIGBLK 65536 /* bytes per pread while reading on */
 
 /* The time of a line (its first bytes, NUL bytes skipped): the log's
  * header; false when it carries none. */
@@ -23,15 +23,15 @@ typedef bool (*ws_line_time)(void *ctx, const char *s, size_t n, double *t);
 struct ws_reader {
 	int fd;
 	off_t size;
-	struct ws_slot {	/* two cached blocks: a line can straddle two */
+	struct ws_slot { /* two cached blocks: a line can straddle two */
 		char buf[WS_BIGBLK];
 		off_t boff;
 		size_t blen;
 	} slot[2];
-	int last;		/* the slot used last */
-	size_t blk;		/* bytes per pread now (WS_BLK or WS_BIGBLK) */
-	uint64_t nread;		/* bytes pread */
-	int err;		/* errno of a failed read */
+	int last;	/* the slot used last */
+	size_t blk;	/* bytes per pread now (WS_BLK or WS_BIGBLK) */
+	uint64_t nread; /* bytes pread */
+	int err;	/* errno of a failed read */
 	bool no_seek_data;
 	ws_line_time line_time;
 	void *time_ctx;
@@ -59,7 +59,7 @@ bool ws_line_time_at(struct ws_reader *r, off_t s, off_t limit, double *t);
  * not grow through the log (a clock reset, logs concatenated out of
  * order: the search would go past the lines it looks for).  False, the
  * range untouched, when there are no timestamps to steer by. */
-bool ws_window(struct ws_reader *r, double from, double to, double slack, bool guard, off_t *lo,
-	       off_t *hi, bool *has_first, double *first, bool *has_last, double *last);
+bool ws_window(struct ws_reader *r, double from, double to, double slack, bool guard, off_t *lo, off_t *hi,
+	       bool *has_first, double *first, bool *has_last, double *last);
 
 #endif

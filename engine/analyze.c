@@ -21,8 +21,7 @@ static void analysis_free(struct analysis *a)
 	job_free(&a->job);
 }
 
-struct json_object *attrib_analyze(const attrib_catalog *cat, const char *dir, char *err,
-				   size_t errlen)
+struct json_object *attrib_analyze(const attrib_catalog *cat, const char *dir, char *err, size_t errlen)
 {
 	struct analysis a = { .cat = cat, .dir = dir };
 	struct verdict v;
@@ -40,15 +39,16 @@ struct json_object *attrib_analyze(const attrib_catalog *cat, const char *dir, c
 	a.tc.tz = a.job.tz;
 	if (a.job.tz && !tz_name_ok(a.job.tz)) {
 		analysis_add_coverage(&a, "job.json", "error",
-				      "log_timezone \"%.64s\" is not a time zone name; UTC assumed", a.job.tz);
+				      "log_timezone \"%.64s\" is not a time zone name; UTC assumed",
+				      a.job.tz);
 		a.tc.tz = NULL;
 	}
 	a.id = identity_new(&a.job);
 
-	scan_case(&a);		/* extract, filter, collapse */
-	symptoms_resolve(&a);	/* per node and device */
-	scope(&a);		/* the job's own, its clocks, its pulse */
-	correlate(&a, &v);	/* refiners, first cause, verdict */
+	scan_case(&a);	      /* extract, filter, collapse */
+	symptoms_resolve(&a); /* per node and device */
+	scope(&a);	      /* the job's own, its clocks, its pulse */
+	correlate(&a, &v);    /* refiners, first cause, verdict */
 	res = result_build(&a, &v);
 	free(v.roots);
 	analysis_free(&a);

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
-#include "contract.h"	/* the formats: schema names, the result's fields */
+#include "contract.h" /* the formats: schema names, the result's fields */
 
 typedef struct attrib_catalog attrib_catalog;
 
@@ -26,8 +26,7 @@ attrib_catalog *attrib_catalog_load(const char *path, FILE *err);
 int attrib_catalog_selftest(const attrib_catalog *cat, FILE *out, int verbose);
 
 /* Counts for `attrib rules check`. */
-void attrib_catalog_stats(const attrib_catalog *cat, int *extractors,
-			  int *codes, int *refiners, int *cases);
+void attrib_catalog_stats(const attrib_catalog *cat, int *extractors, int *codes, int *refiners, int *cases);
 
 /* The classes the rules mark drain_by_default (rules/00-base.yaml): what
  * attrib serve's drain policy may drain when DrainClasses is not set.
@@ -53,8 +52,6 @@ void attrib_catalog_free(attrib_catalog *cat);
  * entry, where a mapping would raise SIGBUS), time zones are read from
  * their rules without touching TZ, and regex, prefilter and zone scratch
  * space is per thread (freed with it). */
-struct json_object *attrib_analyze(const attrib_catalog *cat,
-				   const char *case_dir,
-				   char *err, size_t errlen);
+struct json_object *attrib_analyze(const attrib_catalog *cat, const char *case_dir, char *err, size_t errlen);
 
 #endif

@@ -157,14 +157,12 @@ static const char *keep_file(struct loader *L)
 
 /* ---- classes and codes ---- */
 
-static const char *const code_keys[] = {
-	"code", "class", "kind", "sub_domain", "scope", "action", "title", "doc",
-	"resolution", "mnemonic", "tags", "also", "decode", NULL
-};
-static const char *const row_keys[] = {
-	"values", "class", "kind", "sub_domain", "scope", "action", "title", "doc",
-	"resolution", "mnemonic", "tags", "also", NULL
-};
+static const char *const code_keys[] = { "code",   "class", "kind",   "sub_domain", "scope",
+					 "action", "title", "doc",    "resolution", "mnemonic",
+					 "tags",   "also",  "decode", NULL };
+static const char *const row_keys[] = { "values", "class", "kind", "sub_domain", "scope",
+					"action", "title", "doc",  "resolution", "mnemonic",
+					"tags",	  "also",  NULL };
 
 static struct code *find_class(const attrib_catalog *cat, const char *name)
 {
@@ -227,7 +225,8 @@ static void code_fields(struct loader *L, struct code *c, yaml_node_t *map, bool
 	}
 	if ((s = scalar(get(L, map, "action")))) {
 		if (!action_valid(s))
-			problem(L, get(L, map, "action"), "action must be drain, reboot, reset_gpu, inspect or none");
+			problem(L, get(L, map, "action"),
+				"action must be drain, reboot, reset_gpu, inspect or none");
 		set_str(&c->action, s);
 	}
 	set_str(&c->title, scalar(get(L, map, "title")));
@@ -260,8 +259,8 @@ static void code_check(struct loader *L, struct code *c, yaml_node_t *at)
 
 static void load_classes(struct loader *L, yaml_node_t *seq)
 {
-	static const char *const keys[] = { "class", "kind", "sub_domain", "scope", "action", "also",
-					    "drain_by_default", NULL };
+	static const char *const keys[] = { "class",  "kind", "sub_domain",	  "scope",
+					    "action", "also", "drain_by_default", NULL };
 
 	for (yaml_node_item_t *i = seq->data.sequence.items.start; i < seq->data.sequence.items.top; i++) {
 		yaml_node_t *m = node(L, *i);
@@ -407,7 +406,7 @@ static pcre2_code *compile(struct loader *L, yaml_node_t *at, const char *re, ui
 		problem(L, at, "regex error at offset %zu: %s", (size_t)off, msg);
 		return NULL;
 	}
-	pcre2_jit_compile(c, PCRE2_JIT_COMPLETE);	/* falls back to the interpreter */
+	pcre2_jit_compile(c, PCRE2_JIT_COMPLETE); /* falls back to the interpreter */
 	return c;
 }
 
@@ -469,12 +468,12 @@ static bool parse_origin(struct loader *L, yaml_node_t *m, int sources)
 		return false;
 	}
 	if (sources != SRC_NODE)
-		problem(L, get(L, m, "origin"), "origin: kernel needs source: node (only node files have an origin)");
+		problem(L, get(L, m, "origin"),
+			"origin: kernel needs source: node (only node files have an origin)");
 	return true;
 }
 
-static void load_fields_map(struct loader *L, yaml_node_t *map, struct strlist *names,
-			    struct strlist *values)
+static void load_fields_map(struct loader *L, yaml_node_t *map, struct strlist *names, struct strlist *values)
 {
 	if (!map)
 		return;
@@ -528,7 +527,8 @@ static struct test_case *load_tests(struct loader *L, yaml_node_t *seq, int *n, 
 			problem(L, m, "a refiner case needs a list of events");
 			continue;
 		}
-		for (yaml_node_item_t *e = ev->data.sequence.items.start; e < ev->data.sequence.items.top; e++) {
+		for (yaml_node_item_t *e = ev->data.sequence.items.start; e < ev->data.sequence.items.top;
+		     e++) {
 			yaml_node_t *em = node(L, *e);
 			struct test_event *te;
 
@@ -552,10 +552,9 @@ static struct test_case *load_tests(struct loader *L, yaml_node_t *seq, int *n, 
 
 static void load_extractors(struct loader *L, yaml_node_t *seq)
 {
-	static const char *const keys[] = {
-		"id", "source", "origin", "regex", "prefilter", "code", "lines", "priority", "identity",
-		"fields", "tests", "doc", NULL
-	};
+	static const char *const keys[] = { "id",    "source", "origin",   "regex",    "prefilter",
+					    "code",  "lines",  "priority", "identity", "fields",
+					    "tests", "doc",    NULL };
 
 	for (yaml_node_item_t *i = seq->data.sequence.items.start; i < seq->data.sequence.items.top; i++) {
 		yaml_node_t *m = node(L, *i);
@@ -585,9 +584,10 @@ static void load_extractors(struct loader *L, yaml_node_t *seq)
 		if (x.code_tpl && !strchr(x.code_tpl, '{')) {
 			x.code = catalog_code(L->cat, x.code_tpl);
 			if (!x.code)
-				problem(L, get(L, m, "code"), "code \"%s\" is not in the catalog", x.code_tpl);
+				problem(L, get(L, m, "code"), "code \"%s\" is not in the catalog",
+					x.code_tpl);
 		}
-		if (x.code_tpl && x.re) {	/* every {capture} must exist */
+		if (x.code_tpl && x.re) { /* every {capture} must exist */
 			for (const char *p = strchr(x.code_tpl, '{'); p; p = strchr(p + 1, '{')) {
 				const char *e = strchr(p, '}');
 				char name[64];
@@ -598,7 +598,9 @@ static void load_extractors(struct loader *L, yaml_node_t *seq)
 				}
 				snprintf(name, sizeof(name), "%.*s", (int)(e - p - 1), p + 1);
 				if (pcre2_substring_number_from_name(x.re, (PCRE2_SPTR)name) < 0)
-					problem(L, m, "code template names {%s}, which the regex does not capture", name);
+					problem(L, m,
+						"code template names {%s}, which the regex does not capture",
+						name);
 			}
 		}
 		load_fields_map(L, get(L, m, "fields"), &x.const_names, &x.const_values);
@@ -617,7 +619,8 @@ static void load_extractors(struct loader *L, yaml_node_t *seq)
 			for (int k = 0; k < x.ntests; k++)
 				*(x.tests[k].none ? &neg : &pos) = true;
 			if (!pos || !neg)
-				problem(L, m, "extractor \"%s\" needs a positive and a negative case", x.id ? x.id : "?");
+				problem(L, m, "extractor \"%s\" needs a positive and a negative case",
+					x.id ? x.id : "?");
 		} else if (!x.ntests) {
 			problem(L, m, "extractor \"%s\" needs a case", x.id ? x.id : "?");
 		}
@@ -653,9 +656,8 @@ static void load_selector(struct loader *L, yaml_node_t *m, struct selector *s, 
 
 static void load_refiners(struct loader *L, yaml_node_t *seq)
 {
-	static const char *const keys[] = {
-		"id", "doc", "symptom", "explained_by", "same", "order", "within", "verdict", "tests", NULL
-	};
+	static const char *const keys[] = { "id",    "doc",    "symptom", "explained_by", "same",
+					    "order", "within", "verdict", "tests",	  NULL };
 
 	for (yaml_node_item_t *i = seq->data.sequence.items.start; i < seq->data.sequence.items.top; i++) {
 		yaml_node_t *m = node(L, *i);
@@ -681,7 +683,9 @@ static void load_refiners(struct loader *L, yaml_node_t *seq)
 		else
 			problem(L, get(L, m, "same"), "same must be job, node, pid or gpu");
 		s = scalar(get(L, m, "order"));
-		r.order = !s || !strcmp(s, "after") ? ORDER_AFTER : !strcmp(s, "before") ? ORDER_BEFORE : ORDER_ANY;
+		r.order = !s || !strcmp(s, "after") ? ORDER_AFTER
+			: !strcmp(s, "before")	    ? ORDER_BEFORE
+						    : ORDER_ANY;
 		if (s && strcmp(s, "after") && strcmp(s, "before") && strcmp(s, "any"))
 			problem(L, get(L, m, "order"), "order must be after, before or any");
 		r.within = get_num(L, m, "within", 0);
@@ -701,10 +705,9 @@ static void load_refiners(struct loader *L, yaml_node_t *seq)
 
 static void load_settings(struct loader *L, yaml_node_t *m)
 {
-	static const char *const keys[] = {
-		"window_before", "window_after", "clock_skew", "tie_window", "max_evidence",
-		"history", "report_lag", "gpu_tags", NULL
-	};
+	static const char *const keys[] = { "window_before", "window_after", "clock_skew",
+					    "tie_window",    "max_evidence", "history",
+					    "report_lag",    "gpu_tags",     NULL };
 	struct settings *s = &L->cat->set;
 
 	known_keys(L, m, keys);
@@ -725,10 +728,13 @@ static void load_settings(struct loader *L, yaml_node_t *m)
 
 static void code_set_flags(const attrib_catalog *cat, struct code *c)
 {
-	static const struct { const char *tag; unsigned flag; } read[] = {
-		{ "progress", CODE_PROGRESS }, { "clock-sync", CODE_CLOCK_SYNC },
+	static const struct {
+		const char *tag;
+		unsigned flag;
+	} read[] = {
+		{ "progress", CODE_PROGRESS },	 { "clock-sync", CODE_CLOCK_SYNC },
 		{ "ends-hang", CODE_ENDS_HANG }, { "reported-late", CODE_REPORTED_LATE },
-		{ "suspect", CODE_SUSPECT }, { "boot", CODE_BOOT },
+		{ "suspect", CODE_SUSPECT },	 { "boot", CODE_BOOT },
 	};
 
 	c->flags = 0;
@@ -800,7 +806,7 @@ static void list_files(const char *path, struct strlist *out, FILE *err)
 			strlist_add(&names, e->d_name);
 	}
 	closedir(d);
-	if (names.n)	/* qsort(NULL, 0) is undefined */
+	if (names.n) /* qsort(NULL, 0) is undefined */
 		qsort(names.v, names.n, sizeof(char *), cmp_str);
 	for (int i = 0; i < names.n; i++) {
 		char *p = xmalloc(strlen(path) + strlen(names.v[i]) + 2);
@@ -857,17 +863,20 @@ static int by_priority(const void *a, const void *b)
 
 attrib_catalog *attrib_catalog_load(const char *path, FILE *err)
 {
-	static const char *const top[] = {
-		"settings", "classes", "prefixes", "extractors", "codes", "refiners", NULL
-	};
+	static const char *const top[] = { "settings", "classes",  "prefixes", "extractors",
+					   "codes",    "refiners", NULL };
 	attrib_catalog *cat = xcalloc(1, sizeof(*cat));
 	struct loader L = { .cat = cat, .err = err };
 	struct strlist paths = { 0 };
 	struct parsed *docs;
 	int n = 0;
 
-	cat->set = (struct settings){ .window_before = 300, .window_after = 120, .clock_skew = 5,
-				      .tie_window = 5, .history = 86400, .report_lag = 600,
+	cat->set = (struct settings){ .window_before = 300,
+				      .window_after = 120,
+				      .clock_skew = 5,
+				      .tie_window = 5,
+				      .history = 86400,
+				      .report_lag = 600,
 				      .max_evidence = 3 };
 	cat->path = realpath(path, NULL);
 	if (!cat->path)
@@ -887,7 +896,8 @@ attrib_catalog *attrib_catalog_load(const char *path, FILE *err)
 		docs[n++].file = cat->files.v[cat->files.n - 1];
 	}
 	/* sections in dependency order across all files */
-	static const char *const order[] = { "settings", "classes", "codes", "prefixes", "extractors", "refiners" };
+	static const char *const order[] = { "settings", "classes",    "codes",
+					     "prefixes", "extractors", "refiners" };
 	for (int s = 0; s < 6; s++) {
 		for (int i = 0; i < n; i++) {
 			yaml_node_t *root = yaml_document_get_root_node(&docs[i].doc), *v;
@@ -903,17 +913,23 @@ attrib_catalog *attrib_catalog_load(const char *path, FILE *err)
 				}
 				known_keys(&L, root, top);
 			}
-			if (!strcmp(order[s], "settings") && (v = section(&L, root, "settings", YAML_MAPPING_NODE)))
+			if (!strcmp(order[s], "settings") &&
+			    (v = section(&L, root, "settings", YAML_MAPPING_NODE)))
 				load_settings(&L, v);
-			if (!strcmp(order[s], "classes") && (v = section(&L, root, "classes", YAML_SEQUENCE_NODE)))
+			if (!strcmp(order[s], "classes") &&
+			    (v = section(&L, root, "classes", YAML_SEQUENCE_NODE)))
 				load_classes(&L, v);
-			if (!strcmp(order[s], "codes") && (v = section(&L, root, "codes", YAML_SEQUENCE_NODE)))
+			if (!strcmp(order[s], "codes") &&
+			    (v = section(&L, root, "codes", YAML_SEQUENCE_NODE)))
 				load_codes(&L, v);
-			if (!strcmp(order[s], "prefixes") && (v = section(&L, root, "prefixes", YAML_SEQUENCE_NODE)))
+			if (!strcmp(order[s], "prefixes") &&
+			    (v = section(&L, root, "prefixes", YAML_SEQUENCE_NODE)))
 				load_prefixes(&L, v);
-			if (!strcmp(order[s], "extractors") && (v = section(&L, root, "extractors", YAML_SEQUENCE_NODE)))
+			if (!strcmp(order[s], "extractors") &&
+			    (v = section(&L, root, "extractors", YAML_SEQUENCE_NODE)))
 				load_extractors(&L, v);
-			if (!strcmp(order[s], "refiners") && (v = section(&L, root, "refiners", YAML_SEQUENCE_NODE)))
+			if (!strcmp(order[s], "refiners") &&
+			    (v = section(&L, root, "refiners", YAML_SEQUENCE_NODE)))
 				load_refiners(&L, v);
 		}
 	}
@@ -1071,8 +1087,7 @@ void attrib_catalog_free(attrib_catalog *cat)
 	free(cat);
 }
 
-void attrib_catalog_stats(const attrib_catalog *cat, int *extractors, int *codes,
-			  int *refiners, int *cases)
+void attrib_catalog_stats(const attrib_catalog *cat, int *extractors, int *codes, int *refiners, int *cases)
 {
 	*extractors = cat->nextractors;
 	*codes = cat->ncodes;

@@ -70,7 +70,7 @@ static bool same_node(const struct symptom *t, const struct symptom *by)
  * wants it relative to the target's first occurrence. */
 static bool in_order(const struct refiner *r, double t, double b, double skew)
 {
-	double d = t - b;	/* > 0: the target came after */
+	double d = t - b; /* > 0: the target came after */
 
 	if (r->order == ORDER_AFTER && d < -skew)
 		return false;
@@ -79,8 +79,7 @@ static bool in_order(const struct refiner *r, double t, double b, double skew)
 	return r->within <= 0 || fabs(d) <= r->within + skew;
 }
 
-static bool related(const struct refiner *r, const struct symptom *t,
-		    const struct symptom *by, double skew)
+static bool related(const struct refiner *r, const struct symptom *t, const struct symptom *by, double skew)
 {
 	switch (r->same) {
 	case SAME_NODE:
@@ -189,7 +188,7 @@ void refine(const attrib_catalog *cat, struct symptom **sym, int n)
 static bool is_candidate(const struct symptom *s)
 {
 	return s->role == ROLE_NONE && !s->aside &&
-	       (s->code->kind == KIND_FAULT || s->code->kind == KIND_SCHEDULER);
+		(s->code->kind == KIND_FAULT || s->code->kind == KIND_SCHEDULER);
 }
 
 /* Which faults the evidence corroborates (an Xid 31 with the program's
@@ -198,7 +197,7 @@ static bool is_candidate(const struct symptom *s)
 static bool *corroboration(const struct analysis *a)
 {
 	bool *ok = xcalloc(a->nsym + 1, sizeof(bool));
-	struct strlist subs = { 0 };	/* sub_domains of the faults that need no support */
+	struct strlist subs = { 0 }; /* sub_domains of the faults that need no support */
 
 	for (int i = 0; i < a->nsym; i++) {
 		const struct symptom *o = a->sym[i];
@@ -237,8 +236,8 @@ static struct symptom *recurring_on_gpu(struct analysis *a)
 	for (int k = 0; k < a->nsym; k++) {
 		const struct symptom *h = a->sym[k];
 
-		if ((h->aside == ASIDE_BEFORE || h->aside == ASIDE_BEFORE_BOOT || h->aside == ASIDE_OTHER_JOB ||
-		     h->aside == ASIDE_OTHER_PROCESS) &&
+		if ((h->aside == ASIDE_BEFORE || h->aside == ASIDE_BEFORE_BOOT ||
+		     h->aside == ASIDE_OTHER_JOB || h->aside == ASIDE_OTHER_PROCESS) &&
 		    h->code->also && h->device)
 			hist[nhist++] = h;
 	}
@@ -302,8 +301,7 @@ static int group_count(struct symptom **r, int n, int *node_out)
 
 static bool job_completed(const struct job *j)
 {
-	return !strcmp(j->state, "COMPLETED") &&
-	       (!j->exit_code || !strcmp(j->exit_code, "0:0"));
+	return !strcmp(j->state, "COMPLETED") && (!j->exit_code || !strcmp(j->exit_code, "0:0"));
 }
 
 void correlate(struct analysis *a, struct verdict *v)
@@ -389,11 +387,11 @@ void correlate(struct analysis *a, struct verdict *v)
 		for (int i = 0; i < nc; i++)
 			if (c[i] == rec)
 				at = i;
-		if (at >= ns) {	/* was set downstream of the first cause above */
+		if (at >= ns) { /* was set downstream of the first cause above */
 			c[at] = c[ns];
 			c[ns] = rec;
 		} else if (at < 0) {
-			c[nc] = c[ns];	/* c has room for every symptom */
+			c[nc] = c[ns]; /* c has room for every symptom */
 			c[ns] = rec;
 			nc++;
 		}
@@ -418,7 +416,7 @@ void correlate(struct analysis *a, struct verdict *v)
 	if (ns && !doubtful && group_count(c, ns, &node) == 1) {
 		v->sub_domain = c[0]->code->sub_domain;
 		v->root = c[0];
-		for (int i = 0; i < ns; i++)	/* the root names the culprit if any does */
+		for (int i = 0; i < ns; i++) /* the root names the culprit if any does */
 			if (c[i]->code->scope == SCOPE_NODE && c[i]->node == node && node >= 0) {
 				v->root = c[i];
 				break;

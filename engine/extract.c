@@ -49,7 +49,7 @@ static struct regex_state *regex_state(void)
 	st->jstack = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
 	st->md = pcre2_match_data_create(MATCH_PAIRS, NULL);
 	if (!st->mctx || !st->jstack || !st->md)
-		abort();	/* out of memory, as xmalloc */
+		abort(); /* out of memory, as xmalloc */
 	pcre2_set_match_limit(st->mctx, 1000000);
 	pcre2_set_depth_limit(st->mctx, 10000);
 	pcre2_jit_stack_assign(st->mctx, NULL, st->jstack);
@@ -76,7 +76,7 @@ static pcre2_match_data *thread_match_data(const pcre2_code *re, bool *own)
 	*own = groups + 1 > MATCH_PAIRS;
 	md = *own ? pcre2_match_data_create_from_pattern(re, NULL) : regex_state()->md;
 	if (!md)
-		abort();	/* out of memory, as xmalloc */
+		abort(); /* out of memory, as xmalloc */
 	return md;
 }
 
@@ -138,8 +138,8 @@ static void captures(pcre2_code *re, pcre2_match_data *md, const char *subj, str
 	}
 }
 
-void line_context(const attrib_catalog *cat, const struct timectx *tc, const char *line,
-		  size_t len, struct line_ctx *lc)
+void line_context(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len,
+		  struct line_ctx *lc)
 {
 	size_t pos;
 	bool again = true;
@@ -158,13 +158,14 @@ void line_context(const attrib_catalog *cat, const struct timectx *tc, const cha
 			if (!p->re)
 				continue;
 			md = thread_match_data(p->re, &own);
-			if (pcre2_match(p->re, (PCRE2_SPTR)line + pos, len - pos, 0, 0, md, match_context()) < 0) {
+			if (pcre2_match(p->re, (PCRE2_SPTR)line + pos, len - pos, 0, 0, md, match_context()) <
+			    0) {
 				if (own)
 					pcre2_match_data_free(md);
 				continue;
 			}
 			ov = pcre2_get_ovector_pointer(md);
-			if (ov[1] > 0) {	/* an empty prefix makes no progress */
+			if (ov[1] > 0) { /* an empty prefix makes no progress */
 				captures(p->re, md, line + pos, &lc->ctx);
 				pos += ov[1];
 				again = true;
@@ -186,8 +187,7 @@ void line_context(const attrib_catalog *cat, const struct timectx *tc, const cha
  * "time" capture (set_field overwrites, so event_field sees the last).
  * A neighbour's time is asked for far more often than a hit's fields, and
  * copying every capture of every such line was most of its cost. */
-bool line_time(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len,
-	       double *t)
+bool line_time(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len, double *t)
 {
 	size_t pos, tpos = 0, tlen = 0;
 	bool again = true, has_t = false, ok;
@@ -208,7 +208,8 @@ bool line_time(const attrib_catalog *cat, const struct timectx *tc, const char *
 			if (!p->re)
 				continue;
 			md = thread_match_data(p->re, &own);
-			if (pcre2_match(p->re, (PCRE2_SPTR)line + pos, len - pos, 0, 0, md, match_context()) < 0) {
+			if (pcre2_match(p->re, (PCRE2_SPTR)line + pos, len - pos, 0, 0, md, match_context()) <
+			    0) {
 				if (own)
 					pcre2_match_data_free(md);
 				continue;
@@ -241,7 +242,7 @@ bool line_time(const attrib_catalog *cat, const struct timectx *tc, const char *
 		}
 	}
 	ok = false;
-	if (has_t) {	/* NUL-terminated, as line_context's copy is */
+	if (has_t) { /* NUL-terminated, as line_context's copy is */
 		char buf[128], *v = tlen < sizeof(buf) ? buf : strndup_or_die(line + tpos, tlen);
 
 		if (v == buf) {
@@ -315,8 +316,8 @@ static const struct code *decode(const struct code *c, const struct event *ev)
 	return c;
 }
 
-bool extractor_apply(const attrib_catalog *cat, const struct extractor *x, const char *subj,
-		     size_t len, struct event *ev)
+bool extractor_apply(const attrib_catalog *cat, const struct extractor *x, const char *subj, size_t len,
+		     struct event *ev)
 {
 	pcre2_match_data *md;
 	bool ok;
@@ -328,8 +329,8 @@ bool extractor_apply(const attrib_catalog *cat, const struct extractor *x, const
 	md = thread_match_data(x->re, &own);
 	rc = pcre2_match(x->re, (PCRE2_SPTR)subj, len, 0, 0, md, match_context());
 	ok = rc >= 0;
-	if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
-	    rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT)
+	if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
+	    rc == PCRE2_ERROR_JIT_STACKLIMIT)
 		limit_hits++;
 	if (ok) {
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
@@ -362,17 +363,16 @@ void event_merge_context(struct event *ev, const struct line_ctx *lc)
 {
 	for (int i = 0; i < lc->ctx.names.n; i++)
 		if (!event_field(ev, lc->ctx.names.v[i]))
-			set_field(ev, lc->ctx.names.v[i], lc->ctx.values.v[i],
-				  strlen(lc->ctx.values.v[i]));
+			set_field(ev, lc->ctx.names.v[i], lc->ctx.values.v[i], strlen(lc->ctx.values.v[i]));
 	if (lc->has_time && !ev->has_time) {
 		ev->time = lc->time;
 		ev->has_time = true;
 	}
 }
 
-int line_extract(const attrib_catalog *cat, const struct timectx *tc, const char *line,
-		 size_t len, int source, const int *cand, int ncand, struct line_ctx *lc,
-		 struct event *out, struct event *identity, int *nidentity, int maxidentity)
+int line_extract(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len,
+		 int source, const int *cand, int ncand, struct line_ctx *lc, struct event *out,
+		 struct event *identity, int *nidentity, int maxidentity)
 {
 	bool have_ctx = false, found = false;
 

@@ -11,10 +11,10 @@
 
 struct identity {
 	const struct job *job;
-	struct lh_table *names;	/* lower-case name, short name or IP -> node + 1 */
+	struct lh_table *names; /* lower-case name, short name or IP -> node + 1 */
 	int *rank_node;		/* rank -> node, -1 */
 	int nrank;
-	struct lh_table *gpus;	/* "node/gGPU" or "node/pPID" -> normalised PCI id */
+	struct lh_table *gpus; /* "node/gGPU" or "node/pPID" -> normalised PCI id */
 };
 
 static void free_key(struct lh_entry *e)
@@ -41,7 +41,7 @@ static void learn(struct identity *id, const char *name, size_t n, int node)
 {
 	char *k = lower(name, n);
 
-	if (lh_table_lookup_entry(id->names, k)) {	/* first writer wins */
+	if (lh_table_lookup_entry(id->names, k)) { /* first writer wins */
 		free(k);
 		return;
 	}
@@ -101,7 +101,7 @@ int identity_node(const struct identity *id, const char *name)
 		return -1;
 	while (*name == ' ' || *name == '[' || *name == '(')
 		name++;
-	n = strcspn(name, "<> \t,;()[]");	/* host<port>, "host, ..." */
+	n = strcspn(name, "<> \t,;()[]"); /* host<port>, "host, ..." */
 	if ((node = lookup(id, name, n)) >= 0)
 		return node;
 	/* a.b.c.d:port, host:port */
@@ -148,13 +148,12 @@ void identity_learn_rank(struct identity *id, int rank, int node)
  * so the process is the reliable key). */
 static void learn_gpu_key(struct identity *id, const char *key, const char *norm)
 {
-	if (lh_table_lookup_entry(id->gpus, key))	/* first writer wins */
+	if (lh_table_lookup_entry(id->gpus, key)) /* first writer wins */
 		return;
 	lh_table_insert(id->gpus, strdup_or_die(key), strdup_or_die(norm));
 }
 
-void identity_learn_gpu(struct identity *id, int node, const char *gpu, const char *pid,
-			const char *pci)
+void identity_learn_gpu(struct identity *id, int node, const char *gpu, const char *pid, const char *pci)
 {
 	char key[96], norm[32];
 
@@ -194,8 +193,9 @@ void identity_job_gpus(const struct identity *id, struct strlist *devices, struc
 {
 	struct lh_entry *e;
 
-	lh_foreach(id->gpus, e) {
-		const char *k = lh_entry_k(e), *p = strchr(k, '/'), *v = lh_entry_v(e);	/* "node/gGPU", "node/pPID" */
+	lh_foreach (id->gpus, e) {
+		const char *k = lh_entry_k(e), *p = strchr(k, '/'),
+			   *v = lh_entry_v(e); /* "node/gGPU", "node/pPID" */
 		int node = atoi(k);
 
 		if (node < 0 || node >= n)
@@ -237,14 +237,14 @@ bool pci_normalise(const char *in, char *out, size_t outlen)
 	unsigned long b = strtoul(p, &end, 16);
 	if (end == p)
 		return false;
-	if (*end == ':') {	/* dom:bus:dev[.fn] */
+	if (*end == ':') { /* dom:bus:dev[.fn] */
 		p = end + 1;
 		dev = strtoul(p, &end, 16);
 		if (end == p)
 			return false;
 		dom = a;
 		bus = b;
-	} else {		/* bus:dev[.fn] */
+	} else { /* bus:dev[.fn] */
 		bus = a;
 		dev = b;
 	}
@@ -314,7 +314,7 @@ bool hostlist_expand(const char *list, struct strlist *out, int max)
 		size_t n = 0;
 		int depth = 0;
 
-		while (p[n] && (depth || p[n] != ',')) {	/* commas inside [] belong to the range */
+		while (p[n] && (depth || p[n] != ',')) { /* commas inside [] belong to the range */
 			depth += p[n] == '[' ? 1 : p[n] == ']' ? -1 : 0;
 			n++;
 		}

@@ -30,15 +30,18 @@ bool action_valid(const char *action);
 
 /* ---- catalog ---- */
 
-struct strlist { char **v; int n; };
+struct strlist {
+	char **v;
+	int n;
+};
 
 struct code {
-	char *code;		/* xid.149 */
+	char *code; /* xid.149 */
 	char *class_name;
 	enum kind kind;
-	char *sub_domain;	/* NULL for consequence/info */
+	char *sub_domain; /* NULL for consequence/info */
 	enum scope scope;
-	char *action;		/* drain | reboot | reset_gpu | inspect | none */
+	char *action; /* drain | reboot | reset_gpu | inspect | none */
 	char *title, *doc, *resolution, *mnemonic;
 	/* another sub_domain this fault fits equally when nothing else
 	 * corroborates it (an Xid 31 alone: the program or the GPU) */
@@ -47,8 +50,8 @@ struct code {
 	/* a class attrib serve's drain policy may drain when DrainClasses is
 	 * not set (drain_by_default: true; classes only) */
 	bool drain_by_default;
-	unsigned flags;		/* CODE_* from the tags the engine reads, set at load */
-	int index;		/* 1.. over every code a symptom can have (0: none) */
+	unsigned flags; /* CODE_* from the tags the engine reads, set at load */
+	int index;	/* 1.. over every code a symptom can have (0: none) */
 	/* decode: choose a row by (field >> shift) & mask */
 	char *decode_field;
 	int decode_shift;
@@ -65,7 +68,7 @@ enum {
 	CODE_PROGRESS = 1,	/* progress: the application's pulse */
 	CODE_CLOCK_SYNC = 2,	/* clock-sync: logged by every node at one moment */
 	CODE_ENDS_HANG = 4,	/* ends-hang: a decision a hang explains */
-	CODE_REPORTED_LATE = 8,	/* reported-late: logged up to report_lag after */
+	CODE_REPORTED_LATE = 8, /* reported-late: logged up to report_lag after */
 	CODE_SUSPECT = 16,	/* suspect: with no cause found, its node is the one to inspect */
 	CODE_GPU = 32,		/* one of settings.gpu_tags: its device is a GPU */
 	CODE_BOOT = 64,		/* boot: the node booted */
@@ -74,13 +77,13 @@ enum {
 struct code_row {
 	long *values;
 	int nvalues;
-	struct code *as;	/* the code with this row's overrides applied */
+	struct code *as; /* the code with this row's overrides applied */
 };
 
 struct test_case {
-	char *line;		/* extractor case */
-	char *code;		/* expected code (NULL: the extractor's own) */
-	bool none;		/* the extractor must not take this line */
+	char *line; /* extractor case */
+	char *code; /* expected code (NULL: the extractor's own) */
+	bool none;  /* the extractor must not take this line */
 	struct strlist field_names, field_values;
 	/* refiner case */
 	struct test_event *events;
@@ -103,12 +106,12 @@ struct prefix {
 struct extractor {
 	char *id;
 	int sources;
-	bool kernel_only;	/* origin: kernel */
+	bool kernel_only; /* origin: kernel */
 	char *regex;
-	char *prefilter;	/* a cheaper superset for the prefilter, or NULL */
+	char *prefilter; /* a cheaper superset for the prefilter, or NULL */
 	pcre2_code *re;
 	char *code_tpl;
-	const struct code *code;	/* when code_tpl has no {capture} */
+	const struct code *code; /* when code_tpl has no {capture} */
 	int lines;
 	int priority;
 	bool identity;
@@ -121,7 +124,7 @@ struct extractor {
 
 struct selector {
 	struct strlist codes, tags, kinds, classes, sub_domains;
-	bool any;		/* empty selector */
+	bool any; /* empty selector */
 };
 
 enum same { SAME_JOB = 0, SAME_NODE, SAME_PID, SAME_GPU };
@@ -131,7 +134,7 @@ struct refiner {
 	struct selector target, by;
 	enum same same;
 	enum order { ORDER_AFTER = 0, ORDER_BEFORE, ORDER_ANY } order;
-	double within;		/* <= 0: no limit */
+	double within; /* <= 0: no limit */
 	enum role verdict;
 	/* selector results per code index, computed at load: a refiner is
 	 * applied to every symptom of every job */
@@ -144,18 +147,18 @@ struct refiner {
 
 struct settings {
 	double window_before, window_after, clock_skew, tie_window;
-	double history;		/* s before the job whose node faults are kept as history */
-	double report_lag;	/* s after the job's end a late-reported event still counts */
+	double history;	   /* s before the job whose node faults are kept as history */
+	double report_lag; /* s after the job's end a late-reported event still counts */
 	int max_evidence;
-	struct strlist gpu_tags;	/* codes with one of these tags name a GPU by their device */
+	struct strlist gpu_tags; /* codes with one of these tags name a GPU by their device */
 };
 
 struct attrib_catalog {
-	char *path;	/* where it was loaded from (absolute when it exists): results name it */
+	char *path; /* where it was loaded from (absolute when it exists): results name it */
 	struct settings set;
 	struct code **codes;
 	int ncodes;
-	struct code **classes;	/* class defaults, as codes without a code */
+	struct code **classes; /* class defaults, as codes without a code */
 	int nclasses;
 	struct prefix *prefixes;
 	int nprefixes;
@@ -163,12 +166,12 @@ struct attrib_catalog {
 	int nextractors;
 	struct refiner *refiners;
 	int nrefiners;
-	struct strlist files;	/* owns the file names rules point at */
+	struct strlist files; /* owns the file names rules point at */
 	struct matcher *matcher;
-	struct code *unknown;	/* for templated codes that are not in the catalog */
-	struct lh_table *code_index;	/* code string -> struct code */
-	int *by_priority;	/* extractor indexes, highest priority first */
-	int *priority_rank;	/* extractor index -> its place in by_priority */
+	struct code *unknown;	     /* for templated codes that are not in the catalog */
+	struct lh_table *code_index; /* code string -> struct code */
+	int *by_priority;	     /* extractor indexes, highest priority first */
+	int *priority_rank;	     /* extractor index -> its place in by_priority */
 };
 
 const struct code *catalog_code(const attrib_catalog *cat, const char *code);
@@ -178,22 +181,22 @@ int catalog_selftest(const attrib_catalog *cat, FILE *out, int verbose);
 
 struct rank_info {
 	int rank;
-	int node;		/* index into job.nodes */
+	int node; /* index into job.nodes */
 	char *gpu;
-	int exit_code, signal;	/* -1 unknown */
-	double exit_time;	/* 0 unknown */
+	int exit_code, signal; /* -1 unknown */
+	double exit_time;      /* 0 unknown */
 	bool has_exit;
 };
 
 struct job {
 	struct json_object *root;
 	const char *job_id, *state, *reason, *exit_code, *derived_exit_code, *tz;
-	const char *batch_host;	/* optional: where the batch script ran */
+	const char *batch_host; /* optional: where the batch script ran */
 	struct strlist nodes;
 	double start, end;
 	struct rank_info *ranks;
 	int nranks;
-	bool ranks_exit;	/* some rank's exit is recorded */
+	bool ranks_exit; /* some rank's exit is recorded */
 };
 
 int job_load(struct job *job, const char *path, char *err, size_t errlen);
@@ -210,8 +213,7 @@ int identity_node(const struct identity *id, const char *name);
 int identity_rank_node(const struct identity *id, int rank);
 void identity_learn_ip(struct identity *id, const char *ip, int node);
 void identity_learn_rank(struct identity *id, int rank, int node);
-void identity_learn_gpu(struct identity *id, int node, const char *gpu, const char *pid,
-			const char *pci);
+void identity_learn_gpu(struct identity *id, int node, const char *gpu, const char *pid, const char *pci);
 /* Normalises a PCI bus id (0000:61:00, 61:00.0, 00000000:61:00.0, NCCL
  * busId 61000) to "0000:61:00"; false if it is not one. */
 bool pci_normalise(const char *in, char *out, size_t outlen);
@@ -237,13 +239,13 @@ typedef void (*matcher_hit)(void *ctx, int rule, size_t line_start, size_t match
  * Only hits on lines that start in [from, to) are reported (buf holds some
  * lines before and after them, for matches that span lines), exactly
  * those a scan of the whole file reports on them. */
-int matcher_scan(const struct matcher *m, int source, const char *buf, size_t len, size_t from,
-		 size_t to, matcher_hit hit, void *ctx);
+int matcher_scan(const struct matcher *m, int source, const char *buf, size_t len, size_t from, size_t to,
+		 matcher_hit hit, void *ctx);
 
 /* ---- events and symptoms (scan.c, symptoms.c) ---- */
 
 struct evidence {
-	int file;		/* index into the case's file list */
+	int file; /* index into the case's file list */
 	long line;
 	double time;
 	char *text;
@@ -255,25 +257,25 @@ struct evidence {
  * a cause or a culprit. */
 enum aside {
 	ASIDE_NONE = 0,
-	ASIDE_OTHER_NODE,	/* names a host that is not one of the job's */
-	ASIDE_OTHER_JOB,	/* names another job id */
-	ASIDE_BEFORE,		/* before the job's window (the node's history) */
-	ASIDE_BEFORE_BOOT,	/* before the node rebooted, ahead of the job */
-	ASIDE_OTHER_GPU,	/* a GPU of the node the job did not use */
-	ASIDE_OTHER_PROCESS,	/* a program's own GPU fault, and the program is not the job's */
-	ASIDE_SURVIVED,		/* the job kept making progress long after it */
-	ASIDE_DURING_HANG,	/* after the job had already stopped making progress */
+	ASIDE_OTHER_NODE,    /* names a host that is not one of the job's */
+	ASIDE_OTHER_JOB,     /* names another job id */
+	ASIDE_BEFORE,	     /* before the job's window (the node's history) */
+	ASIDE_BEFORE_BOOT,   /* before the node rebooted, ahead of the job */
+	ASIDE_OTHER_GPU,     /* a GPU of the node the job did not use */
+	ASIDE_OTHER_PROCESS, /* a program's own GPU fault, and the program is not the job's */
+	ASIDE_SURVIVED,	     /* the job kept making progress long after it */
+	ASIDE_DURING_HANG,   /* after the job had already stopped making progress */
 };
 const char *aside_name(enum aside a);
 
 /* How a symptom's node was found (shown with the culprit). */
 enum located {
 	LOC_NONE = 0,
-	LOC_FILE,		/* the node's own evidence directory */
-	LOC_HOST,		/* a host name or address on the line */
-	LOC_RANK,		/* the rank on the line, through the ranks map */
-	LOC_ONLY_NODE,		/* the job ran on one node */
-	LOC_BATCH_HOST,		/* a line of the batch step: the batch host */
+	LOC_FILE,	/* the node's own evidence directory */
+	LOC_HOST,	/* a host name or address on the line */
+	LOC_RANK,	/* the rank on the line, through the ranks map */
+	LOC_ONLY_NODE,	/* the job ran on one node */
+	LOC_BATCH_HOST, /* a line of the batch step: the batch host */
 };
 const char *located_name(enum located l);
 
@@ -281,23 +283,23 @@ struct symptom {
 	const struct code *code;
 	enum aside aside;
 	enum located located;
-	int source;		/* SRC_* of its first line */
-	int idx;		/* its place in analysis.sym once resolved */
-	bool batch;		/* the line is about the batch step (its script) */
-	int node;		/* job node index or -1 */
-	char *node_raw;		/* the name the log used, when it is not a job node */
-	const char *file_node;	/* node directory the evidence came from */
-	char *rank, *gpu, *pci, *peer;	/* as captured */
-	char *device;		/* normalised PCI id or NULL */
+	int source;		       /* SRC_* of its first line */
+	int idx;		       /* its place in analysis.sym once resolved */
+	bool batch;		       /* the line is about the batch step (its script) */
+	int node;		       /* job node index or -1 */
+	char *node_raw;		       /* the name the log used, when it is not a job node */
+	const char *file_node;	       /* node directory the evidence came from */
+	char *rank, *gpu, *pci, *peer; /* as captured */
+	char *device;		       /* normalised PCI id or NULL */
 	long pids[MAX_PIDS];
 	int npids;
-	double first, last;	/* epoch seconds */
-	bool first_approx;	/* first is a neighbouring line's time */
+	double first, last; /* epoch seconds */
+	bool first_approx;  /* first is a neighbouring line's time */
 	long count;
 	struct evidence *ev;
 	int nev;
 	enum role role;
-	bool unauthenticated;	/* every event came from a file anyone may write */
+	bool unauthenticated; /* every event came from a file anyone may write */
 	const struct symptom *explained_by;
 	const char *refined_by;
 };
@@ -312,20 +314,20 @@ struct analysis {
 	struct job job;
 	struct identity *id;
 	struct timectx tc;
-	struct strlist files;	/* relative paths */
+	struct strlist files; /* relative paths */
 	struct symptom **sym;
 	int nsym, capsym;
 	struct coverage *cov;
 	int ncov, capcov;
-	struct lh_table *tab;	/* collapse index: raw key -> symptom */
-	struct json_object *origins;	/* evidence.json's "files", during the scan */
-	bool origins_bad;	/* evidence.json there but unusable: every node file is "file" */
+	struct lh_table *tab;	     /* collapse index: raw key -> symptom */
+	struct json_object *origins; /* evidence.json's "files", during the scan */
+	bool origins_bad;	     /* evidence.json there but unusable: every node file is "file" */
 	long lines_scanned;
 	long events;
 	/* the application's own progress: times of timestamped progress lines */
 	double *progress;
 	int nprogress, capprogress;
-	struct evidence last_progress;	/* file/line/text of the latest one */
+	struct evidence last_progress; /* file/line/text of the latest one */
 	/* per node: offset of its clock against the job's other nodes (s) */
 	double *clock_offset;
 	bool clock_estimated;
@@ -340,8 +342,7 @@ struct analysis {
 	double hang_since, cadence;
 };
 
-void analysis_add_coverage(struct analysis *a, const char *source,
-			   const char *status, const char *fmt, ...)
+void analysis_add_coverage(struct analysis *a, const char *source, const char *status, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* One event as an extractor produced it, before collapsing. */
@@ -354,12 +355,12 @@ struct event {
 	double time;
 	bool has_time, approx;
 	int source;
-	const char *file_node;	/* node dir for node files */
-	struct strlist names, values;	/* captures and context fields */
-	size_t match_start;	/* offset of the match in the subject */
+	const char *file_node;	      /* node dir for node files */
+	struct strlist names, values; /* captures and context fields */
+	size_t match_start;	      /* offset of the match in the subject */
 	int extractor;
-	enum aside aside;	/* set by the scan: another job's line, the node's history */
-	bool low_trust;		/* its file's origin is one anyone may write */
+	enum aside aside; /* set by the scan: another job's line, the node's history */
+	bool low_trust;	  /* its file's origin is one anyone may write */
 };
 
 /* What a line says about itself before any extractor: its time (header,
@@ -367,33 +368,32 @@ struct event {
 struct line_ctx {
 	double time;
 	bool has_time;
-	size_t body;		/* offset after header and prefixes */
-	struct event ctx;	/* names/values only */
+	size_t body;	  /* offset after header and prefixes */
+	struct event ctx; /* names/values only */
 };
 
-void line_context(const attrib_catalog *cat, const struct timectx *tc, const char *line,
-		  size_t len, struct line_ctx *lc);
+void line_context(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len,
+		  struct line_ctx *lc);
 void line_context_free(struct line_ctx *lc);
 /* line_context(...).time and .has_time alone, without its allocations */
-bool line_time(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len,
-	       double *t);
+bool line_time(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len, double *t);
 void event_merge_context(struct event *ev, const struct line_ctx *lc);
 /* Runs the single-line candidate extractors (indexes, priority order) on
  * one line of the given source.  Returns 1 and fills *out with the winning
  * event, 0 if none; identity events go to identity[].  lc is filled when
  * any extractor matched (free with line_context_free). */
-int line_extract(const attrib_catalog *cat, const struct timectx *tc, const char *line,
-		 size_t len, int source, const int *cand, int ncand, struct line_ctx *lc,
-		 struct event *out, struct event *identity, int *nidentity, int maxidentity);
+int line_extract(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len,
+		 int source, const int *cand, int ncand, struct line_ctx *lc, struct event *out,
+		 struct event *identity, int *nidentity, int maxidentity);
 
 /* ---- where node files came from (origin.c, evidence.json) ---- */
 
 enum origin {
-	ORIGIN_UNLISTED = 0,	/* not in evidence.json (a hand-made case): trusted as before */
-	ORIGIN_KERNEL,		/* journal _TRANSPORT=kernel, /dev/kmsg */
-	ORIGIN_JOURNAL,		/* other journal entries of root (_UID 0) */
-	ORIGIN_JOURNAL_USER,	/* journal entries of any other uid */
-	ORIGIN_FILE,		/* a plain file: anyone may write to it through syslog */
+	ORIGIN_UNLISTED = 0, /* not in evidence.json (a hand-made case): trusted as before */
+	ORIGIN_KERNEL,	     /* journal _TRANSPORT=kernel, /dev/kmsg */
+	ORIGIN_JOURNAL,	     /* other journal entries of root (_UID 0) */
+	ORIGIN_JOURNAL_USER, /* journal entries of any other uid */
+	ORIGIN_FILE,	     /* a plain file: anyone may write to it through syslog */
 };
 
 /* Reads dir/evidence.json (when there) for the scan; a manifest that is
@@ -437,8 +437,8 @@ int symptom_named_node(const struct analysis *a, const struct symptom *s, enum l
 /* Applies one extractor to one line; fills ev (names/values allocated)
  * and returns true when it matches.  Shared by the scan and the
  * self-test so a case checks exactly what a scan does. */
-bool extractor_apply(const attrib_catalog *cat, const struct extractor *x,
-		     const char *subject, size_t len, struct event *ev);
+bool extractor_apply(const attrib_catalog *cat, const struct extractor *x, const char *subject, size_t len,
+		     struct event *ev);
 /* How many extractor matches on this thread ended at a PCRE2 limit (match,
  * depth or heap: a regex that backtracks catastrophically on that line)
  * since the last call; resets the count.  The scan reports them in
@@ -455,7 +455,7 @@ struct verdict {
 	struct symptom **roots;
 	int nroots;
 	bool pass;
-	const struct symptom *recurring;	/* a fault that follows a GPU across programs */
+	const struct symptom *recurring; /* a fault that follows a GPU across programs */
 };
 
 bool selector_match(const struct selector *s, const struct symptom *sym);

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include "internal.h"
 
-#define JOB_JSON_MAX (64L << 20)	/* a 4,096-node job is well under 2 MiB */
+#define JOB_JSON_MAX (64L << 20) /* a 4,096-node job is well under 2 MiB */
 #define JOB_JSON_DEPTH 32
 
 static int fail(char *err, size_t len, const char *fmt, ...)
@@ -93,12 +93,11 @@ int job_load(struct job *job, const char *path, char *err, size_t errlen)
 			const char *node, *t;
 			void *k;
 
-			if (!json_object_is_type(r, json_type_object) ||
-			    !(node = json_str(r, "node")))
+			if (!json_object_is_type(r, json_type_object) || !(node = json_str(r, "node")))
 				continue;
 			ri->rank = int_field(r, "rank", -1);
 			if (ri->rank < 0)
-				continue;	/* nothing allocated for it yet */
+				continue; /* nothing allocated for it yet */
 			ri->node = lh_table_lookup_ex(index, node, &k) ? (int)(intptr_t)k - 1 : -1;
 			ri->gpu = strdup_or_die(json_str(r, "gpu"));
 			ri->exit_code = int_field(r, "exit_code", -1);

@@ -38,9 +38,9 @@ struct matcher {
 	/* scratch space is per thread (thread_scratch): node logs are scanned
 	 * by several threads at once */
 	int nrules;
-	int *lines;		/* per rule: lines a match may span */
-	int maxlines;		/* the most of them */
-	unsigned long gen;	/* this matcher's number, never reused (thread_scratch) */
+	int *lines;	   /* per rule: lines a match may span */
+	int maxlines;	   /* the most of them */
+	unsigned long gen; /* this matcher's number, never reused (thread_scratch) */
 };
 
 static atomic_ulong matcher_gen;
@@ -67,7 +67,7 @@ static char *cache_path(const attrib_catalog *cat, const unsigned *flags, int sr
 	uint64_t h = 0xcbf29ce484222325ULL;
 
 	if (dir && !*dir)
-		return NULL;	/* ATTRIB_CACHE= turns the cache off */
+		return NULL; /* ATTRIB_CACHE= turns the cache off */
 	h = fnv(h, hs_version(), strlen(hs_version()));
 	hs_platform_info_t pi = { 0 };
 	if (hs_populate_platform(&pi) == HS_SUCCESS)
@@ -87,7 +87,8 @@ static char *cache_path(const attrib_catalog *cat, const unsigned *flags, int sr
 		if (geteuid() == 0)
 			dir = "/var/cache/attrib";
 		else if (getenv("XDG_CACHE_HOME") && *getenv("XDG_CACHE_HOME"))
-			dir = base = (asprintf(&base, "%s/attrib", getenv("XDG_CACHE_HOME")) < 0 ? NULL : base);
+			dir = base = (asprintf(&base, "%s/attrib", getenv("XDG_CACHE_HOME")) < 0 ? NULL
+												 : base);
 		else if (getenv("HOME"))
 			dir = base = (asprintf(&base, "%s/.cache/attrib", getenv("HOME")) < 0 ? NULL : base);
 	}
@@ -106,8 +107,8 @@ static hs_database_t *cache_load(const char *path)
 
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-	    !(st.st_mode & 022) && st.st_size > 0 && st.st_size < (64 << 20)) {
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022) &&
+	    st.st_size > 0 && st.st_size < (64 << 20)) {
 		buf = xmalloc(st.st_size);
 		if (read(fd, buf, st.st_size) == st.st_size &&
 		    hs_deserialize_database(buf, st.st_size, &db) != HS_SUCCESS)
@@ -127,7 +128,7 @@ static void cache_store(const char *path, const hs_database_t *db)
 		return;
 	dir = strdup_or_die(path);
 	*strrchr(dir, '/') = 0;
-	mkdir(dir, 0700);	/* the parent must exist; one level is enough */
+	mkdir(dir, 0700); /* the parent must exist; one level is enough */
 	/* a cache: not fsynced, and a failure only costs the next start */
 	if (asprintf(&tmp, "%s.%d.tmp", path, (int)getpid()) >= 0)
 		(void)write_atomic_at(AT_FDCWD, path, tmp, bytes, len, 0600, false, why, sizeof(why));
@@ -152,14 +153,15 @@ static bool build_one(struct matcher *m, const attrib_catalog *cat, int src, FIL
 		if (!(cat->extractors[i].sources & db_sources(src)))
 			continue;
 		exprs[k] = cat->extractors[i].prefilter ? cat->extractors[i].prefilter
-						       : cat->extractors[i].regex;
+							: cat->extractors[i].regex;
 		flags[k] = all[i];
 		ids[k++] = (unsigned)i;
 	}
 	char *cache = k ? cache_path(cat, all, src) : NULL;
 	if (!k || (m->db[src] = cache_load(cache))) {
 		/* nothing reads this kind, or compiled earlier from exactly these */
-	} else if (hs_compile_multi(exprs, flags, ids, (unsigned)k, HS_MODE_BLOCK, NULL, &m->db[src], &ce) != HS_SUCCESS) {
+	} else if (hs_compile_multi(exprs, flags, ids, (unsigned)k, HS_MODE_BLOCK, NULL, &m->db[src], &ce) !=
+		   HS_SUCCESS) {
 		if (ce && ce->expression >= 0 && ce->expression < k) {
 			const struct extractor *x = &cat->extractors[ids[ce->expression]];
 
@@ -171,7 +173,7 @@ static bool build_one(struct matcher *m, const attrib_catalog *cat, int src, FIL
 		hs_free_compile_error(ce);
 		ok = false;
 	} else {
-		cache_store(cache, m->db[src]);	/* freshly compiled */
+		cache_store(cache, m->db[src]); /* freshly compiled */
 	}
 	free(cache);
 
@@ -273,26 +275,25 @@ static hs_scratch_t *thread_scratch(const struct matcher *m, int src)
 
 struct scan_state {
 	const struct matcher *m;
-	const char *buf;	/* the piece being scanned */
-	size_t len, base;	/* its length and offset in the whole buffer */
-	size_t from, to;	/* the lines whose hits are reported */
-	size_t *next_line;	/* per rule: the first offset not yet reported */
+	const char *buf;   /* the piece being scanned */
+	size_t len, base;  /* its length and offset in the whole buffer */
+	size_t from, to;   /* the lines whose hits are reported */
+	size_t *next_line; /* per rule: the first offset not yet reported */
 	matcher_hit hit;
 	void *ctx;
 };
 
-static int on_match(unsigned id, unsigned long long from, unsigned long long to,
-		    unsigned flags, void *p)
+static int on_match(unsigned id, unsigned long long from, unsigned long long to, unsigned flags, void *p)
 {
 	struct scan_state *s = p;
 	size_t end = (size_t)to, start;
 	(void)from;
 	(void)flags;
 
-	if (end < s->next_line[id])	/* same line, already reported */
+	if (end < s->next_line[id]) /* same line, already reported */
 		return 0;
 	/* the line holding the last matched byte */
-	start = end ? end - 1 : 0;	/* a match may end on its newline */
+	start = end ? end - 1 : 0; /* a match may end on its newline */
 	const char *nl0 = start ? memrchr(s->buf, '\n', start) : NULL;
 	start = nl0 ? (size_t)(nl0 - s->buf) + 1 : 0;
 	const char *nl = memchr(s->buf + end, '\n', s->len - end);
@@ -302,8 +303,8 @@ static int on_match(unsigned id, unsigned long long from, unsigned long long to,
 	return 0;
 }
 
-int matcher_scan(const struct matcher *m, int source, const char *buf, size_t len, size_t from,
-		 size_t to, matcher_hit hit, void *ctx)
+int matcher_scan(const struct matcher *m, int source, const char *buf, size_t len, size_t from, size_t to,
+		 matcher_hit hit, void *ctx)
 {
 	struct scan_state s = { .m = m, .from = from, .to = to, .hit = hit, .ctx = ctx };
 	int rc = 0, src = source & SRC_REPORT ? REPORT_DB : __builtin_ctz((unsigned)source);

@@ -29,7 +29,8 @@ static const struct {
 static void unusable(struct analysis *a, const char *why)
 {
 	analysis_add_coverage(a, EVIDENCE_MANIFEST, "error",
-			      "%s; every node file is read as origin \"file\" (no kernel rule, no drain)", why);
+			      "%s; every node file is read as origin \"file\" (no kernel rule, no drain)",
+			      why);
 	a->origins_bad = true;
 }
 
@@ -42,7 +43,7 @@ void origins_load(struct analysis *a)
 	sprintf(path, "%s/%s", a->dir, EVIDENCE_MANIFEST);
 	if (lstat(path, &st) < 0 && errno == ENOENT) {
 		free(path);
-		return;		/* a hand-made case */
+		return; /* a hand-made case */
 	}
 	/* there but unusable: less trust, never more (it may be what is left
 	 * of the service's manifest) */
@@ -74,7 +75,7 @@ enum origin origin_of(struct analysis *a, const char *rel, int source)
 	const char *s;
 
 	if (!(source & SRC_NODE))
-		return ORIGIN_UNLISTED;	/* app/ and scheduler/ have no origin (yet) */
+		return ORIGIN_UNLISTED; /* app/ and scheduler/ have no origin (yet) */
 	if (a->origins_bad)
 		return ORIGIN_FILE;
 	if (!a->origins || !json_object_object_get_ex(a->origins, rel, &f))

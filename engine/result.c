@@ -4,7 +4,7 @@
 #include <string.h>
 #include "internal.h"
 
-#define MAX_SYMPTOMS 200	/* beyond this the list says how many it left out */
+#define MAX_SYMPTOMS 200 /* beyond this the list says how many it left out */
 #define REASON_MAX 160
 
 /* Every string of the result is valid UTF-8 without control characters,
@@ -40,8 +40,8 @@ static const char *node_name(const struct analysis *a, const struct symptom *s)
  * verdict, never drained). */
 static bool names_node(const struct symptom *r, const struct verdict *v)
 {
-	return r->node >= 0 && (r->code->scope == SCOPE_NODE ||
-				(r->code->also && !strcmp(v->sub_domain, "ambiguous")));
+	return r->node >= 0 &&
+		(r->code->scope == SCOPE_NODE || (r->code->also && !strcmp(v->sub_domain, "ambiguous")));
 }
 
 static struct json_object *evidence_one(const struct analysis *a, const struct evidence *ev)
@@ -188,8 +188,8 @@ static void suspect_nodes(const struct analysis *a, struct json_object *arr)
 		if (!s || done[s->node])
 			continue;
 		done[s->node] = true;
-		snprintf(reason, sizeof(reason), "%s%s%s%s (job %s)", s->rank ? "rank " : "", s->rank ? s->rank : "",
-			 s->rank ? ": " : "", s->code->title, a->job.job_id);
+		snprintf(reason, sizeof(reason), "%s%s%s%s (job %s)", s->rank ? "rank " : "",
+			 s->rank ? s->rank : "", s->rank ? ": " : "", s->code->title, a->job.job_id);
 		json_object_array_add(arr, action(a->job.nodes.v[s->node], "inspect", reason));
 	}
 	free(done);
@@ -218,14 +218,13 @@ static const struct symptom *first_aside_fault(const struct analysis *a, int *n)
 		if (!s->aside || s->code->kind != KIND_FAULT)
 			continue;
 		(*n)++;
-		if (!best || s->first > best->first)	/* the latest: nearest the end */
+		if (!best || s->first > best->first) /* the latest: nearest the end */
 			best = s;
 	}
 	return best;
 }
 
-static char *explanation(const struct analysis *a, const struct verdict *v, int downstream,
-			 int down_nodes)
+static char *explanation(const struct analysis *a, const struct verdict *v, int downstream, int down_nodes)
 {
 	char *buf = NULL, when[48], dev[64] = "", where[300] = "";
 	size_t len = 0;
@@ -243,7 +242,9 @@ static char *explanation(const struct analysis *a, const struct verdict *v, int 
 
 		time_format(a->hang_since, since, sizeof(since));
 		duration(a->job.end - a->hang_since, quiet, sizeof(quiet));
-		fprintf(m, "The job hung: its last progress line was at %s and it was silent for %s until it ended %s. ",
+		fprintf(m,
+			"The job hung: its last progress line was at %s and it was silent for %s until it "
+			"ended %s. ",
 			since, quiet, a->job.state);
 	}
 	if (r) {
@@ -253,9 +254,11 @@ static char *explanation(const struct analysis *a, const struct verdict *v, int 
 		if (r->node >= 0)
 			snprintf(where, sizeof(where), " on %s%s, found by %s,", a->job.nodes.v[r->node], dev,
 				 located_name(r->located) ? located_name(r->located) : "its evidence");
-		fprintf(m, "%s%s at %s%s is the first cause in the evidence; %d downstream symptom%s on %d node%s follow%s from it.",
-			r->code->title, where, when, r->first_approx ? " (approximate time)" : "",
-			downstream, downstream == 1 ? "" : "s", down_nodes, down_nodes == 1 ? "" : "s",
+		fprintf(m,
+			"%s%s at %s%s is the first cause in the evidence; %d downstream symptom%s on %d "
+			"node%s follow%s from it.",
+			r->code->title, where, when, r->first_approx ? " (approximate time)" : "", downstream,
+			downstream == 1 ? "" : "s", down_nodes, down_nodes == 1 ? "" : "s",
 			downstream == 1 ? "s" : "");
 	} else if (!strcmp(v->sub_domain, "ambiguous")) {
 		fprintf(m, "%d causes fit the evidence: ", v->nroots);
@@ -264,7 +267,9 @@ static char *explanation(const struct analysis *a, const struct verdict *v, int 
 				v->roots[i]->node >= 0 ? " on " : "",
 				v->roots[i]->node >= 0 ? a->job.nodes.v[v->roots[i]->node] : "");
 		if (v->recurring)
-			fprintf(m, ". The same GPU of %s reported this fault for other programs before this job, so it may follow the GPU rather than the code",
+			fprintf(m,
+				". The same GPU of %s reported this fault for other programs before this "
+				"job, so it may follow the GPU rather than the code",
 				a->job.nodes.v[v->recurring->node]);
 		else
 			for (int i = 0; i < v->nroots; i++)
@@ -277,14 +282,18 @@ static char *explanation(const struct analysis *a, const struct verdict *v, int 
 	} else if (a->hang) {
 		fputs("No evidence shows why it hung.", m);
 	} else {
-		fprintf(m, "The job ended %s but no rule names a cause in the evidence; %d symptom%s listed for inspection.",
+		fprintf(m,
+			"The job ended %s but no rule names a cause in the evidence; %d symptom%s listed for "
+			"inspection.",
 			a->job.state, a->nsym, a->nsym == 1 ? " is" : "s are");
 	}
 	for (int i = 0; !r && !v->nroots && i < a->nsym; i++) {
 		const struct symptom *s = suspect(a, i);
 
 		if (s) {
-			fprintf(m, " The evidence points at %s without showing a fault there (%s%s%s%s): inspect it.",
+			fprintf(m,
+				" The evidence points at %s without showing a fault there (%s%s%s%s): "
+				"inspect it.",
 				a->job.nodes.v[s->node], s->rank ? "rank " : "", s->rank ? s->rank : "",
 				s->rank ? ": " : "", s->code->title);
 			break;
@@ -383,11 +392,13 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 		action_reason(a, v->root, reason, sizeof(reason));
 		for (int i = 0; i < a->job.nodes.n; i++)
 			if (culprit[i] && strcmp(root_action(v->root), "none"))
-				json_object_array_add(arr, action(a->job.nodes.v[i], root_action(v->root), reason));
+				json_object_array_add(arr,
+						      action(a->job.nodes.v[i], root_action(v->root),
+							     reason));
 	} else if (!strcmp(sub, "ambiguous")) {
 		bool *done = xcalloc(a->job.nodes.n + 1, sizeof(bool));
 
-		for (int i = 0; i < v->nroots; i++) {	/* the earliest candidate per node */
+		for (int i = 0; i < v->nroots; i++) { /* the earliest candidate per node */
 			const struct symptom *r = v->roots[i];
 			char reason[REASON_MAX];
 
@@ -444,9 +455,11 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 		bool down = strcmp(root_action(v->root), v->root->code->action);
 		char *more;
 
-		if (asprintf(&more, "%s Its only evidence is in node files anyone on the node can write "
-			     "(syslog files, other users' journal entries): not proof of a fault%s%s.", ex,
-			     down ? ", so the action is inspect, not " : "", down ? v->root->code->action : "") < 0)
+		if (asprintf(&more,
+			     "%s Its only evidence is in node files anyone on the node can write "
+			     "(syslog files, other users' journal entries): not proof of a fault%s%s.",
+			     ex, down ? ", so the action is inspect, not " : "",
+			     down ? v->root->code->action : "") < 0)
 			abort();
 		free(ex);
 		ex = more;

@@ -16,38 +16,38 @@
 #include "internal.h"
 #include "window_seek.h"
 
-#define MAX_LINE (64 * 1024)	/* bytes of one line a regex sees */
+#define MAX_LINE (64 * 1024) /* bytes of one line a regex sees */
 #define MAX_IDENTITY 16
-#define NEIGHBOUR_LINES 400	/* how far to look for a timestamped line */
+#define NEIGHBOUR_LINES 400 /* how far to look for a timestamped line */
 #define MAX_FILES 100000
 
 /* An event of a chunk of a large file, kept until the chunks before are
  * scanned: the time of a line without its own depends on them (see
  * "chunks" below). */
 struct record {
-	struct event ev;	/* names, values and text its own; code NULL: only a time */
-	bool untimed;		/* ev.time is to be found */
+	struct event ev; /* names, values and text its own; code NULL: only a time */
+	bool untimed;	 /* ev.time is to be found */
 	/* where neighbour_time's search would start: the line after the
 	 * event's, or inside it (q_start false: a line cut at MAX_LINE or a CR) */
 	long q_line;
 	bool q_start;
-	bool t_found;		/* the first line after it with a time of its own, in the chunk */
+	bool t_found; /* the first line after it with a time of its own, in the chunk */
 	long t_line;
 	double t_time;
-	size_t text_at;		/* its line in the chunk's text store */
+	size_t text_at; /* its line in the chunk's text store */
 };
 
 struct file_scan {
 	struct analysis *a;
-	const char *buf;	/* the bytes read */
+	const char *buf; /* the bytes read */
 	size_t len;
-	size_t from, to;	/* the lines this scan owns (buffer offsets) */
-	bool more_before;	/* the file goes on before the bytes read */
-	bool aligned;		/* buf starts at a line's start */
+	size_t from, to;  /* the lines this scan owns (buffer offsets) */
+	bool more_before; /* the file goes on before the bytes read */
+	bool aligned;	  /* buf starts at a line's start */
 	int file;
 	int source;
-	const char *node;	/* node dir name for node files */
-	enum origin origin;	/* evidence.json's word on this file */
+	const char *node;   /* node dir name for node files */
+	enum origin origin; /* evidence.json's word on this file */
 	/* hits of the line being collected */
 	size_t line_start;
 	int *cand;
@@ -59,7 +59,7 @@ struct file_scan {
 	/* neighbour time (a whole file): caches of the search for the next
 	 * timestamped line, the last timestamped event's time */
 	size_t next_from, next_at;
-	size_t clear_from, clear_to;	/* no line here has a time of its own */
+	size_t clear_from, clear_to; /* no line here has a time of its own */
 	double next_time;
 	bool next_found;
 	double prev_time;
@@ -69,7 +69,7 @@ struct file_scan {
 	bool recording;
 	struct record *rec;
 	int nrec, caprec;
-	char *text;		/* the recorded events' lines */
+	char *text; /* the recorded events' lines */
 	size_t text_len, text_cap;
 	size_t t_from, t_upto;
 	long t_upto_line;
@@ -83,8 +83,7 @@ struct file_scan {
 	long other_jobs;
 };
 
-void analysis_add_coverage(struct analysis *a, const char *source, const char *status,
-			   const char *fmt, ...)
+void analysis_add_coverage(struct analysis *a, const char *source, const char *status, const char *fmt, ...)
 {
 	va_list ap;
 	char detail[512];
@@ -110,7 +109,7 @@ static size_t line_end_of(const struct file_scan *f, size_t start)
 /* Number of the line starting at off (lines are visited in order). */
 static long line_number(struct file_scan *f, size_t off)
 {
-	if (off < f->counted_to) {	/* a multi-line match reaching back */
+	if (off < f->counted_to) { /* a multi-line match reaching back */
 		long n = f->line_no;
 
 		for (size_t p = off; p < f->counted_to; p++)
@@ -118,8 +117,7 @@ static long line_number(struct file_scan *f, size_t off)
 				n--;
 		return n;
 	}
-	for (const char *p = f->buf + f->counted_to, *end = f->buf + off;
-	     (p = memchr(p, '\n', end - p)); p++)
+	for (const char *p = f->buf + f->counted_to, *end = f->buf + off; (p = memchr(p, '\n', end - p)); p++)
 		f->line_no++;
 	f->counted_to = off;
 	return f->line_no;
@@ -221,7 +219,7 @@ static void record_add(struct file_scan *f, struct event *ev, bool untimed, bool
 	*r = (struct record){ .untimed = untimed };
 	r->ev.time = ev->time;
 	if (!keep)
-		return;	/* a timestamped event the window drops: its time still counts */
+		return; /* a timestamped event the window drops: its time still counts */
 	r->ev = *ev;
 	/* the line into the chunk's text store (one buffer, not a malloc an
 	 * event); ev.text is set from text_at when the events are added */
@@ -246,8 +244,9 @@ static bool same_job(const struct analysis *a, const char *jobid)
 	/* an array task (4242_7) or a het-job component (4242+1) known by
 	 * that name: the logs print its raw numeric id, which job.json does
 	 * not give, so a number cannot be told to be another job's */
-	return id[strspn(id, "0123456789")] == '_' || id[strspn(id, "0123456789")] == '+' ?
-		jobid[strspn(jobid, "0123456789")] == '\0' || jobid[strspn(jobid, "0123456789")] == '.' : false;
+	return id[strspn(id, "0123456789")] == '_' || id[strspn(id, "0123456789")] == '+'
+		? jobid[strspn(jobid, "0123456789")] == '\0' || jobid[strspn(jobid, "0123456789")] == '.'
+		: false;
 }
 
 static void deliver_one(struct file_scan *f, struct event *ev, size_t start, size_t end);
@@ -255,7 +254,8 @@ static void deliver_one(struct file_scan *f, struct event *ev, size_t start, siz
 static void progress_add(struct analysis *a, const struct event *ev)
 {
 	if (a->nprogress == a->capprogress)
-		a->progress = xrealloc(a->progress, (a->capprogress = a->capprogress * 2 + 64) * sizeof(double));
+		a->progress = xrealloc(a->progress,
+				       (a->capprogress = a->capprogress * 2 + 64) * sizeof(double));
 	a->progress[a->nprogress++] = ev->time;
 	if (!a->last_progress.text || ev->time >= a->last_progress.time) {
 		free(a->last_progress.text);
@@ -394,7 +394,7 @@ static void deliver_one(struct file_scan *f, struct event *ev, size_t start, siz
 }
 
 struct deferred_identity {
-	struct event ev;	/* names and values only */
+	struct event ev; /* names and values only */
 	int source;
 	const char *node;
 };
@@ -403,11 +403,12 @@ static void learn_identity(struct file_scan *f, struct event *ev)
 {
 	struct identity *id = f->a->id;
 
-	if (f->a->deferring) {	/* a worker's file: later, in file order */
+	if (f->a->deferring) { /* a worker's file: later, in file order */
 		struct analysis *a = f->a;
 
 		if (a->ndefer == a->capdefer)
-			a->defer = xrealloc(a->defer, (a->capdefer = a->capdefer * 2 + 16) * sizeof(*a->defer));
+			a->defer = xrealloc(a->defer,
+					    (a->capdefer = a->capdefer * 2 + 16) * sizeof(*a->defer));
 		struct deferred_identity *d = &a->defer[a->ndefer++];
 
 		/* its names and values move (the caller's event is left empty) */
@@ -447,7 +448,7 @@ static void multi_line(struct file_scan *f, const struct extractor *x, size_t st
 			from--;
 	}
 	if (from == 0 && f->more_before && (i < x->lines || !f->aligned))
-		f->short_read = true;	/* the lines it looks back at begin before the bytes read */
+		f->short_read = true; /* the lines it looks back at begin before the bytes read */
 	if (end - from > (size_t)MAX_LINE * 4)
 		from = end - (size_t)MAX_LINE * 4;
 	if (!extractor_apply(f->a->cat, x, f->buf + from, end - from, &ev)) {
@@ -509,11 +510,12 @@ static void flush_line(struct file_scan *f)
 	}
 	/* candidates in priority order: the line's few hits sorted by their
 	 * rank (a walk through every extractor was hundreds of steps a line) */
-	if (f->ncand > 16)	/* a line many rules hit (hostile input) */
+	if (f->ncand > 16) /* a line many rules hit (hostile input) */
 		qsort_r(f->cand, f->ncand, sizeof(int), by_rank, (void *)cat);
 	else
 		for (int i = 1; i < f->ncand; i++)
-			for (int k = i; k > 0 && by_rank(&f->cand[k], &f->cand[k - 1], (void *)cat) < 0; k--) {
+			for (int k = i; k > 0 && by_rank(&f->cand[k], &f->cand[k - 1], (void *)cat) < 0;
+			     k--) {
 				int x = f->cand[k];
 
 				f->cand[k] = f->cand[k - 1];
@@ -532,8 +534,8 @@ static void flush_line(struct file_scan *f)
 	for (int i = 0; i < f->ncand; i++)
 		f->seen[f->cand[i]] = false;
 	f->ncand = 0;
-	if (line_extract(cat, &f->a->tc, f->buf + start, len, f->source, single, ns, &lc, &ev,
-			 ids, &nids, MAX_IDENTITY)) {
+	if (line_extract(cat, &f->a->tc, f->buf + start, len, f->source, single, ns, &lc, &ev, ids, &nids,
+			 MAX_IDENTITY)) {
 		deliver(f, &ev, start, start + len);
 		event_clear(&ev);
 	}
@@ -560,13 +562,13 @@ static void on_hit(void *ctx, int rule, size_t line_start, size_t match_end)
 
 /* What a scan of some lines found besides events. */
 struct scan_out {
-	long lines;		/* newlines among the lines */
+	long lines; /* newlines among the lines */
 	long long_lines, limit_hits;
 	bool failed, short_read;
 	/* recording: the events, and the first line with a time of its own */
 	struct record *rec;
 	int nrec;
-	char *text;		/* their lines */
+	char *text; /* their lines */
 	bool t_found;
 	long t_line;
 	double t_time;
@@ -580,17 +582,27 @@ static void scan_range(struct analysis *a, int file, int source, const char *nod
 		       size_t len, size_t from, size_t to, bool more_before, bool aligned, bool recording,
 		       struct scan_out *out)
 {
-	struct file_scan f = { .a = a, .buf = buf, .len = len, .from = from, .to = to,
-			       .more_before = more_before, .aligned = aligned, .recording = recording,
-			       .file = file, .source = source, .node = node, .counted_to = from, .line_no = 1 };
+	struct file_scan f = { .a = a,
+			       .buf = buf,
+			       .len = len,
+			       .from = from,
+			       .to = to,
+			       .more_before = more_before,
+			       .aligned = aligned,
+			       .recording = recording,
+			       .file = file,
+			       .source = source,
+			       .node = node,
+			       .counted_to = from,
+			       .line_no = 1 };
 	int n = a->cat->nextractors;
 
 	f.origin = origin_of(a, a->files.v[file], source);
 	f.cand = xcalloc(n, sizeof(int));
 	f.seen = xcalloc(n, sizeof(bool));
-	if (recording)	/* the chunk's first line with a time (the chunk before searches on into it) */
+	if (recording) /* the chunk's first line with a time (the chunk before searches on into it) */
 		out->t_found = timed_from(&f, from, 1, &out->t_line, &out->t_time);
-	extractor_limit_hits_take();	/* these lines' own from here */
+	extractor_limit_hits_take(); /* these lines' own from here */
 	out->failed = matcher_scan(a->cat->matcher, source, buf, len, from, to, on_hit, &f) < 0;
 	flush_line(&f);
 	out->limit_hits = extractor_limit_hits_take();
@@ -612,15 +624,18 @@ static void file_coverage(struct analysis *a, int file, bool failed, long long_l
 	if (failed)
 		analysis_add_coverage(a, rel, "error", "scan failed");
 	if (long_lines)
-		analysis_add_coverage(a, rel, "error", "%ld lines longer than %d bytes were cut to that length",
-				      long_lines, MAX_LINE);
+		analysis_add_coverage(a, rel, "error",
+				      "%ld lines longer than %d bytes were cut to that length", long_lines,
+				      MAX_LINE);
 	if (hits)
 		analysis_add_coverage(a, rel, "error",
 				      "%ld regex matches stopped at PCRE2's match or depth limit "
 				      "(a rule that backtracks too much); those lines were not "
-				      "judged by that rule", hits);
+				      "judged by that rule",
+				      hits);
 	if (shrank)
-		analysis_add_coverage(a, rel, "error", "the file shrank while it was read; its end was not read");
+		analysis_add_coverage(a, rel, "error",
+				      "the file shrank while it was read; its end was not read");
 }
 
 /* ---- reading a file ----
@@ -642,10 +657,10 @@ struct wbuf {
 	size_t cap;
 };
 
-struct src {			/* an open file, shared by its chunks */
+struct src { /* an open file, shared by its chunks */
 	int fd;
-	int source;		/* SRC_*, with SRC_REPORT for a tool's report */
-	size_t lo, hi;		/* the part scanned (the job's window) */
+	int source;    /* SRC_*, with SRC_REPORT for a tool's report */
+	size_t lo, hi; /* the part scanned (the job's window) */
 };
 
 static ssize_t pread_full(int fd, char *buf, size_t n, off_t off)
@@ -672,16 +687,17 @@ static ssize_t pread_full(int fd, char *buf, size_t n, off_t off)
 static bool is_report(const struct analysis *a, const char *buf, size_t len)
 {
 	int lines = 0, stamped = 0;
-	size_t off = 0, reach = len < (64u << 10) ? len : 64u << 10;	/* never the whole of a huge file */
+	size_t off = 0, reach = len < (64u << 10) ? len : 64u << 10; /* never the whole of a huge file */
 
 	while (off < reach && lines < 16) {
 		const char *nl = memchr(buf + off, '\n', reach - off);
 		size_t end = nl ? (size_t)(nl - buf) : reach, hdr;
 		double t;
 
-		if (end > off + 1) {	/* not an empty line (nor a lone CR) */
+		if (end > off + 1) { /* not an empty line (nor a lone CR) */
 			lines++;
-			stamped += time_parse_header(&a->tc, buf + off, end - off > 256 ? 256 : end - off, &t, &hdr);
+			stamped += time_parse_header(&a->tc, buf + off, end - off > 256 ? 256 : end - off, &t,
+						     &hdr);
 		}
 		off = end + 1;
 	}
@@ -727,7 +743,7 @@ static int src_open(struct analysis *a, const char *rel, int source, struct src 
 	bool seek = (source & SRC_NODE) && (size_t)st.st_size > WINDOW_SEEK_MIN;
 
 	if (seek)
-		wb = NULL;	/* only its window is read */
+		wb = NULL; /* only its window is read */
 	if (got)
 		*got = 0;
 	if (source & SRC_NODE) {
@@ -736,7 +752,7 @@ static int src_open(struct analysis *a, const char *rel, int source, struct src 
 		size_t n = (size_t)st.st_size < sizeof(head) ? (size_t)st.st_size : sizeof(head);
 		ssize_t r;
 
-		if (wb) {	/* the whole file, of which the report test reads the start */
+		if (wb) { /* the whole file, of which the report test reads the start */
 			if ((size_t)st.st_size > wb->cap)
 				wb->p = xrealloc(wb->p, wb->cap = st.st_size);
 			r = pread_full(fd, wb->p, st.st_size, 0);
@@ -757,9 +773,11 @@ static int src_open(struct analysis *a, const char *rel, int source, struct src 
 		struct ws_reader *r = ws_open(fd, st.st_size, header_time, &a->tc);
 		off_t lo, hi;
 
-		if (r && ws_window(r, a->job.start - a->cat->set.window_before,
-				   a->job.end + a->cat->set.window_after, WINDOW_SLACK, true, &lo, &hi,
-				   NULL, NULL, NULL, NULL) && lo < hi) {
+		if (r &&
+		    ws_window(r, a->job.start - a->cat->set.window_before,
+			      a->job.end + a->cat->set.window_after, WINDOW_SLACK, true, &lo, &hi, NULL, NULL,
+			      NULL, NULL) &&
+		    lo < hi) {
 			s->lo = (size_t)lo;
 			s->hi = (size_t)hi;
 		}
@@ -810,9 +828,9 @@ static long count_lines_before(int fd, size_t off)
  * a line longer than BOUNDARY_REACH (64 MiB) that spans a cut: what a rule
  * would find past the cut, as when the matcher scans a buffer in pieces. */
 #define CHUNK_BYTES (4u << 20)
-#define CHUNK_MARGIN (8u * MAX_LINE)	/* bytes read before and after a chunk's lines */
-#define CHUNK_MARGIN_LONG (64u * MAX_LINE)	/* ... when they were too few */
-#define BOUNDARY_REACH (64u << 20)	/* how far past a cut to look for a line start */
+#define CHUNK_MARGIN (8u * MAX_LINE)	   /* bytes read before and after a chunk's lines */
+#define CHUNK_MARGIN_LONG (64u * MAX_LINE) /* ... when they were too few */
+#define BOUNDARY_REACH (64u << 20)	   /* how far past a cut to look for a line start */
 
 /* The chunk size: ATTRIB_CHUNK_BYTES, for tests only (many chunks out of
  * a small file); a size, never the number of threads, decides the cuts. */
@@ -825,22 +843,22 @@ static size_t chunk_bytes(void)
 }
 
 struct work {
-	const char *rel;	/* NULL: a coverage entry of the listing */
-	int finish;		/* > 0: the task that ends the file whose chunks are the finish items before */
-	int fin;		/* a chunk: its file's finish task (an index in the plan) */
+	const char *rel; /* NULL: a coverage entry of the listing */
+	int finish;	 /* > 0: the task that ends the file whose chunks are the finish items before */
+	int fin;	 /* a chunk: its file's finish task (an index in the plan) */
 	struct coverage cov;
 	int file, source;
 	const char *node;
-	struct src *src;	/* NULL: a small file the worker opens and reads whole */
-	size_t from, to;	/* the chunk's lines, file offsets */
-	int k;			/* its place in the file */
-	bool last;		/* the file's last chunk */
+	struct src *src; /* NULL: a small file the worker opens and reads whole */
+	size_t from, to; /* the chunk's lines, file offsets */
+	int k;		 /* its place in the file */
+	bool last;	 /* the file's last chunk */
 	/* what the scan found */
 	struct analysis *sub;
 	struct scan_out out;
-	long before;		/* chunk 0: newlines in the file before from */
+	long before; /* chunk 0: newlines in the file before from */
 	bool shrank;
-	bool done;		/* scanned (under workers.lock) */
+	bool done; /* scanned (under workers.lock) */
 };
 
 static struct analysis *sub_new(struct analysis *a)
@@ -856,7 +874,7 @@ static struct analysis *sub_new(struct analysis *a)
 	sub->files = a->files;
 	sub->origins = a->origins;
 	sub->origins_bad = a->origins_bad;
-	sub->deferring = true;	/* identity is learnt in the merge */
+	sub->deferring = true; /* identity is learnt in the merge */
 	return sub;
 }
 
@@ -889,7 +907,7 @@ static void scan_chunk(struct analysis *sub, struct work *w, const struct src *s
 
 	if (w->k == 0 && s->lo)
 		w->before = count_lines_before(s->fd, s->lo);
-	if (loaded) {	/* a whole small file: its window in place */
+	if (loaded) { /* a whole small file: its window in place */
 		len = *loaded > bstart ? (*loaded < bend ? *loaded : bend) - bstart : 0;
 		if (bstart && len)
 			memmove(wb->p, wb->p + bstart, len);
@@ -975,8 +993,9 @@ static DIR *open_dir(struct analysis *a, const char *rel)
 	if (fd < 0) {
 		if (errno != ENOENT)
 			analysis_add_coverage(a, rel, "error", "not read: %s",
-					      errno == ELOOP ? "a symbolic link (not followed)" :
-					      errno == ENOTDIR ? "not a directory" : strerror(errno));
+					      errno == ELOOP		 ? "a symbolic link (not followed)"
+						      : errno == ENOTDIR ? "not a directory"
+									 : strerror(errno));
 		return NULL;
 	}
 	if (!(d = fdopendir(fd)))
@@ -1010,8 +1029,7 @@ static int list_dir(struct analysis *a, const char *rel, struct strlist *out, of
 		char *r, *full;
 		struct stat st;
 
-		if (asprintf(&r, "%s/%s", rel, names.v[i]) < 0 ||
-		    asprintf(&full, "%s/%s", a->dir, r) < 0)
+		if (asprintf(&r, "%s/%s", rel, names.v[i]) < 0 || asprintf(&full, "%s/%s", a->dir, r) < 0)
 			abort();
 		if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
 			if (depth < 4)
@@ -1020,8 +1038,8 @@ static int list_dir(struct analysis *a, const char *rel, struct strlist *out, of
 				analysis_add_coverage(a, r, "error", "a directory nested too deep; not read");
 		} else {
 			*sizes = xrealloc(*sizes, (out->n + 1) * sizeof(off_t));
-			(*sizes)[out->n] = st.st_size;	/* (a link's: refused when opened) */
-			strlist_add(out, r);	/* links and specials are refused when opened */
+			(*sizes)[out->n] = st.st_size; /* (a link's: refused when opened) */
+			strlist_add(out, r);	       /* links and specials are refused when opened */
 		}
 		free(full);
 		free(r);
@@ -1043,7 +1061,7 @@ static void peers_lost(struct analysis *a, const bool *have_node, FILE *m)
 		with += have_node[i];
 	if (!with)
 		return;
-	bool *seen = xcalloc((size_t)n * n + 1, sizeof(bool));	/* [blamed * n + reporter] */
+	bool *seen = xcalloc((size_t)n * n + 1, sizeof(bool)); /* [blamed * n + reporter] */
 	int *reporters = xcalloc(n + 1, sizeof(int));
 	double *when = xcalloc(n + 1, sizeof(double));
 
@@ -1067,8 +1085,8 @@ static void peers_lost(struct analysis *a, const bool *have_node, FILE *m)
 			char t[48];
 
 			time_format(when[i], t, sizeof(t));
-			fprintf(m, "%s peers_lost node=%s reporters=%d evidence=%s\n", t,
-				a->job.nodes.v[i], reporters[i], have_node[i] ? "present" : "missing");
+			fprintf(m, "%s peers_lost node=%s reporters=%d evidence=%s\n", t, a->job.nodes.v[i],
+				reporters[i], have_node[i] ? "present" : "missing");
 		}
 	free(seen);
 	free(reporters);
@@ -1106,8 +1124,8 @@ static void scan_job_facts(struct analysis *a, const bool *have_node)
 		if (r->exit_time)
 			time_format(r->exit_time, t, sizeof(t));
 		fprintf(m, "%s rank=%d node=%s gpu=%s exit_code=%d signal=%d\n", t, r->rank,
-			r->node >= 0 ? j->nodes.v[r->node] : "-", r->gpu ? r->gpu : "-",
-			r->exit_code, r->signal);
+			r->node >= 0 ? j->nodes.v[r->node] : "-", r->gpu ? r->gpu : "-", r->exit_code,
+			r->signal);
 	}
 	/* the final state and missing evidence are facts at the job's end */
 	char end[48];
@@ -1138,7 +1156,7 @@ static void scan_job_facts(struct analysis *a, const bool *have_node)
 struct plan {
 	struct work *w;
 	int n, cap;
-	int scans;		/* items a worker scans */
+	int scans; /* items a worker scans */
 	size_t chunk;
 };
 
@@ -1193,14 +1211,21 @@ static void plan_file(struct analysis *a, struct plan *p, const char *rel, int f
 		if (cut >= s->hi)
 			cut = s->hi;
 		w = plan_add(p);
-		*w = (struct work){ .rel = rel, .file = file, .source = source, .node = node, .src = s,
-				    .from = at, .to = cut, .k = k, .last = cut == s->hi };
+		*w = (struct work){ .rel = rel,
+				    .file = file,
+				    .source = source,
+				    .node = node,
+				    .src = s,
+				    .from = at,
+				    .to = cut,
+				    .k = k,
+				    .last = cut == s->hi };
 		p->scans++;
 		if (w->last)
 			break;
 		at = cut;
 	}
-	if (p->w[p->n - 1].k > 0) {	/* chunks: the task that finds their times */
+	if (p->w[p->n - 1].k > 0) { /* chunks: the task that finds their times */
 		int n = p->w[p->n - 1].k + 1;
 
 		w = plan_add(p);
@@ -1215,8 +1240,8 @@ struct workers {
 	struct analysis *a;
 	struct work *w;
 	int n;
-	int next;		/* the next item to take (atomic) */
-	pthread_mutex_t lock;	/* a finish task waits for its file's chunks */
+	int next;	      /* the next item to take (atomic) */
+	pthread_mutex_t lock; /* a finish task waits for its file's chunks */
 	pthread_cond_t scanned;
 };
 
@@ -1283,7 +1308,7 @@ static void emulate_file(const struct analysis *a, struct work *w, int n)
 			}
 			e.next_found = false;
 			bool within = e.clear_from <= q && q < e.clear_to;
-			long p = within ? e.clear_to / 2 : q / 2;	/* the line the search starts in */
+			long p = within ? e.clear_to / 2 : q / 2; /* the line the search starts in */
 
 			if (t_found && t_line - p < NEIGHBOUR_LINES) {
 				e.next_found = true;
@@ -1357,7 +1382,7 @@ static void *worker(void *p)
 			continue;
 		}
 		if (!w->rel)
-			continue;	/* a coverage entry */
+			continue; /* a coverage entry */
 		w->sub = sub_new(ws->a);
 		if (w->src)
 			scan_chunk(w->sub, w, w->src, CHUNK_MARGIN, &wb, NULL);
@@ -1408,7 +1433,8 @@ static void merge_scan(struct analysis *a, struct analysis *sub, long sym_first,
 	symptoms_merge(a, sub);
 	for (int i = 0; i < sub->nprogress; i++) {
 		if (a->nprogress == a->capprogress)
-			a->progress = xrealloc(a->progress, (a->capprogress = a->capprogress * 2 + 64) * sizeof(double));
+			a->progress = xrealloc(a->progress,
+					       (a->capprogress = a->capprogress * 2 + 64) * sizeof(double));
 		a->progress[a->nprogress++] = sub->progress[i];
 	}
 	free(sub->progress);
@@ -1446,7 +1472,7 @@ static void plan_start(struct analysis *a, struct plan *p, struct run *r)
 			r->started++;
 		else
 			break;
-	if (!r->started)	/* no thread to be had: this one scans */
+	if (!r->started) /* no thread to be had: this one scans */
 		worker(&r->ws);
 }
 
@@ -1582,7 +1608,7 @@ static void plan_nodes(struct analysis *a, struct plan *p, bool *have, struct st
 		snprintf(rel, sizeof(rel), "nodes/%s", dirs->v[i]);
 		if (list_dir(a, rel, &files, &sizes, 1) < 0) {
 			listing_coverage(a, from, p);
-			continue;	/* said why */
+			continue; /* said why */
 		}
 		if (!files.n)
 			analysis_add_coverage(a, rel, "missing", "no log files");
@@ -1592,8 +1618,8 @@ static void plan_nodes(struct analysis *a, struct plan *p, bool *have, struct st
 		have[node] = true;
 		for (int k = 0; k < files.n; k++) {
 			strlist_add(&a->files, files.v[k]);
-			plan_file(a, p, a->files.v[a->files.n - 1], a->files.n - 1, SRC_NODE, j->nodes.v[node],
-				  sizes[k]);
+			plan_file(a, p, a->files.v[a->files.n - 1], a->files.n - 1, SRC_NODE,
+				  j->nodes.v[node], sizes[k]);
 		}
 		strlist_free(&files);
 	}

@@ -28,15 +28,24 @@
 const char *aside_name(enum aside a)
 {
 	switch (a) {
-	case ASIDE_OTHER_NODE: return "not a node of the job";
-	case ASIDE_OTHER_JOB: return "another job's";
-	case ASIDE_BEFORE: return "before the job (the node's history)";
-	case ASIDE_BEFORE_BOOT: return "before the node rebooted, ahead of the job";
-	case ASIDE_OTHER_GPU: return "a GPU the job did not use";
-	case ASIDE_OTHER_PROCESS: return "another program's (its process is not one of the job's)";
-	case ASIDE_SURVIVED: return "the job kept making progress after it";
-	case ASIDE_DURING_HANG: return "after the job had already stopped making progress";
-	case ASIDE_NONE: break;
+	case ASIDE_OTHER_NODE:
+		return "not a node of the job";
+	case ASIDE_OTHER_JOB:
+		return "another job's";
+	case ASIDE_BEFORE:
+		return "before the job (the node's history)";
+	case ASIDE_BEFORE_BOOT:
+		return "before the node rebooted, ahead of the job";
+	case ASIDE_OTHER_GPU:
+		return "a GPU the job did not use";
+	case ASIDE_OTHER_PROCESS:
+		return "another program's (its process is not one of the job's)";
+	case ASIDE_SURVIVED:
+		return "the job kept making progress after it";
+	case ASIDE_DURING_HANG:
+		return "after the job had already stopped making progress";
+	case ASIDE_NONE:
+		break;
 	}
 	return NULL;
 }
@@ -44,12 +53,18 @@ const char *aside_name(enum aside a)
 const char *located_name(enum located l)
 {
 	switch (l) {
-	case LOC_FILE: return "the node's own log";
-	case LOC_HOST: return "the host named on the line";
-	case LOC_RANK: return "the rank on the line, through the job's rank map";
-	case LOC_ONLY_NODE: return "the only node of the job";
-	case LOC_BATCH_HOST: return "the batch host, where the batch script runs";
-	case LOC_NONE: break;
+	case LOC_FILE:
+		return "the node's own log";
+	case LOC_HOST:
+		return "the host named on the line";
+	case LOC_RANK:
+		return "the rank on the line, through the job's rank map";
+	case LOC_ONLY_NODE:
+		return "the only node of the job";
+	case LOC_BATCH_HOST:
+		return "the batch host, where the batch script runs";
+	case LOC_NONE:
+		break;
 	}
 	return NULL;
 }
@@ -70,7 +85,7 @@ double cadence_of(const double *t, int n)
 		return 0;
 	gap = xmalloc(n * sizeof(double));
 	for (int i = 1; i < n; i++)
-		if (t[i] > t[i - 1])	/* lines of one instant say nothing of the pace */
+		if (t[i] > t[i - 1]) /* lines of one instant say nothing of the pace */
 			gap[ng++] = t[i] - t[i - 1];
 	if (!ng) {
 		free(gap);
@@ -266,12 +281,12 @@ static void scope_progress(struct analysis *a)
 static void scope_boots(struct analysis *a)
 {
 	int n = a->job.nodes.n;
-	double *boot = xcalloc(n + 1, sizeof(double));	/* 0: none seen */
+	double *boot = xcalloc(n + 1, sizeof(double)); /* 0: none seen */
 	double start = a->job.start + a->cat->set.clock_skew;
 
 	for (int i = 0; i < a->nsym; i++) {
 		const struct symptom *s = a->sym[i];
-		double t = s->last <= start ? s->last : s->first;	/* the latest boot before the start */
+		double t = s->last <= start ? s->last : s->first; /* the latest boot before the start */
 
 		if ((s->code->flags & CODE_BOOT) && s->node >= 0 && !s->first_approx && t <= start &&
 		    t > boot[s->node])

@@ -10,7 +10,7 @@ static int lowest_source(int sources)
 	for (int b = 1; b <= SRC_JOB; b <<= 1)
 		if (sources & b)
 			return b;
-	if (sources & SRC_REPORT)	/* a report is a node file too */
+	if (sources & SRC_REPORT) /* a report is a node file too */
 		return SRC_NODE | SRC_REPORT;
 	return SRC_APP;
 }
@@ -26,8 +26,7 @@ static void on_hit(void *ctx, int rule, size_t start, size_t end)
 	((struct hitlist *)ctx)->hit[rule] = true;
 }
 
-static bool fields_ok(const struct test_case *t, const struct event *ev, FILE *out,
-		      const struct extractor *x)
+static bool fields_ok(const struct test_case *t, const struct event *ev, FILE *out, const struct extractor *x)
 {
 	bool ok = true;
 
@@ -44,8 +43,7 @@ static bool fields_ok(const struct test_case *t, const struct event *ev, FILE *o
 	return ok;
 }
 
-static bool extractor_case(const attrib_catalog *cat, int xi, const struct test_case *t,
-			   FILE *out)
+static bool extractor_case(const attrib_catalog *cat, int xi, const struct test_case *t, FILE *out)
 {
 	const struct extractor *x = &cat->extractors[xi];
 	struct timectx tc = { .ref = 1764403200.0 /* 2025-11-29 */, .tz = NULL };
@@ -90,23 +88,25 @@ static bool extractor_case(const attrib_catalog *cat, int xi, const struct test_
 
 	if (t->none) {
 		if (mine) {
-			fprintf(out, "%s:%d: extractor \"%s\": case must not match, but gives %s\n",
-				x->file, t->src_line, x->id, ev.code ? ev.code->code : "an identity");
+			fprintf(out, "%s:%d: extractor \"%s\": case must not match, but gives %s\n", x->file,
+				t->src_line, x->id, ev.code ? ev.code->code : "an identity");
 			ok = false;
 		}
 	} else if (!mine) {
 		if (got)
-			fprintf(out, "%s:%d: extractor \"%s\": case is taken by extractor \"%s\" (%s) of higher priority\n",
+			fprintf(out,
+				"%s:%d: extractor \"%s\": case is taken by extractor \"%s\" (%s) of higher "
+				"priority\n",
 				x->file, t->src_line, x->id, cat->extractors[ev.extractor].id,
 				ev.code ? ev.code->code : "identity");
 		else
-			fprintf(out, "%s:%d: extractor \"%s\": case does not match\n", x->file,
-				t->src_line, x->id);
+			fprintf(out, "%s:%d: extractor \"%s\": case does not match\n", x->file, t->src_line,
+				x->id);
 		ok = false;
 	} else {
 		if (!x->identity && t->code && strcmp(t->code, ev.code->code)) {
-			fprintf(out, "%s:%d: extractor \"%s\": gives %s, expected %s\n", x->file,
-				t->src_line, x->id, ev.code->code, t->code);
+			fprintf(out, "%s:%d: extractor \"%s\": gives %s, expected %s\n", x->file, t->src_line,
+				x->id, ev.code->code, t->code);
 			ok = false;
 		}
 		ok = fields_ok(t, &ev, out, x) && ok;
@@ -114,7 +114,8 @@ static bool extractor_case(const attrib_catalog *cat, int xi, const struct test_
 		struct hitlist h = { xcalloc(cat->nextractors, sizeof(bool)) };
 		for (int kind = SRC_NODE; kind <= SRC_REPORT && !h.hit[xi]; kind <<= 1)
 			if (x->sources & kind)
-				matcher_scan(cat->matcher, kind == SRC_REPORT ? SRC_NODE | SRC_REPORT : kind, t->line, len, 0, len, on_hit, &h);
+				matcher_scan(cat->matcher, kind == SRC_REPORT ? SRC_NODE | SRC_REPORT : kind,
+					     t->line, len, 0, len, on_hit, &h);
 		if (!h.hit[xi]) {
 			fprintf(out, "%s:%d: extractor \"%s\": the prefilter does not pass this line\n",
 				x->file, t->src_line, x->id);
@@ -126,8 +127,8 @@ static bool extractor_case(const attrib_catalog *cat, int xi, const struct test_
 	return ok;
 }
 
-static bool refiner_case(const attrib_catalog *cat, const struct refiner *r,
-			 const struct test_case *t, FILE *out)
+static bool refiner_case(const attrib_catalog *cat, const struct refiner *r, const struct test_case *t,
+			 FILE *out)
 {
 	struct symptom **sym = xcalloc(t->nevents + 1, sizeof(*sym));
 	struct strlist nodes = { 0 };
@@ -148,7 +149,8 @@ static bool refiner_case(const attrib_catalog *cat, const struct refiner *r,
 		}
 		s->first = 1000.0 + i;
 		if (e->time && !time_parse_rfc3339(e->time, &s->first)) {
-			fprintf(out, "%s:%d: refiner \"%s\": bad time %s\n", r->file, t->src_line, r->id, e->time);
+			fprintf(out, "%s:%d: refiner \"%s\": bad time %s\n", r->file, t->src_line, r->id,
+				e->time);
 			ok = false;
 		}
 		if (e->pid)
@@ -180,8 +182,8 @@ static bool refiner_case(const attrib_catalog *cat, const struct refiner *r,
 			}
 		}
 		if (!found) {
-			fprintf(out, "%s:%d: refiner \"%s\": expect names %s, which no event has\n",
-				r->file, t->src_line, r->id, t->expect_codes.v[k]);
+			fprintf(out, "%s:%d: refiner \"%s\": expect names %s, which no event has\n", r->file,
+				t->src_line, r->id, t->expect_codes.v[k]);
 			ok = false;
 		}
 	}

@@ -27,8 +27,8 @@ static void add_pid(struct symptom *s, long pid)
 /* Keeps the max earliest lines (by time, then file position); text is the
  * line as logged, or owned: already cleaned, and the symptom's now (freed
  * when not kept). */
-static void add_evidence(struct symptom *s, int max, int file, long line, double t,
-			 const char *text, size_t len, char *owned)
+static void add_evidence(struct symptom *s, int max, int file, long line, double t, const char *text,
+			 size_t len, char *owned)
 {
 	int at = s->nev;
 
@@ -51,7 +51,9 @@ static void add_evidence(struct symptom *s, int max, int file, long line, double
 		at--;
 	}
 	s->ev[at] = (struct evidence){ file, line, t,
-				       owned ? owned : text ? text_sanitise(text, len, EVIDENCE_TEXT_MAX) : NULL };
+				       owned	      ? owned
+					       : text ? text_sanitise(text, len, EVIDENCE_TEXT_MAX)
+						      : NULL };
 }
 
 static void observe(struct symptom *s, double t, bool approx, long count)
@@ -74,8 +76,9 @@ static void fold(struct symptom *t, struct symptom *s, int max_evidence)
 		t->last = s->last;
 	for (int k = 0; k < s->npids; k++)
 		add_pid(t, s->pids[k]);
-	for (int k = 0; k < s->nev; k++) {	/* its cleaned lines move */
-		add_evidence(t, max_evidence, s->ev[k].file, s->ev[k].line, s->ev[k].time, NULL, 0, s->ev[k].text);
+	for (int k = 0; k < s->nev; k++) { /* its cleaned lines move */
+		add_evidence(t, max_evidence, s->ev[k].file, s->ev[k].line, s->ev[k].time, NULL, 0,
+			     s->ev[k].text);
 		s->ev[k].text = NULL;
 	}
 	t->unauthenticated = t->unauthenticated && s->unauthenticated;
@@ -100,7 +103,7 @@ static char *collapse_key(char *buf, size_t n, bool *heap, const struct code *co
 			  const char *pci, const char *gpu, const char *peer)
 {
 	const char *part[6] = { file_node, node, rank, pci, gpu, peer };
-	size_t need = 2 + 3 * sizeof(void *) + 24;	/* the code's address, aside, batch, NUL */
+	size_t need = 2 + 3 * sizeof(void *) + 24; /* the code's address, aside, batch, NUL */
 
 	for (int i = 0; i < 6; i++)
 		need += 1 + (part[i] ? strlen(part[i]) : 0);
@@ -145,20 +148,32 @@ void symptom_add_event(struct analysis *a, const struct event *ev)
 		const char *nm = ev->names.v[i], **slot = NULL;
 
 		switch (nm[0]) {
-		case 'n': slot = !strcmp(nm, "node") ? &node : NULL; break;
-		case 'r': slot = !strcmp(nm, "rank") ? &rank : NULL; break;
-		case 'p': slot = !strcmp(nm, "pci") ? &pci : !strcmp(nm, "peer") ? &peer :
-				 !strcmp(nm, "pid") ? &pid : NULL; break;
-		case 'g': slot = !strcmp(nm, "gpu") ? &gpu : NULL; break;
-		case 'b': slot = !strcmp(nm, "batch") ? &batch : NULL; break;
+		case 'n':
+			slot = !strcmp(nm, "node") ? &node : NULL;
+			break;
+		case 'r':
+			slot = !strcmp(nm, "rank") ? &rank : NULL;
+			break;
+		case 'p':
+			slot = !strcmp(nm, "pci")     ? &pci
+				: !strcmp(nm, "peer") ? &peer
+				: !strcmp(nm, "pid")  ? &pid
+						      : NULL;
+			break;
+		case 'g':
+			slot = !strcmp(nm, "gpu") ? &gpu : NULL;
+			break;
+		case 'b':
+			slot = !strcmp(nm, "batch") ? &batch : NULL;
+			break;
 		}
 		if (slot && !*slot)
 			*slot = ev->values.v[i];
 	}
-	if (!a->tab)	/* one file's few distinct symptoms in a worker: a small table that grows */
+	if (!a->tab) /* one file's few distinct symptoms in a worker: a small table that grows */
 		a->tab = lh_kchar_table_new(a->deferring ? 16 : 1024, free_key);
-	key = collapse_key(kbuf, sizeof(kbuf), &heap, ev->code, ev->aside, batch != NULL, ev->file_node,
-			   node, rank, pci, gpu, peer);
+	key = collapse_key(kbuf, sizeof(kbuf), &heap, ev->code, ev->aside, batch != NULL, ev->file_node, node,
+			   rank, pci, gpu, peer);
 	if (lh_table_lookup_ex(a->tab, key, &v)) {
 		s = v;
 	} else {
@@ -260,10 +275,10 @@ struct resolve_part {
 	struct analysis *a;
 	int from, to;
 	char *keys;
-	size_t len, cap, *off;	/* off[i - from]: where symptom i's key starts */
+	size_t len, cap, *off; /* off[i - from]: where symptom i's key starts */
 };
 
-#define RESOLVE_PER_THREAD 4096	/* fewer symptoms are not worth a thread */
+#define RESOLVE_PER_THREAD 4096 /* fewer symptoms are not worth a thread */
 
 static void *resolve_range(void *p)
 {
@@ -284,8 +299,9 @@ static void *resolve_range(void *p)
 		else if ((pci = identity_gpu_pci(a->id, s->node, s->gpu, s->npids ? s->pids[0] : 0)))
 			s->device = strdup_or_die(pci);
 		for (;;) {
-			klen = snprintf(r->keys + r->len, r->cap - r->len, "%p|%d|%d|%s|%s", (const void *)s->code,
-					(int)s->aside, s->node, s->node < 0 && s->node_raw ? s->node_raw : "",
+			klen = snprintf(r->keys + r->len, r->cap - r->len, "%p|%d|%d|%s|%s",
+					(const void *)s->code, (int)s->aside, s->node,
+					s->node < 0 && s->node_raw ? s->node_raw : "",
 					s->device ? s->device : "");
 			if (klen < 0)
 				abort();
@@ -310,11 +326,13 @@ void symptoms_resolve(struct analysis *a)
 	struct symptom **out = xcalloc(a->nsym, sizeof(*out));
 
 	for (int i = 0; i < nt; i++) {
-		part[i] = (struct resolve_part){ a, (int)((long)a->nsym * i / nt),
-						 (int)((long)a->nsym * (i + 1) / nt), NULL, 0, 0, NULL };
+		part[i] = (struct resolve_part){
+			a,   (int)((long)a->nsym * i / nt), (int)((long)a->nsym * (i + 1) / nt), NULL, 0, 0,
+			NULL
+		};
 		started[i] = i > 0 && !pthread_create(&t[i], NULL, resolve_range, &part[i]);
 	}
-	for (int i = 0; i < nt; i++)	/* the first part here, any that got no thread too */
+	for (int i = 0; i < nt; i++) /* the first part here, any that got no thread too */
 		if (!started[i])
 			resolve_range(&part[i]);
 	for (int i = 0; i < nt; i++)
@@ -357,7 +375,7 @@ void symptoms_resolve(struct analysis *a)
 
 void symptoms_merge(struct analysis *a, struct analysis *sub)
 {
-	if (!a->nsym && sub->tab) {	/* the first file's: taken whole */
+	if (!a->nsym && sub->tab) { /* the first file's: taken whole */
 		if (a->tab)
 			lh_table_free(a->tab);
 		free(a->sym);
@@ -372,7 +390,7 @@ void symptoms_merge(struct analysis *a, struct analysis *sub)
 	}
 	if (!a->tab)
 		a->tab = lh_kchar_table_new(1024, free_key);
-	if (a->tab->count + sub->nsym >= a->tab->size * LH_LOAD_FACTOR)	/* one resize, not many */
+	if (a->tab->count + sub->nsym >= a->tab->size * LH_LOAD_FACTOR) /* one resize, not many */
 		symptoms_reserve(a, 2 * (a->tab->count + sub->nsym));
 	for (int i = 0; i < sub->nsym; i++) {
 		struct symptom *s = sub->sym[i], *t;

@@ -30,7 +30,7 @@ char *unique_name(struct names *used, const char *base)
 	char buf[512];
 
 	snprintf(buf, sizeof(buf), "%s", *base ? base : "log");
-	for (int k = 2; ; k++) {
+	for (int k = 2;; k++) {
 		int i;
 
 		for (i = 0; i < used->n && strcmp(used->v[i], buf); i++)
@@ -87,10 +87,12 @@ json_object *bundle_build(const struct collect_ctx *cx, struct job_info *j, json
  * of the window is what matters most) until it fits. */
 char *bundle_body(json_object *b, long maxb, json_object *cov, size_t *len)
 {
-	for (int round = 0; ; round++) {
+	for (int round = 0;; round++) {
 		size_t n;
-		const char *s = json_object_to_json_string_length(
-			b, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+		const char *s = json_object_to_json_string_length(b,
+								  JSON_C_TO_STRING_PLAIN |
+									  JSON_C_TO_STRING_NOSLASHESCAPE,
+								  &n);
 		json_object *files;
 
 		if (!s)
@@ -115,10 +117,11 @@ char *bundle_body(json_object *b, long maxb, json_object *cov, size_t *len)
 
 			if (nl)
 				from = nl + 1;
-			json_object_object_add(f, "text", json_object_new_string_len(from, (int)(text + tl - from)));
+			json_object_object_add(f, "text",
+					       json_object_new_string_len(from, (int)(text + tl - from)));
 		}
 		if (round == 0)
-			cover(cov, "bundle", "partial", "over MaxBundleBytes (%ld) after JSON escaping: texts cut to fit", maxb);
+			cover(cov, "bundle", "partial",
+			      "over MaxBundleBytes (%ld) after JSON escaping: texts cut to fit", maxb);
 	}
 }
-

@@ -178,7 +178,6 @@ int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-
 /* Opens a root log file the way the collector must: no symlink, no FIFO
  * or device, never blocking. */
 int open_log_file(const char *path, struct stat *st, char *why, size_t whylen)
@@ -186,7 +185,8 @@ int open_log_file(const char *path, struct stat *st, char *why, size_t whylen)
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0) {
-		snprintf(why, whylen, "%s", errno == ELOOP ? "is a symbolic link (refused)" : strerror(errno));
+		snprintf(why, whylen, "%s",
+			 errno == ELOOP ? "is a symbolic link (refused)" : strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
@@ -200,8 +200,8 @@ int open_log_file(const char *path, struct stat *st, char *why, size_t whylen)
 
 /* ---- bundle files ---- */
 
-void add_file(json_object *files, const char *name, const char *source, const char *origin,
-	      const char *text, size_t len)
+void add_file(json_object *files, const char *name, const char *source, const char *origin, const char *text,
+	      size_t len)
 {
 	size_t flen;
 	char *fixed = text_utf8_fix(text, len, &flen);
@@ -210,7 +210,8 @@ void add_file(json_object *files, const char *name, const char *source, const ch
 	json_object_object_add(f, "name", json_object_new_string(name));
 	json_object_object_add(f, "source", json_object_new_string(source));
 	json_object_object_add(f, "origin", json_object_new_string(origin));
-	json_object_object_add(f, "text", json_object_new_string_len(fixed ? fixed : "", fixed ? (int)flen : 0));
+	json_object_object_add(f, "text",
+			       json_object_new_string_len(fixed ? fixed : "", fixed ? (int)flen : 0));
 	json_object_array_add(files, f);
 	free(fixed);
 }

@@ -47,8 +47,8 @@ static bool env_u32(const char *name, uint32_t *v)
 }
 
 /* Adds one stream; returns the bytes kept. */
-static size_t one(const char *stream, const char *path, uid_t uid, gid_t gid, size_t cap,
-		  json_object *files, json_object *cov, struct names *used)
+static size_t one(const char *stream, const char *path, uid_t uid, gid_t gid, size_t cap, json_object *files,
+		  json_object *cov, struct names *used)
 {
 	char err[256], source[32];
 	bool missing;
@@ -69,24 +69,26 @@ static size_t one(const char *stream, const char *path, uid_t uid, gid_t gid, si
 	return len;
 }
 
-size_t jobout_collect(const struct collect_ctx *cx, const struct job_info *j, size_t cap,
-		      json_object *files, json_object *cov, struct names *used)
+size_t jobout_collect(const struct collect_ctx *cx, const struct job_info *j, size_t cap, json_object *files,
+		      json_object *cov, struct names *used)
 {
 	const char *so = getenv("SLURM_JOB_STDOUT"), *se = getenv("SLURM_JOB_STDERR");
-	struct stdio_job sj = { .array_task_id = STDIO_NO_TASK, .work_dir = getenv("SLURM_JOB_WORK_DIR"),
-				.batch_host = cx->node, .user = getenv("SLURM_JOB_USER"),
+	struct stdio_job sj = { .array_task_id = STDIO_NO_TASK,
+				.work_dir = getenv("SLURM_JOB_WORK_DIR"),
+				.batch_host = cx->node,
+				.user = getenv("SLURM_JOB_USER"),
 				.name = getenv("SLURM_JOB_NAME") };
 	uint32_t uid, gid;
 	char *out, *err = NULL;
 	size_t kept = 0;
 
 	if (!j->batch_host)
-		return 0;	/* the batch script ran elsewhere: its output is there */
+		return 0; /* the batch script ran elsewhere: its output is there */
 	if (!env_u32("SLURM_JOB_UID", &uid) || !env_u32("SLURM_JOB_GID", &gid)) {
 		cover(cov, "app", "error", "SLURM_JOB_UID/SLURM_JOB_GID unset: the job's output not read");
 		return 0;
 	}
-	if (j->std_out || j->std_err) {	/* where slurmstepd put them */
+	if (j->std_out || j->std_err) { /* where slurmstepd put them */
 		if (j->std_out)
 			kept += one("std_out", j->std_out, (uid_t)uid, (gid_t)gid, cap, files, cov, used);
 		if (j->std_err && (!j->std_out || strcmp(j->std_err, j->std_out)))
@@ -95,13 +97,15 @@ size_t jobout_collect(const struct collect_ctx *cx, const struct job_info *j, si
 	}
 	if (!sj.work_dir || *sj.work_dir != '/') {
 		if ((so && *so != '/') || !so) {
-			cover(cov, "app", "error", "no SLURM_JOB_WORK_DIR for a relative output path: not read");
+			cover(cov, "app", "error",
+			      "no SLURM_JOB_WORK_DIR for a relative output path: not read");
 			return 0;
 		}
 		sj.work_dir = NULL;
 	}
 	sj.job_id = (uint32_t)strtoul(j->job_id, NULL, 10);
-	if (env_u32("SLURM_ARRAY_JOB_ID", &sj.array_job_id) && env_u32("SLURM_ARRAY_TASK_ID", &sj.array_task_id))
+	if (env_u32("SLURM_ARRAY_JOB_ID", &sj.array_job_id) &&
+	    env_u32("SLURM_ARRAY_TASK_ID", &sj.array_task_id))
 		;
 	else
 		sj.array_task_id = STDIO_NO_TASK;

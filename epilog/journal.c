@@ -83,7 +83,7 @@ static const char *const korigin[] = { ORIGIN_NAME_KERNEL, ORIGIN_NAME_JOURNAL, 
 /* One entry's fields, with their lengths (a journal value need not end
  * in a NUL nor be free of them). */
 struct jentry {
-	uint64_t t;		/* realtime, microseconds */
+	uint64_t t; /* realtime, microseconds */
 	const char *msg, *ident, *pid, *host, *uid, *comm, *transport, *facility;
 	size_t ml, il, pl, hl, ul, cl, tl, fl;
 };
@@ -120,10 +120,9 @@ static char *format_entry(const struct jentry *e, enum jkind k, size_t *len)
 		snprintf(who, sizeof(who), "[_UID=%.*s _COMM=%.*s] ", (int)(e->uid ? e->ul : 1),
 			 e->uid ? e->uid : "-", (int)(e->comm ? (e->cl < 64 ? e->cl : 64) : 1),
 			 e->comm ? e->comm : "-");
-	n = asprintf(&line, "%s %.*s %s%.*s%s%.*s%s: %.*s\n", ts,
-		     (int)e->hl, e->host ? e->host : "localhost", who, (int)e->il,
-		     e->ident ? e->ident : "unknown", e->pid ? "[" : "", (int)e->pl, e->pid ? e->pid : "",
-		     e->pid ? "]" : "", (int)e->ml, e->msg);
+	n = asprintf(&line, "%s %.*s %s%.*s%s%.*s%s: %.*s\n", ts, (int)e->hl, e->host ? e->host : "localhost",
+		     who, (int)e->il, e->ident ? e->ident : "unknown", e->pid ? "[" : "", (int)e->pl,
+		     e->pid ? e->pid : "", e->pid ? "]" : "", (int)e->ml, e->msg);
 	if (n < 0)
 		return NULL;
 	/* a message's own newlines must not start lines of their own */
@@ -223,7 +222,11 @@ static long journal_sd(const struct collect_ctx *cx, const char *dir, size_t cap
 		 * only, so the line is built from copies) */
 		char *ident = NULL, *pid = NULL, *host = NULL, *uid = NULL, *comm = NULL, *tr = NULL,
 		     *fac = NULL, *msg = strndup_or_die(e.msg, e.ml);
-#define TAKE(var, name, len) do { const char *d_ = field(j, name, &e.len); var = d_ ? strndup_or_die(d_, e.len) : NULL; } while (0)
+#define TAKE(var, name, len) \
+	do { \
+		const char *d_ = field(j, name, &e.len); \
+		var = d_ ? strndup_or_die(d_, e.len) : NULL; \
+	} while (0)
 		TAKE(ident, "SYSLOG_IDENTIFIER", il);
 		if (!ident)
 			TAKE(ident, "_COMM", il);
@@ -254,14 +257,15 @@ static long journal_sd(const struct collect_ctx *cx, const char *dir, size_t cap
 		cover(cov, label, "error", "sd_journal_previous: %s", strerror(-r));
 	sd_journal_close(j);
 
-	for (size_t i = 0; i < nv / 2; i++) {	/* oldest first */
+	for (size_t i = 0; i < nv / 2; i++) { /* oldest first */
 		struct piece p = v[i];
 
 		v[i] = v[nv - 1 - i];
 		v[nv - 1 - i] = p;
 	}
 	if (truncated)
-		cover(cov, label, "partial", "more than %zu bytes in the window: kept the last %zu", cap, total);
+		cover(cov, label, "partial", "more than %zu bytes in the window: kept the last %zu", cap,
+		      total);
 	if (late)
 		cover(cov, label, "partial", "out of time: kept the last %zu entries", nv);
 	return emit(v, nv, files, dir ? dir : "journal", names);
@@ -337,7 +341,8 @@ static struct piece *parse_json_lines(char *buf, size_t len, uint64_t from, uint
 			}
 		}
 		free((char *)e.msg), free((char *)e.ident), free((char *)e.pid), free((char *)e.host);
-		free((char *)e.uid), free((char *)e.comm), free((char *)e.transport), free((char *)e.facility);
+		free((char *)e.uid), free((char *)e.comm), free((char *)e.transport),
+			free((char *)e.facility);
 		json_object_put(o);
 	}
 	return v;
@@ -371,7 +376,7 @@ static long journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 	argv[argc++] = "--no-pager";
 	argv[argc++] = "-q";
 	argv[argc++] = "--utc";
-	argv[argc++] = "--all";	/* long and binary values too (else null) */
+	argv[argc++] = "--all"; /* long and binary values too (else null) */
 	argv[argc++] = "-o";
 	argv[argc++] = "json";
 	argv[argc++] = "--output-fields=MESSAGE,SYSLOG_IDENTIFIER,_PID,_HOSTNAME,_UID,_COMM,_TRANSPORT,"
@@ -424,7 +429,7 @@ static long journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 		if (p[0].revents) {
 			ssize_t n;
 
-			if (len == bufcap) {	/* keep the newest keep bytes */
+			if (len == bufcap) { /* keep the newest keep bytes */
 				memmove(buf, buf + len - keep, keep);
 				len = keep;
 				truncated = true;
@@ -440,7 +445,8 @@ static long journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 			ssize_t n = read(errp[0], tmp, sizeof(tmp));
 
 			if (n > 0 && elen < sizeof(ebuf) - 1) {
-				size_t k = (size_t)n < sizeof(ebuf) - 1 - elen ? (size_t)n : sizeof(ebuf) - 1 - elen;
+				size_t k = (size_t)n < sizeof(ebuf) - 1 - elen ? (size_t)n
+									       : sizeof(ebuf) - 1 - elen;
 
 				memcpy(ebuf + elen, tmp, k);
 				elen += k;
@@ -457,7 +463,7 @@ static long journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 	close(errp[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (truncated && len) {	/* the first line is a piece of an entry */
+	if (truncated && len) { /* the first line is a piece of an entry */
 		char *nl = memchr(buf, '\n', len);
 
 		len = nl ? len - (size_t)(nl + 1 - buf) : 0;
@@ -474,7 +480,7 @@ static long journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 	}
 	v = parse_json_lines(buf, len, (uint64_t)(cx->start * 1e6), (uint64_t)(cx->end * 1e6), &nv);
 	free(buf);
-	first = nv;	/* the newest entries within cap */
+	first = nv; /* the newest entries within cap */
 	while (first > 0 && total + v[first - 1].n <= cap)
 		total += v[--first].n;
 	if (first > 0)
@@ -489,7 +495,8 @@ static long journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 		cover(cov, label, "partial", "journalctl took longer than %.1f s: killed; kept what it wrote",
 		      budget);
 	if (truncated)
-		cover(cov, label, "partial", "more than %zu bytes in the window: kept the last %zu", cap, total);
+		cover(cov, label, "partial", "more than %zu bytes in the window: kept the last %zu", cap,
+		      total);
 	return emit(v, nv, files, dir ? dir : "journal", names);
 }
 
@@ -522,7 +529,8 @@ static bool journal_available(const char *spec)
 
 static void journal_collect(const struct collect_ctx *cx, const char *spec, struct source_out *out)
 {
-	const char *const names[3] = { unique_name(out->used, "kernel.log"), unique_name(out->used, "journal.log"),
+	const char *const names[3] = { unique_name(out->used, "kernel.log"),
+				       unique_name(out->used, "journal.log"),
 				       unique_name(out->used, "journal-user.log") };
 	long n = collect_journal(cx, spec, out->cap, out->files, out->cov, names);
 

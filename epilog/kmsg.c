@@ -24,8 +24,8 @@
 #include "collect.h"
 #include "source.h"
 
-#define KMSG_MAX_BYTES (64u << 20)	/* the ring is at most 32 MiB (log_buf_len) */
-#define KMSG_READ 16384			/* more than a record (8 KiB at most) */
+#define KMSG_MAX_BYTES (64u << 20) /* the ring is at most 32 MiB (log_buf_len) */
+#define KMSG_READ 16384		   /* more than a record (8 KiB at most) */
 
 struct line {
 	char *s;
@@ -34,8 +34,7 @@ struct line {
 
 /* One record (its first line, NUL-terminated) as a line, or NULL when it
  * is not the kernel's, outside [start, end] or not a record. */
-static char *record_line(char *rec, long long boot_us, double start, double end, const char *host,
-			 size_t *n)
+static char *record_line(char *rec, long long boot_us, double start, double end, const char *host, size_t *n)
 {
 	char *semi = strchr(rec, ';'), *p = rec, *e, ts[64], *line;
 	unsigned long long pri;
@@ -48,14 +47,14 @@ static char *record_line(char *rec, long long boot_us, double start, double end,
 	if (e == p || *e != ',')
 		return NULL;
 	p = e + 1;
-	strtoull(p, &e, 10);	/* sequence number */
+	strtoull(p, &e, 10); /* sequence number */
 	if (e == p || *e != ',')
 		return NULL;
 	p = e + 1;
 	usec = strtoll(p, &e, 10);
 	if (e == p || usec < 0 || (*e != ',' && *e != ';'))
 		return NULL;
-	if (pri >> 3)		/* not the kernel facility: a record root wrote */
+	if (pri >> 3) /* not the kernel facility: a record root wrote */
 		return NULL;
 	t = boot_us + usec;
 	if ((double)t / 1e6 < start || (double)t / 1e6 > end)
@@ -122,14 +121,14 @@ static bool collect_kmsg(const struct collect_ctx *cx, size_t cap, json_object *
 		if (r > 0) {
 			rlen += (size_t)r;
 			if (raw[rlen - 1] != '\n' && path != test)
-				raw[rlen++] = '\n';	/* one read, one record */
+				raw[rlen++] = '\n'; /* one read, one record */
 			continue;
 		}
 		if (r == 0 || errno == EAGAIN)
 			break;
 		if (errno == EINTR)
 			continue;
-		if (errno == EPIPE) {	/* overwritten while read: the next one */
+		if (errno == EPIPE) { /* overwritten while read: the next one */
 			lost++;
 			continue;
 		}
@@ -138,7 +137,7 @@ static bool collect_kmsg(const struct collect_ctx *cx, size_t cap, json_object *
 	}
 	close(fd);
 	if (raw)
-		raw[rlen] = 0;	/* (room kept for it) */
+		raw[rlen] = 0; /* (room kept for it) */
 	/* records: a line that does not start with a space */
 	for (char *p = raw, *end = raw + rlen; p && p < end;) {
 		char *e = memchr(p, '\n', (size_t)(end - p)), *line;
@@ -153,7 +152,7 @@ static bool collect_kmsg(const struct collect_ctx *cx, size_t cap, json_object *
 		p = e ? e + 1 : NULL;
 	}
 	free(raw);
-	first = nl;	/* the newest within cap */
+	first = nl; /* the newest within cap */
 	while (first > 0 && total + v[first - 1].n <= cap)
 		total += v[--first].n;
 
@@ -170,14 +169,17 @@ static bool collect_kmsg(const struct collect_ctx *cx, size_t cap, json_object *
 	add_file(files, name, path, ORIGIN_NAME_KERNEL, text, total);
 	free(text);
 	if (first)
-		cover(cov, "kmsg", "partial", "more than %zu bytes in the window: kept the last %zu", cap, total);
+		cover(cov, "kmsg", "partial", "more than %zu bytes in the window: kept the last %zu", cap,
+		      total);
 	if (lost)
-		cover(cov, "kmsg", "partial", "%ld records were overwritten in the ring while it was read", lost);
+		cover(cov, "kmsg", "partial", "%ld records were overwritten in the ring while it was read",
+		      lost);
 	if (late)
 		cover(cov, "kmsg", "partial", "out of time: kept what was read");
 	if (!whole)
-		cover(cov, "kmsg", "partial", "more than %u bytes in the ring: read the first %u", KMSG_MAX_BYTES,
-		      KMSG_MAX_BYTES);	return true;
+		cover(cov, "kmsg", "partial", "more than %u bytes in the ring: read the first %u",
+		      KMSG_MAX_BYTES, KMSG_MAX_BYTES);
+	return true;
 }
 
 static bool kmsg_match(const char *spec)
@@ -198,7 +200,8 @@ static void kmsg_collect(const struct collect_ctx *cx, const char *spec, struct 
 	/* journald copies the kernel's ring into the journal: the same lines
 	 * twice would count every kernel event twice */
 	if (out->kernel_entries)
-		cover(out->cov, "kmsg", "info", "not read: the journal holds the kernel's messages of the window");
+		cover(out->cov, "kmsg", "info",
+		      "not read: the journal holds the kernel's messages of the window");
 	else if (collect_kmsg(cx, out->cap, out->files, out->cov, unique_name(out->used, "kmsg.log")))
 		out->kernel_log = true;
 }

@@ -27,8 +27,8 @@
 #include "window.h"
 
 /* Cuts one file (and, when the window starts before it, its rotated .1). */
-void collect_file(const struct collect_ctx *cx, const char *path, size_t cap,
-			 json_object *files, json_object *cov, struct names *used)
+void collect_file(const struct collect_ctx *cx, const char *path, size_t cap, json_object *files,
+		  json_object *cov, struct names *used)
 {
 	char why[256], a[64], b[64];
 	struct stat st;
@@ -67,8 +67,9 @@ void collect_file(const struct collect_ctx *cx, const char *path, size_t cap,
 				add_file(files, unique_name(used, n1), p1, ORIGIN_NAME_FILE, c1.text, c1.len);
 			}
 			if (c1.truncated)
-				cover(cov, p1, "partial", "more than %zu bytes in the window: kept the last %zu",
-				      cap - c.len, c1.len);
+				cover(cov, p1, "partial",
+				      "more than %zu bytes in the window: kept the last %zu", cap - c.len,
+				      c1.len);
 			cut_free(&c1);
 		} else if (errno != ENOENT) {
 			cover(cov, p1, "error", "%s", why);
@@ -118,7 +119,8 @@ static void file_collect(const struct collect_ctx *cx, const char *spec, struct 
 }
 
 /* where rsyslog (Debian, Ubuntu) and the RHEL family write the kernel's lines */
-static const char *const file_defaults[] = { "/var/log/kern.log", "/var/log/syslog", "/var/log/messages", NULL };
+static const char *const file_defaults[] = { "/var/log/kern.log", "/var/log/syslog", "/var/log/messages",
+					     NULL };
 
 const struct evidence_source source_file = {
 	.name = "file",

@@ -39,14 +39,16 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: attrib-collect [-c attrib.conf] [--munge-socket PATH] [--job ID] [--node NAME] [--print]\n"
-		"       attrib-collect --cut FILE --start TIME --end TIME [--tz ZONE] [--cap BYTES] [--stats]\n"
+		"usage: attrib-collect [-c attrib.conf] [--munge-socket PATH] [--job ID] [--node NAME] "
+		"[--print]\n"
+		"       attrib-collect --cut FILE --start TIME --end TIME [--tz ZONE] [--cap BYTES] "
+		"[--stats]\n"
 		"Slurm Epilog: sends the job's node logs and task records to attrib serve.\n"
 		"TIME is RFC 3339 or seconds since the epoch.  Always exits 0 as an Epilog.\n");
 }
 
-static int cut_main(const char *path, const char *start_s, const char *end_s, const char *tz,
-		    long cap, bool stats)
+static int cut_main(const char *path, const char *start_s, const char *end_s, const char *tz, long cap,
+		    bool stats)
 {
 	struct timectx tc = { 0 };
 	double start, end, t0 = now_mono();
@@ -57,7 +59,8 @@ static int cut_main(const char *path, const char *start_s, const char *end_s, co
 	char *zone = NULL;
 
 	if (!parse_when(start_s, &start) || !parse_when(end_s, &end)) {
-		fprintf(stderr, "attrib-collect: --start and --end must be RFC 3339 times or epoch seconds\n");
+		fprintf(stderr,
+			"attrib-collect: --start and --end must be RFC 3339 times or epoch seconds\n");
 		return 2;
 	}
 	tc.ref = end;
@@ -78,7 +81,8 @@ static int cut_main(const char *path, const char *start_s, const char *end_s, co
 	fwrite(c.text, 1, c.len, stdout);
 	fflush(stdout);
 	if (stats)
-		fprintf(stderr, "lines=%ld bytes=%zu read=%llu probes=%d lo=%lld hi=%lld truncated=%d seconds=%.6f\n",
+		fprintf(stderr,
+			"lines=%ld bytes=%zu read=%llu probes=%d lo=%lld hi=%lld truncated=%d seconds=%.6f\n",
 			c.lines, c.len, (unsigned long long)c.bytes_read, c.probes, (long long)c.lo,
 			(long long)c.hi, c.truncated, now_mono() - t0);
 	cut_free(&c);
@@ -124,19 +128,45 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	while ((ch = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'c': conf_path = optarg; break;
-		case 'm': munge_opt = optarg; break;
-		case 'j': job = optarg; break;
-		case 'n': node = optarg; break;
-		case 'p': print = true; break;
-		case 'C': cut = optarg; break;
-		case 's': start_s = optarg; break;
-		case 'e': end_s = optarg; break;
-		case 'z': tz = optarg; break;
-		case 'k': cap = strtol(optarg, NULL, 10); break;
-		case 'S': stats = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return cut ? 2 : 0;
+		case 'c':
+			conf_path = optarg;
+			break;
+		case 'm':
+			munge_opt = optarg;
+			break;
+		case 'j':
+			job = optarg;
+			break;
+		case 'n':
+			node = optarg;
+			break;
+		case 'p':
+			print = true;
+			break;
+		case 'C':
+			cut = optarg;
+			break;
+		case 's':
+			start_s = optarg;
+			break;
+		case 'e':
+			end_s = optarg;
+			break;
+		case 'z':
+			tz = optarg;
+			break;
+		case 'k':
+			cap = strtol(optarg, NULL, 10);
+			break;
+		case 'S':
+			stats = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return cut ? 2 : 0;
 		}
 	}
 	if (cut)
@@ -144,7 +174,8 @@ int main(int argc, char **argv)
 
 	/* configuration; its problems are logged, what it could read is used */
 	cfgf = open_memstream(&cfgerr, &cfgerrlen);
-	if (config_load(conf_path && *conf_path ? conf_path : ATTRIB_CONF_DEFAULT, &conf, cfgf ? cfgf : stderr) &&
+	if (config_load(conf_path && *conf_path ? conf_path : ATTRIB_CONF_DEFAULT, &conf,
+			cfgf ? cfgf : stderr) &&
 	    conf.log_sources == NULL)
 		config_load(NULL, &conf, stderr);
 	if (cfgf)
@@ -172,7 +203,8 @@ int main(int argc, char **argv)
 		}
 	}
 	cx.node = node;
-	spool = open_spool(conf.node_spool_dir ? conf.node_spool_dir : "/var/spool/attrib/node", why, sizeof(why));
+	spool = open_spool(conf.node_spool_dir ? conf.node_spool_dir : "/var/spool/attrib/node", why,
+			   sizeof(why));
 	if (spool < 0)
 		clog_msg("NodeSpoolDir %s: %s (no task records, no outbox)",
 			 conf.node_spool_dir ? conf.node_spool_dir : "", why);
@@ -191,7 +223,8 @@ int main(int argc, char **argv)
 	j.ranks = json_object_new_array();
 	node_file_name(node, j.file_node, sizeof(j.file_node));
 	if (spool < 0)
-		cover(cov, "task-records", "error", "NodeSpoolDir %s: %s", conf.node_spool_dir ? conf.node_spool_dir : "", why);
+		cover(cov, "task-records", "error", "NodeSpoolDir %s: %s",
+		      conf.node_spool_dir ? conf.node_spool_dir : "", why);
 	{
 		double min_exit, max_exit, min_start;
 
@@ -205,10 +238,12 @@ int main(int argc, char **argv)
 			 * shared with other nodes takes their records and outboxes */
 			if (others || j.foreign)
 				cover(cov, "node-spool", "error",
-				      "NodeSpoolDir %s is shared with other nodes (%d other nodes' marks%s%s, %d of "
-				      "their task records): it must be local to each node; only %s's records were taken",
-				      conf.node_spool_dir ? conf.node_spool_dir : "", others, others ? ", node@" : "",
-				      other, j.foreign, node);
+				      "NodeSpoolDir %s is shared with other nodes (%d other nodes' "
+				      "marks%s%s, %d of "
+				      "their task records): it must be local to each node; only %s's records "
+				      "were taken",
+				      conf.node_spool_dir ? conf.node_spool_dir : "", others,
+				      others ? ", node@" : "", other, j.foreign, node);
 		}
 		job_window(&j, min_exit, max_exit, min_start, cov);
 	}

@@ -26,7 +26,7 @@
 #include <sys/file.h>
 #include <sys/time.h>
 
-#define MAX_OUTBOX 100		/* bundles kept waiting; the oldest go first */
+#define MAX_OUTBOX 100 /* bundles kept waiting; the oldest go first */
 
 /* ---- outbox ---- */
 
@@ -51,7 +51,7 @@ int open_spool(const char *path, char *why, size_t whylen)
 	if (fd < 0 && errno == ENOENT) {
 		char *p = strdup_or_die(path);
 
-		for (char *s = strchr(p + 1, '/'); ; s = strchr(s + 1, '/')) {
+		for (char *s = strchr(p + 1, '/');; s = strchr(s + 1, '/')) {
 			if (s)
 				*s = 0;
 			if (mkdir(p, 0700) && errno != EEXIST)
@@ -64,8 +64,9 @@ int open_spool(const char *path, char *why, size_t whylen)
 		fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
 	if (fd < 0) {
-		snprintf(why, whylen, "%s", errno == ELOOP || errno == ENOTDIR ? "not a directory (or a symbolic link)"
-								   : strerror(errno));
+		snprintf(why, whylen, "%s",
+			 errno == ELOOP || errno == ENOTDIR ? "not a directory (or a symbolic link)"
+							    : strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) || st.st_uid != geteuid() || (st.st_mode & 022)) {
@@ -166,7 +167,7 @@ void outbox_flush(const struct collect_ctx *cx, int spool, double until)
 
 	if (ob < 0)
 		return;
-	if (flock(ob, LOCK_EX | LOCK_NB)) {	/* another epilog is sending them */
+	if (flock(ob, LOCK_EX | LOCK_NB)) { /* another epilog is sending them */
 		close(ob);
 		return;
 	}
@@ -184,7 +185,7 @@ void outbox_flush(const struct collect_ctx *cx, int spool, double until)
 	}
 	if (n)
 		qsort(names, n, sizeof(*names), name_cmp);
-	for (int i = 0; i + MAX_OUTBOX < n; i++) {	/* too many waiting: drop the oldest */
+	for (int i = 0; i + MAX_OUTBOX < n; i++) { /* too many waiting: drop the oldest */
 		if (!unlinkat(dirfd(d), names[i], 0))
 			clog_msg("outbox full (%d bundles): dropped %s", n, names[i]);
 		free(names[i]);
@@ -199,7 +200,8 @@ void outbox_flush(const struct collect_ctx *cx, int spool, double until)
 		if (!names[i])
 			continue;
 		if (now_mono() >= until) {
-			clog_msg("outbox: no time left for %s (and %d more); the next run sends them", names[i], n - i - 1);
+			clog_msg("outbox: no time left for %s (and %d more); the next run sends them",
+				 names[i], n - i - 1);
 			break;
 		}
 		body = read_small(dirfd(d), names[i], cx->conf->max_bundle_bytes * 2, &len);
@@ -236,7 +238,7 @@ void outbox_flush(const struct collect_ctx *cx, int spool, double until)
 			if (rj >= 0)
 				close(rj);
 		} else {
-			break;	/* the service is not answering: keep the rest */
+			break; /* the service is not answering: keep the rest */
 		}
 	}
 	for (int i = 0; i < n; i++)

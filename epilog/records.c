@@ -23,7 +23,7 @@
 #include "xalloc.h"
 #include "collect.h"
 
-#define MAX_RECORDS 4096	/* task records read per job */
+#define MAX_RECORDS 4096 /* task records read per job */
 #define MAX_RECORD_BYTES (1 << 20)
 
 /* The job directory as read_records takes it: ours, not writable by others. */
@@ -35,8 +35,8 @@ static bool dfd_ok(int dfd)
 }
 
 /* Reads NODESPOOL/JOBID/task-*.json into j->ranks. */
-void read_records(int spool, struct job_info *j, json_object *cov, double *min_exit,
-			 double *max_exit, double *min_start)
+void read_records(int spool, struct job_info *j, json_object *cov, double *min_exit, double *max_exit,
+		  double *min_start)
 {
 	int dfd;
 	DIR *d;
@@ -58,8 +58,10 @@ void read_records(int spool, struct job_info *j, json_object *cov, double *min_e
 	struct stat dst;
 
 	if (fstat(dfd, &dst) < 0 || dst.st_uid != geteuid() || (dst.st_mode & 022)) {
-		cover(cov, "task-records", "error", "%s: not owned by uid %ld or writable by others; "
-		      "not read", j->job_id, (long)geteuid());
+		cover(cov, "task-records", "error",
+		      "%s: not owned by uid %ld or writable by others; "
+		      "not read",
+		      j->job_id, (long)geteuid());
 		close(dfd);
 		return;
 	}
@@ -115,7 +117,8 @@ void read_records(int spool, struct job_info *j, json_object *cov, double *min_e
 		}
 		if (!o || !json_object_is_type(o, json_type_object)) {
 			if (bad++ < 5)
-				cover(cov, "task-records", "error", "%s/%s: not a task record", j->job_id, names[i]);
+				cover(cov, "task-records", "error", "%s/%s: not a task record", j->job_id,
+				      names[i]);
 			json_object_put(o);
 			continue;
 		}
@@ -205,8 +208,7 @@ void remove_records(int spool, const struct job_info *j)
 
 /* The job's start and end: Slurm's (23.02+ sets them for the Epilog),
  * else the task records', else the last hour. */
-void job_window(struct job_info *j, double min_exit, double max_exit, double min_start,
-		       json_object *cov)
+void job_window(struct job_info *j, double min_exit, double max_exit, double min_start, json_object *cov)
 {
 	double now = now_real(), t;
 	const char *from_start = NULL, *from_end = NULL;
@@ -228,8 +230,8 @@ void job_window(struct job_info *j, double min_exit, double max_exit, double min
 	else
 		j->start = j->end - 3600, from_start = "an hour before the end";
 	if (strcmp(from_start, "SLURM_JOB_START_TIME") && strncmp(from_start, "task records", 12))
-		cover(cov, "window", "info", "job start unknown: window from %s; end from %s",
-		      from_start, from_end);
+		cover(cov, "window", "info", "job start unknown: window from %s; end from %s", from_start,
+		      from_end);
 }
 
 void node_file_name(const char *node, char *out, size_t len)

@@ -84,8 +84,8 @@ char *munge_socket_choice(const char *opt, const char **from)
 	return NULL;
 }
 
-static char *credential(const struct collect_ctx *cx, const char *job, const char *node,
-			const char *hash, char *err, size_t errlen)
+static char *credential(const struct collect_ctx *cx, const char *job, const char *node, const char *hash,
+			char *err, size_t errlen)
 {
 	char payload[512];
 	char *cred = NULL;
@@ -96,7 +96,8 @@ static char *credential(const struct collect_ctx *cx, const char *job, const cha
 		snprintf(err, errlen, "munge_ctx_create failed");
 		return NULL;
 	}
-	if (cx->munge_socket && (e = munge_ctx_set(ctx, MUNGE_OPT_SOCKET, cx->munge_socket)) != EMUNGE_SUCCESS) {
+	if (cx->munge_socket &&
+	    (e = munge_ctx_set(ctx, MUNGE_OPT_SOCKET, cx->munge_socket)) != EMUNGE_SUCCESS) {
 		snprintf(err, errlen, "MUNGE socket %s: %s", cx->munge_socket, munge_ctx_strerror(ctx));
 		munge_ctx_destroy(ctx);
 		return NULL;
@@ -114,8 +115,8 @@ static char *credential(const struct collect_ctx *cx, const char *job, const cha
 	e = munge_encode(&cred, ctx, payload, (int)strlen(payload));
 	if (e != EMUNGE_SUCCESS) {
 		snprintf(err, errlen, "munge_encode (socket %s): %s",
-			 cx->munge_socket ? cx->munge_socket : "default", munge_ctx_strerror(ctx)
-			 ? munge_ctx_strerror(ctx) : munge_strerror(e));
+			 cx->munge_socket ? cx->munge_socket : "default",
+			 munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx) : munge_strerror(e));
 		free(cred);
 		cred = NULL;
 	}
@@ -142,8 +143,8 @@ static size_t on_reply(char *p, size_t size, size_t n, void *arg)
 }
 
 /* One POST: whether the service took it. */
-static enum send_status post_once(const struct collect_ctx *cx, const char *body, size_t len, const char *cred,
-		     double timeout, char *err, size_t errlen)
+static enum send_status post_once(const struct collect_ctx *cx, const char *body, size_t len,
+				  const char *cred, double timeout, char *err, size_t errlen)
 {
 	CURL *h = curl_easy_init();
 	struct curl_slist *hdr = NULL;
@@ -198,7 +199,7 @@ static enum send_status post_once(const struct collect_ctx *cx, const char *body
 	rep.text[strcspn(rep.text, "\r\n")] = 0;
 	snprintf(err, errlen, "%s: HTTP %ld %s", url, code, rep.text);
 	if (code == 408 || code == 429 || code >= 500 || code == 401 || code == 403)
-		return SEND_RETRY;	/* 401/403: a credential problem that may be fixed */
+		return SEND_RETRY; /* 401/403: a credential problem that may be fixed */
 	return SEND_REFUSED;
 }
 
@@ -224,9 +225,8 @@ static void sleep_s(double s)
  * A refused connection is tried once more (a service restarting), then
  * given up at once: nothing listens, and every second spent here holds the
  * node in its epilog; the outbox keeps the bundle for the next epilog. */
-enum send_status send_body(const struct collect_ctx *cx, const char *job,
-				  const char *node, const char *body, size_t len, double until,
-				  int max_tries, char *err, size_t errlen)
+enum send_status send_body(const struct collect_ctx *cx, const char *job, const char *node, const char *body,
+			   size_t len, double until, int max_tries, char *err, size_t errlen)
 {
 	char hash[65];
 	double backoff = 0.25;
@@ -244,7 +244,7 @@ enum send_status send_body(const struct collect_ctx *cx, const char *job,
 			break;
 		}
 		if (!(cred = credential(cx, job, node, hash, err, errlen)))
-			return SEND_RETRY;	/* no munged: retrying now will not help */
+			return SEND_RETRY; /* no munged: retrying now will not help */
 		rc = post_once(cx, body, len, cred, left, err, errlen);
 		free(cred);
 		if (rc == SEND_NO_SERVICE && ++refused >= 2)

@@ -41,7 +41,7 @@ static void plan_add(struct plan *p, const char *spec, const struct evidence_sou
 {
 	for (int i = 0; i < p->n; i++)
 		if (!strcmp(p->spec[i], spec))
-			return;	/* named twice ("auto" and itself) */
+			return; /* named twice ("auto" and itself) */
 	p->spec = xrealloc(p->spec, (p->n + 1) * sizeof(*p->spec));
 	p->src = xrealloc(p->src, (p->n + 1) * sizeof(*p->src));
 	p->spec[p->n] = spec;
@@ -68,8 +68,8 @@ void sources_collect(const struct collect_ctx *cx, size_t budget, json_object *f
 					if (sources[k]->available(*d))
 						plan_add(&p, *d, sources[k]);
 					else if (al < sizeof(absent))
-						al += (size_t)snprintf(absent + al, sizeof(absent) - al, "%s%s",
-								       al ? ", " : "", *d);
+						al += (size_t)snprintf(absent + al, sizeof(absent) - al,
+								       "%s%s", al ? ", " : "", *d);
 				}
 		} else if ((s = source_of(spec))) {
 			plan_add(&p, spec, s);
@@ -89,7 +89,8 @@ void sources_collect(const struct collect_ctx *cx, size_t budget, json_object *f
 	if (!out.kernel_log)
 		cover(cov, "kernel-log", "missing",
 		      "kernel log: not found on %s (no journal with the kernel's messages, no readable "
-		      "kmsg among LogSources); kernel faults of this node cannot be attributed", cx->node);
+		      "kmsg among LogSources); kernel faults of this node cannot be attributed",
+		      cx->node);
 	free(p.spec);
 	free(p.src);
 }

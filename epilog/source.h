@@ -14,16 +14,16 @@ struct names;
 
 /* Where a source puts what it found. */
 struct source_out {
-	json_object *files;	/* bundle files: add_file() */
-	json_object *cov;	/* coverage entries: cover() */
-	struct names *used;	/* the bundle's file names: unique_name() */
-	size_t cap;		/* bytes this source may keep (the ones nearest the job end) */
-	long kernel_entries;	/* the kernel's messages the sources read so far gave */
-	bool kernel_log;	/* a source of the kernel's own messages was read */
+	json_object *files;  /* bundle files: add_file() */
+	json_object *cov;    /* coverage entries: cover() */
+	struct names *used;  /* the bundle's file names: unique_name() */
+	size_t cap;	     /* bytes this source may keep (the ones nearest the job end) */
+	long kernel_entries; /* the kernel's messages the sources read so far gave */
+	bool kernel_log;     /* a source of the kernel's own messages was read */
 };
 
 struct evidence_source {
-	const char *name;	/* what it is, in the docs and the log */
+	const char *name; /* what it is, in the docs and the log */
 	/* Does this LogSources entry name the source? */
 	bool (*match)(const char *spec);
 	/* The entries LogSources "auto" tries, NULL-terminated ... */

@@ -16,8 +16,8 @@
 #include "window.h"
 #include "window_seek.h"
 
-#define HDR 160			/* bytes of a line a timestamp can span */
-#define MAX_LINE (1 << 20)	/* longer lines are cut to this */
+#define HDR 160		   /* bytes of a line a timestamp can span */
+#define MAX_LINE (1 << 20) /* longer lines are cut to this */
 
 /* The time a line's header gives (after any NUL bytes). */
 static bool header_time(const struct timectx *tc, const char *s, size_t n, double *t)
@@ -36,13 +36,12 @@ static bool line_time_cb(void *tc, const char *s, size_t n, double *t)
 	return header_time(tc, s, n, t);
 }
 
-
 struct out {
 	char *buf;
 	size_t len, cap;
 	char *line;
 	size_t llen;
-	bool have;	/* cur is set */
+	bool have; /* cur is set */
 	double cur;
 };
 
@@ -66,8 +65,8 @@ static int out_add(struct out *o, const char *s, size_t n)
 
 /* One whole line (NULs already dropped) in o->line: keep it if its time
  * is in the window. */
-static int flush_line(struct out *o, const struct timectx *tc, double start, double end,
-		      bool all, long *lines)
+static int flush_line(struct out *o, const struct timectx *tc, double start, double end, bool all,
+		      long *lines)
 {
 	double t;
 
@@ -87,8 +86,8 @@ static int flush_line(struct out *o, const struct timectx *tc, double start, dou
 }
 
 /* Keeps the lines of [lo, hi) in the window (all of them when all). */
-static int filter(struct ws_reader *r, off_t lo, off_t hi, double start, double end, bool all,
-		  struct out *o, long *lines)
+static int filter(struct ws_reader *r, off_t lo, off_t hi, double start, double end, bool all, struct out *o,
+		  long *lines)
 {
 	off_t off = lo;
 
@@ -116,7 +115,7 @@ static int filter(struct ws_reader *r, off_t lo, off_t hi, double start, double 
 		}
 		off += (off_t)n;
 	}
-	if (o->llen) {	/* the last line has no newline */
+	if (o->llen) { /* the last line has no newline */
 		o->line[o->llen++] = '\n';
 		if (flush_line(o, r->time_ctx, start, end, all, lines))
 			goto fail;
@@ -134,7 +133,9 @@ fail:
  * do not count): lo when all of [lo, hi) fits. */
 static off_t cap_start(struct ws_reader *r, off_t lo, off_t hi, off_t cap)
 {
-	struct { off_t d, h; } ext[1024];
+	struct {
+		off_t d, h;
+	} ext[1024];
 	int n = 0;
 	off_t off = lo, total = 0, acc = 0;
 

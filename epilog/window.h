@@ -12,15 +12,15 @@
 struct timectx;
 
 struct cut {
-	char *text;		/* the lines in the window (NUL bytes dropped), malloc'd */
+	char *text; /* the lines in the window (NUL bytes dropped), malloc'd */
 	size_t len;
 	long lines;
-	bool truncated;		/* more than cap bytes: only the end was kept */
-	bool starts_before;	/* the window starts before the file's first timestamped line */
+	bool truncated;	    /* more than cap bytes: only the end was kept */
+	bool starts_before; /* the window starts before the file's first timestamped line */
 	bool has_first, has_last;
-	double first, last;	/* times of the file's first and last timestamped lines */
-	off_t lo, hi;		/* byte range that was filtered */
-	uint64_t bytes_read;	/* bytes pread from the file */
+	double first, last;  /* times of the file's first and last timestamped lines */
+	off_t lo, hi;	     /* byte range that was filtered */
+	uint64_t bytes_read; /* bytes pread from the file */
 	int probes;
 };
 
@@ -32,6 +32,5 @@ struct cut {
 int window_cut(int fd, off_t size, double start, double end, double slack, size_t cap,
 	       const struct timectx *tc, struct cut *out);
 void cut_free(struct cut *c);
-
 
 #endif

@@ -69,10 +69,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ok_whole = bscan_feed(&whole, (const char *)data, size) == 0 && bscan_end(&whole) == 0;
 	bscan_init(&pieces);
 	for (size_t off = 0, k = 1; off < size && ok_pieces; off += k, k = k % 7 + 1)
-		ok_pieces = bscan_feed(&pieces, (const char *)data + off, off + k > size ? size - off : k) == 0;
+		ok_pieces = bscan_feed(&pieces, (const char *)data + off, off + k > size ? size - off : k) ==
+			0;
 	ok_pieces = ok_pieces && bscan_end(&pieces) == 0;
-	if (ok_whole != ok_pieces || (!ok_whole && !whole.err[0]) ||
-	    strcmp(whole.schema, pieces.schema) || strcmp(whole.node, pieces.node))
+	if (ok_whole != ok_pieces || (!ok_whole && !whole.err[0]) || strcmp(whole.schema, pieces.schema) ||
+	    strcmp(whole.node, pieces.node))
 		abort();
 	parsed = json_parse_bounded((const char *)data, size, JSON_MAX_DEPTH, err, sizeof(err));
 	if (!parsed && (!memchr(err, 0, sizeof(err)) || !*err))
@@ -93,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case_dir = casebuild(&fuzz_conf, fuzz_record, "4242", 0, cov, NULL, err, sizeof(err));
 	if (!case_dir) {
 		fprintf(stderr, "fuzz_bundle: the case was not built: %.512s\n", err);
-		abort();	/* only the disk can refuse it, never the bundle */
+		abort(); /* only the disk can refuse it, never the bundle */
 	}
 	fuzz_check_strings(cov);
 	r = attrib_analyze(fuzz_cat, case_dir, err, sizeof(err));
@@ -103,8 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	/* coverage is where the service says what it could not use */
-	if (!json_object_object_get_ex(r, "coverage", &arr) ||
-	    !json_object_is_type(arr, json_type_array))
+	if (!json_object_object_get_ex(r, "coverage", &arr) || !json_object_is_type(arr, json_type_array))
 		abort();
 	fuzz_check_result(r);
 	json_object_put(r);

@@ -117,7 +117,7 @@ static inline void fuzz_check_strings(struct json_object *o)
 			fuzz_check_strings(json_object_array_get_idx(o, i));
 		break;
 	case json_type_object: {
-		json_object_object_foreach(o, k, v) {
+		json_object_object_foreach (o, k, v) {
 			(void)k;
 			fuzz_check_strings(v);
 		}

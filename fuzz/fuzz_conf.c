@@ -41,9 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* keys that cannot be empty (paths and URLs may: "none") */
 	if (!c.listen || !c.comment_field || !c.drain_policy)
 		abort();
-	if (c.nlog_sources < 0 || c.nattribute_states < 0 || c.ndrain_classes < 0 ||
-	    c.app_max_bytes < 0 || c.max_bundle_bytes < 0 || c.collect_timeout < 0 ||
-	    c.bundle_deadline < 0)
+	if (c.nlog_sources < 0 || c.nattribute_states < 0 || c.ndrain_classes < 0 || c.app_max_bytes < 0 ||
+	    c.max_bundle_bytes < 0 || c.collect_timeout < 0 || c.bundle_deadline < 0)
 		abort();
 	for (int i = 0; i < c.nlog_sources; i++)
 		if (!c.log_sources[i])

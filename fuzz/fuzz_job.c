@@ -11,7 +11,8 @@
 static const char kern[] =
 	"2026-11-29T08:12:01+00:00 node-02 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', "
 	"name=<unknown>, GPU has fallen off the bus.\n"
-	"Nov 29 08:12:02 node-02 kernel: NVRM: Xid (PCI:0000:3b:00): 45, pid=4242, name=python3, Ch 00000010\n";
+	"Nov 29 08:12:02 node-02 kernel: NVRM: Xid (PCI:0000:3b:00): 45, pid=4242, name=python3, Ch "
+	"00000010\n";
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

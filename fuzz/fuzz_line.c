@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include "fuzz_common.h"
 
-static int *cand;		/* single-line extractors, priority order */
+static int *cand; /* single-line extractors, priority order */
 static int ncand;
 static const struct timectx tc = { .ref = 1796025600.0 /* 2026-11-29T08:00:00Z */, .tz = NULL };
 
@@ -75,7 +75,7 @@ static void one_line(const char *line, size_t len, int source)
 	char *s = text_sanitise(line, len, 2000);
 	for (const char *p = s; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			abort();	/* control characters (and newlines) never reach a result */
+			abort(); /* control characters (and newlines) never reach a result */
 	if (strlen(s) > 2000 * 3 + 3)
 		abort();
 	free(s);
@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (len && copy[start + len - 1] == '\r')
 			len--;
-		if (len > 64 * 1024)	/* scan.c's MAX_LINE */
+		if (len > 64 * 1024) /* scan.c's MAX_LINE */
 			len = 64 * 1024;
 		/* exactly the line's bytes, so a read past them is caught */
 		char *line = malloc(len ? len : 1);

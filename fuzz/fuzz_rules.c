@@ -20,10 +20,9 @@ static const char kern[] =
 	"name=<unknown>, GPU has fallen off the bus.\n"
 	"2026-11-29T08:12:02+00:00 node-02 python3[4242]: RuntimeError: CUDA error: out of memory\n";
 
-static const char job[] =
-	"{\"schema\":\"attrib.job/v1\",\"job_id\":\"1\",\"nodes\":[\"node-02\"],"
-	"\"start_time\":\"2026-11-29T08:00:00Z\",\"end_time\":\"2026-11-29T08:14:07Z\","
-	"\"state\":\"FAILED\",\"exit_code\":\"1:0\"}";
+static const char job[] = "{\"schema\":\"attrib.job/v1\",\"job_id\":\"1\",\"nodes\":[\"node-02\"],"
+			  "\"start_time\":\"2026-11-29T08:00:00Z\",\"end_time\":\"2026-11-29T08:14:07Z\","
+			  "\"state\":\"FAILED\",\"exit_code\":\"1:0\"}";
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -80,7 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		attrib_catalog_selftest(cat, NULL, 0) == 0 ? (void)0 : abort();
 		r = attrib_analyze(cat, case_dir, why, sizeof(why));
 		if (!r) {
-			fprintf(stderr, "fuzz_rules: a loaded catalog cannot analyse a usable case: %s\n", why);
+			fprintf(stderr, "fuzz_rules: a loaded catalog cannot analyse a usable case: %s\n",
+				why);
 			abort();
 		}
 		fuzz_check_result(r);

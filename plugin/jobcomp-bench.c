@@ -14,7 +14,7 @@
 
 #include <stdlib.h>
 
-#define ROUNDS 20 /* at most; argv[2] may ask for fewer (the smoke run: 1) */
+#define ROUNDS 20      /* at most; argv[2] may ask for fewer (the smoke run: 1) */
 #define PER_ROUND 5000 /* below QUEUE_MAX: nothing is dropped */
 
 static double now_ns(void)
@@ -129,8 +129,8 @@ int main(int argc, char **argv)
 	       "max %.0f ns\n",
 	       n, total / n, per_call[n / 2], per_call[n * 99 / 100], per_call[n - 1]);
 	printf("drop path (queue full): %.0f ns per call\n", drop_ns);
-	printf("worker: %zu records written (JSON, fsync, rename): %.0f records/s, to %s/jobs\n",
-	       n, n / (drain_ns / 1e9), loc_dir);
+	printf("worker: %zu records written (JSON, fsync, rename): %.0f records/s, to %s/jobs\n", n,
+	       n / (drain_ns / 1e9), loc_dir);
 	printf("dropped: %" PRIu64 "\n", n_dropped);
 	return 0;
 }

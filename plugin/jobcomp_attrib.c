@@ -57,20 +57,20 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 #define DEFAULT_LOC "/var/spool/attrib"
 #define QUEUE_MAX 10000
-#define DRAIN_SECONDS 5   /* fini: time the worker has to write what is queued */
-#define JOIN_GRACE 5      /* fini: then this long for a write in progress */
-#define LOG_INTERVAL 60   /* drop / write-error messages: once a minute */
+#define DRAIN_SECONDS 5 /* fini: time the worker has to write what is queued */
+#define JOIN_GRACE 5	/* fini: then this long for a write in progress */
+#define LOG_INTERVAL 60 /* drop / write-error messages: once a minute */
 
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t q_cond = PTHREAD_COND_INITIALIZER;
 static struct rec *q_head, *q_tail;
 static unsigned q_len;
-static bool stopping;          /* fini called: drain, then exit */
-static time_t drain_deadline;  /* records still queued after this are dropped */
+static bool stopping;	      /* fini called: drain, then exit */
+static time_t drain_deadline; /* records still queued after this are dropped */
 static uint64_t n_dropped;
 static time_t drop_logged_at;
-static char *loc;              /* JobCompLoc in effect (malloc) */
-static unsigned loc_gen;       /* bumped when loc changes */
+static char *loc;	 /* JobCompLoc in effect (malloc) */
+static unsigned loc_gen; /* bumped when loc changes */
 static pthread_t worker;
 static bool worker_running;
 static uint64_t n_written, n_not_written; /* set by the worker as it ends */
@@ -100,15 +100,13 @@ static struct rec *rec_copy(const job_record_t *job)
 	const char *std_out = d ? d->std_out : NULL, *std_err = d ? d->std_err : NULL;
 	const char *work_dir = d ? d->work_dir : NULL;
 	const char *cluster = slurm_conf.cluster_name;
-	size_t l_user = slen(job->user_name), l_name = slen(job->name),
-	       l_part = slen(job->partition), l_nodes = slen(job->nodes),
-	       l_out = slen(std_out), l_err = slen(std_err), l_wd = slen(work_dir),
-	       l_bh = slen(job->batch_host), l_cl = slen(cluster);
+	size_t l_user = slen(job->user_name), l_name = slen(job->name), l_part = slen(job->partition),
+	       l_nodes = slen(job->nodes), l_out = slen(std_out), l_err = slen(std_err),
+	       l_wd = slen(work_dir), l_bh = slen(job->batch_host), l_cl = slen(cluster);
 	struct rec *r;
 	char *area;
 
-	r = malloc(sizeof(*r) + l_user + l_name + l_part + l_nodes + l_out + l_err + l_wd +
-		   l_bh + l_cl);
+	r = malloc(sizeof(*r) + l_user + l_name + l_part + l_nodes + l_out + l_err + l_wd + l_bh + l_cl);
 	if (!r)
 		return NULL;
 	area = (char *)(r + 1);
@@ -223,8 +221,8 @@ static void *worker_main(void *arg)
 			if (!line) {
 				n_failed++;
 				error("%s: job %" PRIu32 ": out of memory", plugin_type, r->job_id);
-			} else if (write_atomic_at(dirfd, name, tmp, line, len, 0600, true,
-						   err, sizeof(err)) < 0) {
+			} else if (write_atomic_at(dirfd, name, tmp, line, len, 0600, true, err,
+						   sizeof(err)) < 0) {
 				n_failed++;
 				now = time(NULL);
 				if (now - err_logged_at >= LOG_INTERVAL) {
@@ -258,8 +256,8 @@ static void *worker_main(void *arg)
 	if (n_failed > n_failed_logged)
 		error("%s: %" PRIu64 " job records could not be written", plugin_type, n_failed);
 	if (n_late)
-		error("%s: shutdown: %" PRIu64 " queued job records dropped after %d s", plugin_type,
-		      n_late, DRAIN_SECONDS);
+		error("%s: shutdown: %" PRIu64 " queued job records dropped after %d s", plugin_type, n_late,
+		      DRAIN_SECONDS);
 	pthread_mutex_lock(&q_lock);
 	n_written = n_ok;
 	n_not_written = n_failed + n_late;
@@ -393,9 +391,11 @@ extern int jobcomp_p_log_record(job_record_t *job_ptr)
 		n_dropped++;
 		now = time(NULL);
 		if (now - drop_logged_at >= LOG_INTERVAL) {
-			error("%s: job %u: record dropped (%s); %" PRIu64 " dropped so far",
-			      plugin_type, job_ptr->job_id,
-			      !r ? "out of memory" : q_len >= QUEUE_MAX ? "queue full" : "not running",
+			error("%s: job %u: record dropped (%s); %" PRIu64 " dropped so far", plugin_type,
+			      job_ptr->job_id,
+			      !r			   ? "out of memory"
+				      : q_len >= QUEUE_MAX ? "queue full"
+							   : "not running",
 			      n_dropped);
 			drop_logged_at = now;
 		}

@@ -34,9 +34,13 @@ static const char *state_name(uint32_t state)
 static char *expand_stdio(const struct rec *r, const char *pat, const char *user)
 {
 	struct stdio_job j = {
-		.job_id = r->job_id, .array_job_id = r->array_job_id,
+		.job_id = r->job_id,
+		.array_job_id = r->array_job_id,
 		.array_task_id = r->array_task_id == NO_VAL ? STDIO_NO_TASK : r->array_task_id,
-		.work_dir = r->work_dir, .batch_host = r->batch_host, .user = user, .name = r->name,
+		.work_dir = r->work_dir,
+		.batch_host = r->batch_host,
+		.user = user,
+		.name = r->name,
 	};
 
 	return pat ? stdio_expand(&j, pat) : stdio_default(&j);
@@ -69,8 +73,9 @@ char *rec_json(const struct rec *r, size_t *len)
 		.restart_count = r->restart_cnt,
 		.attempt = r->restart_cnt,
 		/* no limit of its own and none of the partition: unlimited */
-		.time_limit = r->limit_unknown ? JOB_RECORD_NO_VAL
-			      : r->time_limit == NO_VAL ? INFINITE : r->time_limit,
+		.time_limit = r->limit_unknown	  ? JOB_RECORD_NO_VAL
+			: r->time_limit == NO_VAL ? INFINITE
+						  : r->time_limit,
 		.array_job_id = r->array_job_id,
 		.array_task_id = r->array_task_id,
 		.work_dir = r->work_dir,

@@ -96,7 +96,7 @@ static void env_time(const char *a, const char *b, time_t *dst)
  */
 static void overlay_env(struct rec *r)
 {
-	const char *ec = getenv("EXITCODE");	/* jobcomp/script: "code:signal" */
+	const char *ec = getenv("EXITCODE"); /* jobcomp/script: "code:signal" */
 	unsigned code = 0, sig = 0;
 	uint32_t u;
 
@@ -159,9 +159,10 @@ static void from_job(struct rec *r, const slurm_job_info_t *j)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: attrib-jobrecord [-d SPOOLDIR] [-t SECONDS]\n"
-		   "  run by slurmctld as EpilogSlurmctld or as jobcomp/script's script;\n"
-		   "  writes SPOOLDIR/jobs/JOBID.ATTEMPT.json (default %s)\n",
+	fprintf(f,
+		"usage: attrib-jobrecord [-d SPOOLDIR] [-t SECONDS]\n"
+		"  run by slurmctld as EpilogSlurmctld or as jobcomp/script's script;\n"
+		"  writes SPOOLDIR/jobs/JOBID.ATTEMPT.json (default %s)\n",
 		DEFAULT_SPOOL);
 }
 
@@ -177,8 +178,7 @@ static int write_rec(const char *spool, const struct rec *r)
 		return -1;
 	}
 	if ((jfd = open_jobs_dir(spool, err, sizeof(err))) >= 0) {
-		snprintf(name, sizeof(name), "%" PRIu32 ".%u.json", r->job_id,
-			 (unsigned)r->restart_cnt);
+		snprintf(name, sizeof(name), "%" PRIu32 ".%u.json", r->job_id, (unsigned)r->restart_cnt);
 		snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
 		rc = write_atomic_at(jfd, name, tmp, line, len, 0600, true, err, sizeof(err));
 		if (rc == 0)
@@ -201,8 +201,8 @@ _Noreturn static void load_and_write(const char *spool, struct rec *r)
 	slurm_init(NULL);
 	if (slurm_load_job(&msg, r->job_id, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS || !msg ||
 	    msg->record_count < 1) {
-		fprintf(stderr, "attrib-jobrecord: job %" PRIu32 ": slurm_load_job: %s\n",
-			r->job_id, slurm_strerror(errno));
+		fprintf(stderr, "attrib-jobrecord: job %" PRIu32 ": slurm_load_job: %s\n", r->job_id,
+			slurm_strerror(errno));
 		_exit(3);
 	}
 	from_job(r, &msg->job_array[0]);
@@ -275,8 +275,10 @@ int main(int argc, char **argv)
 			if (now.tv_sec - t0.tv_sec >= timeout) {
 				kill(pid, SIGKILL);
 				(void)waitpid(pid, NULL, 0);
-				fprintf(stderr, "attrib-jobrecord: job %" PRIu32
-					": no answer from slurmctld in %d s\n", r.job_id, timeout);
+				fprintf(stderr,
+					"attrib-jobrecord: job %" PRIu32
+					": no answer from slurmctld in %d s\n",
+					r.job_id, timeout);
 				status = -1;
 				break;
 			}
@@ -285,13 +287,12 @@ int main(int argc, char **argv)
 		if (status == 0)
 			return 0; /* written by the child, with slurmctld's view */
 	}
-	fprintf(stderr, "attrib-jobrecord: job %" PRIu32 ": record from the environment only\n",
-		r.job_id);
+	fprintf(stderr, "attrib-jobrecord: job %" PRIu32 ": record from the environment only\n", r.job_id);
 	r.array_task_id = NO_VAL;
 	r.limit_unknown = true;
 	r.batch_flag = 1;
 	r.state_reason = WAIT_NO_REASON;
-	r.end = time(NULL);	/* the hook runs as the attempt ends */
+	r.end = time(NULL); /* the hook runs as the attempt ends */
 	overlay_env(&r);
 	r.job_state = r.exit_code ? JOB_FAILED : JOB_COMPLETE;
 	return write_rec(spool, &r) == 0 ? 0 : 1;

@@ -20,7 +20,7 @@
 #ifndef ATTRIB_SLURM_COMPAT_H
 #define ATTRIB_SLURM_COMPAT_H
 
-#include <slurm/slurm.h>	/* SLURM_VERSION_NUMBER, SLURM_VERSION_NUM */
+#include <slurm/slurm.h> /* SLURM_VERSION_NUMBER, SLURM_VERSION_NUM */
 
 /* list_t, list_itr_t: Slurm's names in 24.11 (22.05 has only List and
  * ListIterator, pointer types; 24.11 only these) */

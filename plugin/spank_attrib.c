@@ -119,7 +119,8 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 				snprintf(spool, sizeof(spool), "%s", av[i] + 6);
 			else
 				slurm_error("%s: ignoring %s: not an absolute path without \"..\"; "
-					    "using %s", TAG, av[i], spool);
+					    "using %s",
+					    TAG, av[i], spool);
 		} else {
 			slurm_error("%s: unknown option %s (known: spool=DIR)", TAG, av[i]);
 		}
@@ -204,7 +205,8 @@ static int open_job_dir(uint32_t job_id)
 	}
 	if (fstat(sfd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
 		slurm_error("%s: spool %s: not owned by uid %u or writable by others; "
-			    "no task records", TAG, spool, (unsigned)geteuid());
+			    "no task records",
+			    TAG, spool, (unsigned)geteuid());
 		close(sfd);
 		return -1;
 	}
@@ -219,8 +221,8 @@ static int open_job_dir(uint32_t job_id)
 		int e = errno;
 
 		if (fstatat(sfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-			slurm_error("%s: %s/%s is a symbolic link: refused; no task records", TAG,
-				    spool, name);
+			slurm_error("%s: %s/%s is a symbolic link: refused; no task records", TAG, spool,
+				    name);
 		else
 			slurm_error("%s: open %s/%s: %s", TAG, spool, name, strerror(e));
 		close(sfd);
@@ -228,8 +230,8 @@ static int open_job_dir(uint32_t job_id)
 	}
 	close(sfd);
 	if (fstat(jfd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
-		slurm_error("%s: %s/%s: not owned by uid %u with mode 0700; no task records",
-			    TAG, spool, name, (unsigned)geteuid());
+		slurm_error("%s: %s/%s: not owned by uid %u with mode 0700; no task records", TAG, spool,
+			    name, (unsigned)geteuid());
 		close(jfd);
 		return -1;
 	}
@@ -263,8 +265,7 @@ static void write_task(const struct task *t, time_t start, const int *status, ti
 		json_object_put(o);
 	}
 	if (!line) {
-		slurm_error("%s: job %" PRIu32 " task %" PRIu32 ": out of memory", TAG, t->job_id,
-			    t->rank);
+		slurm_error("%s: job %" PRIu32 " task %" PRIu32 ": out of memory", TAG, t->job_id, t->rank);
 		return;
 	}
 	if ((dfd = open_job_dir(t->job_id)) < 0) {
@@ -282,8 +283,7 @@ static void write_task(const struct task *t, time_t start, const int *status, ti
 	 * reaping loop); the directory is not (the Epilog reads the records
 	 * from the page cache moments later).
 	 */
-	if (write_atomic_at(dfd, fname, tmp, line, len, 0600, status != NULL, err,
-			    sizeof(err)) < 0)
+	if (write_atomic_at(dfd, fname, tmp, line, len, 0600, status != NULL, err, sizeof(err)) < 0)
 		slurm_error("%s: %s/%" PRIu32 ": %s", TAG, spool, t->job_id, err);
 	close(dfd);
 	free(line);
@@ -374,8 +374,8 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 	if (!spank_remote(sp) || task_facts(sp, &t) < 0)
 		return 0;
 	if ((e = spank_get_item(sp, S_TASK_EXIT_STATUS, &status)) != ESPANK_SUCCESS) {
-		slurm_error("%s: job %" PRIu32 " task %" PRIu32 ": no exit status: %s", TAG,
-			    t.job_id, t.rank, spank_strerror(e));
+		slurm_error("%s: job %" PRIu32 " task %" PRIu32 ": no exit status: %s", TAG, t.job_id, t.rank,
+			    spank_strerror(e));
 		return 0;
 	}
 	write_task(&t, started_at(t.local_rank), &status, time(NULL));

@@ -49,8 +49,9 @@ void jo_time(struct json_object *o, const char *key, time_t t)
 
 char *jo_line(struct json_object *o, size_t *len)
 {
-	const char *text = json_object_to_json_string_ext(
-		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *text = json_object_to_json_string_ext(o,
+							  JSON_C_TO_STRING_PLAIN |
+								  JSON_C_TO_STRING_NOSLASHESCAPE);
 	char *line;
 
 	if (!text || asprintf(&line, "%s\n", text) < 0)

@@ -129,8 +129,8 @@ static char **field_of(slurmdb_job_rec_t *rec, const char *comment_field)
 /* A condition on one job id of slurmdbd's (flags: every attempt or the
  * latest), in clusters (NULL: slurmdbd's default); *step is its step
  * list's one entry.  The caller destroys cond->step_list. */
-static void job_cond(slurmdb_job_cond_t *cond, slurm_selected_step_t *step, uint32_t id,
-		     list_t *clusters, uint32_t flags)
+static void job_cond(slurmdb_job_cond_t *cond, slurm_selected_step_t *step, uint32_t id, list_t *clusters,
+		     uint32_t flags)
 {
 	memset(step, 0, sizeof(*step));
 	step->step_id.job_id = id;
@@ -164,8 +164,8 @@ long accounting_attempts(void *db, list_t *clusters, uint32_t id)
 	return n;
 }
 
-int accounting_write(const char *comment_field, const char *cluster, const char *job_id,
-		     const char *text, char *err, size_t errlen)
+int accounting_write(const char *comment_field, const char *cluster, const char *job_id, const char *text,
+		     char *err, size_t errlen)
 {
 	slurmdb_job_cond_t cond;
 	slurm_selected_step_t step;
@@ -191,8 +191,7 @@ int accounting_write(const char *comment_field, const char *cluster, const char 
 		clusters = slurm_list_create(NULL);
 		slurm_list_append(clusters, (void *)cluster);
 	}
-	job_cond(&cond, &step, (uint32_t)id, clusters,
-		 JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_DEFAULT_USAGE);
+	job_cond(&cond, &step, (uint32_t)id, clusters, JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_DEFAULT_USAGE);
 	steps = cond.step_list;
 
 	if (!(db = slurmdb_connection_get(NULL))) {
@@ -221,7 +220,7 @@ int accounting_write(const char *comment_field, const char *cluster, const char 
 		merged = comment_append(*field_of(last, comment_field), text);
 	}
 	if (!merged) {
-		rc = 0;	/* there already (an earlier try got through) */
+		rc = 0; /* there already (an earlier try got through) */
 		goto out;
 	}
 	memset(&rec, 0, sizeof(rec));

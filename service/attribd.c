@@ -33,18 +33,16 @@ static void usage(FILE *out)
 	      "\n"
 	      "Environment: ATTRIB_MUNGE_SOCKET, munged's socket; SLURM_CONF.\n"
 	      "Exit status: 0 stopped by SIGTERM/SIGINT; 1 bad configuration or the\n"
-	      "service could not start; 3 the rule catalog is invalid.\n", out);
+	      "service could not start; 3 the rule catalog is invalid.\n",
+	      out);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "foreground", no_argument, NULL, 'f' },
-		{ "rules", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 }
+		{ "config", required_argument, NULL, 'c' }, { "foreground", no_argument, NULL, 'f' },
+		{ "rules", required_argument, NULL, 'r' },  { "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },	    { NULL, 0, NULL, 0 }
 	};
 	const char *config = ATTRIB_CONF_DEFAULT, *rules = NULL;
 	bool foreground = false;

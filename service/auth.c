@@ -70,8 +70,8 @@ enum reject_reason auth_decode(const char *cred, struct auth_claim *c, char *why
 		break;
 	}
 	if (r != AUTH_OK) {
-		snprintf(why, whylen, "%s", munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx)
-								    : munge_strerror(e));
+		snprintf(why, whylen, "%s",
+			 munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx) : munge_strerror(e));
 	} else if (uid != 0) {
 		snprintf(why, whylen, "credential of uid %u, not root", (unsigned)uid);
 		r = REJ_UID;

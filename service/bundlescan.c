@@ -71,12 +71,12 @@ static void string_done(struct bscan *b)
 	b->cap[b->caplen] = 0;
 	if (b->is_key) {
 		if (b->depth == 1) {
-			b->key = b->cap_bad	     ? K_OTHER
-				 : !strcmp(b->cap, "schema") ? K_SCHEMA
-				 : !strcmp(b->cap, "job_id") ? K_JOB
-				 : !strcmp(b->cap, "node")   ? K_NODE
-				 : !strcmp(b->cap, "files")  ? K_FILES
-							     : K_OTHER;
+			b->key = b->cap_bad		    ? K_OTHER
+				: !strcmp(b->cap, "schema") ? K_SCHEMA
+				: !strcmp(b->cap, "job_id") ? K_JOB
+				: !strcmp(b->cap, "node")   ? K_NODE
+				: !strcmp(b->cap, "files")  ? K_FILES
+							    : K_OTHER;
 		}
 		b->st = S_COLON;
 		return;
@@ -99,7 +99,7 @@ static void string_start(struct bscan *b, bool key)
 	b->caplen = 0;
 	b->cap_bad = false;
 	b->capturing = !key && b->depth == 1 && b->stack[0] == '{' &&
-		       (b->key == K_SCHEMA || b->key == K_JOB || b->key == K_NODE);
+		(b->key == K_SCHEMA || b->key == K_JOB || b->key == K_NODE);
 }
 
 static bool number_step(struct bscan *b, char c)

@@ -26,14 +26,13 @@
 #include "service.h"
 #include "text.h"
 
-#define SCHED_SCAN_MAX (256L << 20)	/* of SlurmctldLog's end */
-#define SCHED_KEEP_MAX (4L << 20)	/* lines kept for one job */
+#define SCHED_SCAN_MAX (256L << 20) /* of SlurmctldLog's end */
+#define SCHED_KEEP_MAX (4L << 20)   /* lines kept for one job */
 
-static void cov_add(struct json_object *cov, const char *source, const char *status,
-		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void cov_add(struct json_object *cov, const char *source, const char *status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
-static void cov_add(struct json_object *cov, const char *source, const char *status,
-		    const char *fmt, ...)
+static void cov_add(struct json_object *cov, const char *source, const char *status, const char *fmt, ...)
 {
 	struct json_object *e = json_object_new_object();
 	char detail[512];
@@ -63,11 +62,11 @@ static void safe_name(const char *name, char *out, size_t cap, const char *fallb
 		unsigned char c = *p;
 
 		if (c == '/') {
-			o = 0;	/* the last component */
+			o = 0; /* the last component */
 			continue;
 		}
-		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-		    c == '.' || c == '_' || c == '-')
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+		    c == '_' || c == '-')
 			out[o++] = c;
 		else
 			out[o++] = '_';
@@ -115,20 +114,18 @@ static void add_ranks(struct json_object *ranks, struct json_object *bundle, con
 {
 	struct json_object *arr, *v;
 
-	if (!json_object_object_get_ex(bundle, "ranks", &arr) ||
-	    !json_object_is_type(arr, json_type_array))
+	if (!json_object_object_get_ex(bundle, "ranks", &arr) || !json_object_is_type(arr, json_type_array))
 		return;
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		struct json_object *r = json_object_array_get_idx(arr, i), *copy = NULL;
 		const char *rn;
 
-		if (!json_object_is_type(r, json_type_object) ||
-		    !json_object_object_get_ex(r, "rank", &v) || !json_object_is_type(v, json_type_int) ||
-		    json_object_get_int(v) < 0)
+		if (!json_object_is_type(r, json_type_object) || !json_object_object_get_ex(r, "rank", &v) ||
+		    !json_object_is_type(v, json_type_int) || json_object_get_int(v) < 0)
 			continue;
 		rn = json_str(r, "node");
 		if (rn && strcmp(rn, node))
-			continue;	/* a node speaks for itself only */
+			continue; /* a node speaks for itself only */
 		if (json_object_deep_copy(r, &copy, NULL) || !copy)
 			continue;
 		json_object_object_add(copy, "node", json_object_new_string(node));
@@ -139,7 +136,7 @@ static void add_ranks(struct json_object *ranks, struct json_object *bundle, con
 struct rank_ref {
 	int rank;
 	long step;
-	size_t seq;	/* order of arrival */
+	size_t seq; /* order of arrival */
 	struct json_object *o;
 };
 
@@ -198,10 +195,10 @@ static const char *origin_of(struct json_object *f)
 
 /* nodes/NODE/<files> from NODE's bundle (each with its origin in
  * manifest); its ranks and coverage. */
-static void node_evidence(const struct attrib_config *conf, const char *case_dir,
-			  const char *job_id, const char *node, const char *start,
-			  struct json_object *ranks, struct json_object *cov,
-			  struct json_object *manifest, int *stale, struct json_object *app)
+static void node_evidence(const struct attrib_config *conf, const char *case_dir, const char *job_id,
+			  const char *node, const char *start, struct json_object *ranks,
+			  struct json_object *cov, struct json_object *manifest, int *stale,
+			  struct json_object *app)
 {
 	char *bpath = spool_bundle_path(conf->state_dir, job_id, node), dir[PATH_MAX], err[256];
 	struct json_object *b, *files, *bc;
@@ -219,9 +216,8 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 		free(bpath);
 		return;
 	}
-	if (!(s = json_str(b, "schema")) || strcmp(s, ATTRIB_BUNDLE_SCHEMA) ||
-	    !(s = json_str(b, "job_id")) || strcmp(s, job_id) ||
-	    !(s = json_str(b, "node")) || strcmp(s, node)) {
+	if (!(s = json_str(b, "schema")) || strcmp(s, ATTRIB_BUNDLE_SCHEMA) || !(s = json_str(b, "job_id")) ||
+	    strcmp(s, job_id) || !(s = json_str(b, "node")) || strcmp(s, node)) {
 		snprintf(dir, sizeof(dir), "nodes/%s", node);
 		cov_add(cov, dir, "error", "bundle is not %s of job %s from %s", ATTRIB_BUNDLE_SCHEMA, job_id,
 			node);
@@ -248,8 +244,7 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 		json_object_put(b);
 		return;
 	}
-	if (json_object_object_get_ex(b, "files", &files) &&
-	    json_object_is_type(files, json_type_array)) {
+	if (json_object_object_get_ex(b, "files", &files) && json_object_is_type(files, json_type_array)) {
 		for (size_t i = 0; i < json_object_array_length(files); i++) {
 			struct json_object *f = json_object_array_get_idx(files, i), *t;
 			char name[NAME_MAX_LEN + 32], fallback[32], p[PATH_MAX + sizeof(name) + 2];
@@ -265,17 +260,18 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 				const char *keys[2] = { json_str(f, "source"), json_str(f, "stream") };
 
 				for (int k = 0; k < 2; k++)
-					if (keys[k] && *keys[k] && !json_object_object_get_ex(app, keys[k], NULL))
+					if (keys[k] && *keys[k] &&
+					    !json_object_object_get_ex(app, keys[k], NULL))
 						json_object_object_add(app, keys[k], json_object_get(t));
 				continue;
 			}
 			snprintf(fallback, sizeof(fallback), "file-%zu.log", i);
 			safe_name(json_str(f, "name"), name, NAME_MAX_LEN - 24, fallback);
 			snprintf(p, sizeof(p), "%s/%s", dir, name);
-			if (access(p, F_OK) == 0)	/* two files of one name: the second gets .N */
+			if (access(p, F_OK) == 0) /* two files of one name: the second gets .N */
 				snprintf(name + strlen(name), sizeof(name) - strlen(name), ".%zu", i);
-			if (write_in(dir, name, json_object_get_string(t),
-				     json_object_get_string_len(t)) < 0) {
+			if (write_in(dir, name, json_object_get_string(t), json_object_get_string_len(t)) <
+			    0) {
 				log_msg(LOGL_ERROR, "cannot write %s/%s: %s", dir, name, strerror(errno));
 			} else {
 				struct json_object *m = json_object_new_object();
@@ -313,10 +309,9 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 }
 
 /* app/<name>: the end of one output file, read as the job's user. */
-static void app_file(const struct attrib_config *conf, const char *case_dir,
-		     struct json_object *rec, const char *key, const char *path,
-		     const char *taken, char *name, size_t namecap, struct json_object *app,
-		     struct json_object *cov)
+static void app_file(const struct attrib_config *conf, const char *case_dir, struct json_object *rec,
+		     const char *key, const char *path, const char *taken, char *name, size_t namecap,
+		     struct json_object *app, struct json_object *cov)
 {
 	struct json_object *bt;
 	struct job_record_view jr;
@@ -327,15 +322,14 @@ static void app_file(const struct attrib_config *conf, const char *case_dir,
 	size_t len;
 	char *data;
 
-	job_record_read(rec, &jr, err, sizeof(err));	/* what it has is enough here */
+	job_record_read(rec, &jr, err, sizeof(err)); /* what it has is enough here */
 	wd = jr.work_dir;
 	uid = jr.uid;
 	gid = jr.gid;
 	if (*path != '/') {
 		if (!wd || *wd != '/') {
 			snprintf(source, sizeof(source), "app/%s", key);
-			cov_add(cov, source, "error", "%s is relative and the record has no work_dir",
-				key);
+			cov_add(cov, source, "error", "%s is relative and the record has no work_dir", key);
 			return;
 		}
 		snprintf(full, sizeof(full), "%s/%s", wd, path);
@@ -363,16 +357,18 @@ static void app_file(const struct attrib_config *conf, const char *case_dir,
 		return;
 	}
 	if (strcmp(conf->read_job_output ? conf->read_job_output : "no", "yes")) {
-		cov_add(cov, source, "missing", "%s %s: not in the batch host's bundle (and ReadJobOutput = "
-			"no: the service does not read it itself)", key, path);
+		cov_add(cov, source, "missing",
+			"%s %s: not in the batch host's bundle (and ReadJobOutput = "
+			"no: the service does not read it itself)",
+			key, path);
 		return;
 	}
 	if (uid < 0 || uid >= (long long)(uid_t)-1 || gid < 0 || gid >= (long long)(gid_t)-1) {
 		cov_add(cov, source, "error", "the record has no uid/gid: %s not read", key);
 		return;
 	}
-	data = read_tail_as_user(path, (uid_t)uid, (gid_t)gid, conf->app_max_bytes, &len, &missing,
-				 err, sizeof(err));
+	data = read_tail_as_user(path, (uid_t)uid, (gid_t)gid, conf->app_max_bytes, &len, &missing, err,
+				 sizeof(err));
 	if (!data) {
 		cov_add(cov, source, missing ? "missing" : "error", "%s %s: %s; not read", key, path, err);
 		log_msg(LOGL_INFO, "%s %s of uid %lld not read: %s", key, path, uid, err);
@@ -447,7 +443,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 {
 	struct json_object *job = NULL, *nodes, *ranks = json_object_new_array();
 	struct json_object *evidence = json_object_new_object(), *manifest = json_object_new_object();
-	struct json_object *app = json_object_new_object();	/* path, stream -> a bundle's text */
+	struct json_object *app = json_object_new_object(); /* path, stream -> a bundle's text */
 	char *dir = NULL, sub[PATH_MAX], outname[NAME_MAX_LEN + 16] = "", errname[NAME_MAX_LEN + 16];
 	char why[256];
 	struct job_record_view jr;
@@ -480,8 +476,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (json_object_object_get_ex(job, "nodes", &nodes) &&
-	    json_object_is_type(nodes, json_type_array)) {
+	if (json_object_object_get_ex(job, "nodes", &nodes) && json_object_is_type(nodes, json_type_array)) {
 		for (size_t i = 0; i < json_object_array_length(nodes); i++) {
 			const char *node = json_object_get_string(json_object_array_get_idx(nodes, i));
 
@@ -490,8 +485,8 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 					node ? node : "");
 				continue;
 			}
-			node_evidence(conf, dir, job_id, node, json_str(record, "start_time"),
-				      ranks, cov, manifest, stale, app);
+			node_evidence(conf, dir, job_id, node, json_str(record, "start_time"), ranks, cov,
+				      manifest, stale, app);
 		}
 	}
 	/* without it the engine would trust every node file as a hand-made
@@ -499,8 +494,9 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 	json_object_object_add(evidence, "files", json_object_get(manifest));
 	snprintf(sub, sizeof(sub), "%s/evidence.json", dir);
 	{
-		const char *text = json_object_to_json_string_ext(evidence, JSON_C_TO_STRING_PRETTY |
-										JSON_C_TO_STRING_NOSLASHESCAPE);
+		const char *text = json_object_to_json_string_ext(evidence,
+								  JSON_C_TO_STRING_PRETTY |
+									  JSON_C_TO_STRING_NOSLASHESCAPE);
 
 		if (svc_write_file(sub, text, strlen(text)) < 0) {
 			snprintf(err, errlen, "cannot write %s: %s", sub, strerror(errno));
@@ -510,7 +506,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 	if (json_object_array_length(ranks))
 		json_object_object_add(job, "ranks", ranks_finish(ranks));
 
-	job_record_read(record, &jr, why, sizeof(why));	/* the engine judges the rest */
+	job_record_read(record, &jr, why, sizeof(why)); /* the engine judges the rest */
 	so = jr.std_out;
 	se = jr.std_err;
 	if (so && *so)
@@ -523,11 +519,11 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 
 	/* a job that never started has no start time: its window is its end */
 	if (!json_str(job, "start_time") && json_str(job, "end_time"))
-		json_object_object_add(job, "start_time",
-				       json_object_new_string(json_str(job, "end_time")));
+		json_object_object_add(job, "start_time", json_object_new_string(json_str(job, "end_time")));
 	snprintf(sub, sizeof(sub), "%s/job.json", dir);
 	{
-		const char *text = json_object_to_json_string_ext(job, JSON_C_TO_STRING_PRETTY |
+		const char *text = json_object_to_json_string_ext(job,
+								  JSON_C_TO_STRING_PRETTY |
 									  JSON_C_TO_STRING_NOSLASHESCAPE);
 
 		if (svc_write_file(sub, text, strlen(text)) < 0) {

@@ -71,17 +71,18 @@ int drain_plan(struct json_object *result, char *const *force, int nforce, struc
 	if (!sub || !dom || strcmp(dom, "infra")) {
 		snprintf(p->refusal, sizeof(p->refusal),
 			 "refusing: the diagnosis is %s, not an infrastructure fault of a node "
-			 "(attrib drain --force NODE drains anyway)", sub ? sub : "missing");
+			 "(attrib drain --force NODE drains anyway)",
+			 sub ? sub : "missing");
 		return -1;
 	}
 	for (size_t i = 0; i < result_array_len(v.actions); i++)
-		if (result_action_at(&v, i, &node, &what) && !strcmp(what, "drain") &&
-		    p->n < DRAIN_MAX_NODES)
+		if (result_action_at(&v, i, &node, &what) && !strcmp(what, "drain") && p->n < DRAIN_MAX_NODES)
 			p->nodes[p->n++] = node;
 	if (!p->n) {
 		snprintf(p->refusal, sizeof(p->refusal),
 			 "refusing: the diagnosis (%s) recommends no drain: its evidence names no node "
-			 "beyond doubt (attrib drain --force NODE drains anyway)", sub);
+			 "beyond doubt (attrib drain --force NODE drains anyway)",
+			 sub);
 		return -1;
 	}
 	return 0;

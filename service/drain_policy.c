@@ -47,9 +47,9 @@ const char *drain_decision_name(enum drain_decision d)
 
 static enum drain_mode mode_of(const char *s)
 {
-	return s && !strcasecmp(s, "auto")	? DRAIN_MODE_AUTO
-	       : s && !strcasecmp(s, "suggest") ? DRAIN_MODE_SUGGEST
-						: DRAIN_MODE_OFF;
+	return s && !strcasecmp(s, "auto")	 ? DRAIN_MODE_AUTO
+		: s && !strcasecmp(s, "suggest") ? DRAIN_MODE_SUGGEST
+						 : DRAIN_MODE_OFF;
 }
 
 /* The rule catalog's drain_by_default classes: what DrainClasses is when
@@ -82,8 +82,7 @@ static bool default_class(const char *class_name)
 	return found;
 }
 
-enum drain_mode drain_class_mode(const struct attrib_config *conf, const char *class_name,
-				 bool *listed)
+enum drain_mode drain_class_mode(const struct attrib_config *conf, const char *class_name, bool *listed)
 {
 	*listed = false;
 	if (!class_name || !*class_name)
@@ -121,18 +120,17 @@ static const char *root_class(struct json_object *result)
 	return v.root_class;
 }
 
-void drain_policy_decide(const struct attrib_config *conf, struct json_object *result,
-			 long drains_last_hour, drain_state_fn state, void *arg,
-			 struct drain_decisions *d)
+void drain_policy_decide(const struct attrib_config *conf, struct json_object *result, long drains_last_hour,
+			 drain_state_fn state, void *arg, struct drain_decisions *d)
 {
 	struct drain_plan plan;
 	const char *cls = root_class(result);
 	bool listed;
-	long done = 0;	/* drained or suggested above, for this diagnosis */
+	long done = 0; /* drained or suggested above, for this diagnosis */
 
 	memset(d, 0, sizeof(*d));
 	if (drain_plan(result, NULL, 0, &plan) < 0)
-		return;	/* no drain recommended: nothing to decide */
+		return; /* no drain recommended: nothing to decide */
 	snprintf(d->class_name, sizeof(d->class_name), "%s", cls ? cls : "");
 	snprintf(d->reason, sizeof(d->reason), "%s", plan.reason);
 	d->mode = drain_class_mode(conf, cls, &listed);
@@ -182,9 +180,9 @@ void drain_policy_decide(const struct attrib_config *conf, struct json_object *r
 		if (full) {
 			snprintf(v->why, sizeof(v->why),
 				 "DrainMaxFraction (%g) of partition %s reached: %d of its %d nodes "
-				 "drained or down, at most %d", conf->drain_max_fraction, full->name,
-				 full->unavailable + (int)done, full->nodes,
-				 drain_fraction_allowed(conf->drain_max_fraction, full->nodes));
+				 "drained or down, at most %d",
+				 conf->drain_max_fraction, full->name, full->unavailable + (int)done,
+				 full->nodes, drain_fraction_allowed(conf->drain_max_fraction, full->nodes));
 			continue;
 		}
 		v->decision = d->mode == DRAIN_MODE_AUTO ? DECIDE_DRAIN : DECIDE_SUGGEST;
@@ -194,8 +192,7 @@ void drain_policy_decide(const struct attrib_config *conf, struct json_object *r
 
 /* Slurm's state, when the service has a slurm.conf (accounting_init found
  * one); without it libslurm would not know where slurmctld is. */
-static int service_state(const char *node, struct drain_node_state *st, char *err, size_t errlen,
-			 void *arg)
+static int service_state(const char *node, struct drain_node_state *st, char *err, size_t errlen, void *arg)
 {
 	if (!accounting_enabled()) {
 		snprintf(err, errlen, "the service found no slurm.conf");
@@ -211,11 +208,10 @@ void drain_policy_apply(const struct attrib_config *conf, const attrib_catalog *
 	long recent = store_count_drains(s, now - 3600);
 	char by[64], err[200];
 
-	drain_policy_set_defaults(cat);	/* the catalog in use decides them */
+	drain_policy_set_defaults(cat); /* the catalog in use decides them */
 	if (recent < 0) {
 		/* the count cannot be had: assume the limit is reached */
-		log_msg(LOGL_ERROR, "job %s attempt %ld: cannot count the recent drains", job_id,
-			attempt);
+		log_msg(LOGL_ERROR, "job %s attempt %ld: cannot count the recent drains", job_id, attempt);
 		recent = conf->drain_max_per_hour;
 	}
 	drain_policy_decide(conf, result, recent, service_state, NULL, &d);
@@ -223,23 +219,22 @@ void drain_policy_apply(const struct attrib_config *conf, const attrib_catalog *
 	for (int i = 0; i < d.n; i++) {
 		struct drain_verdict *v = &d.v[i];
 
-		if (v->decision == DECIDE_DRAIN &&
-		    drain_node(v->node, d.reason, err, sizeof(err)) < 0) {
+		if (v->decision == DECIDE_DRAIN && drain_node(v->node, d.reason, err, sizeof(err)) < 0) {
 			v->decision = DECIDE_FAILED;
 			snprintf(v->why, sizeof(v->why), "Slurm refused the drain: %s", err);
 		}
-		const char *text = v->decision == DECIDE_DRAIN || v->decision == DECIDE_SUGGEST
-					   ? d.reason : v->why;
+		const char *text = v->decision == DECIDE_DRAIN || v->decision == DECIDE_SUGGEST ? d.reason
+												: v->why;
 
-		if (store_add_drain(s, job_id, attempt, v->node, text,
-				    drain_decision_name(v->decision), by, now) < 0)
+		if (store_add_drain(s, job_id, attempt, v->node, text, drain_decision_name(v->decision), by,
+				    now) < 0)
 			log_msg(LOGL_ERROR, "job %s attempt %ld: cannot record the drain decision for %s",
 				job_id, attempt, v->node);
 		else
 			metrics_note_drain(drain_decision_name(v->decision));
 		log_msg(v->decision == DECIDE_FAILED ? LOGL_WARNING : LOGL_INFO,
-			"job %s attempt %ld: %s %s (class %s, policy %s): %s", job_id, attempt,
-			v->node, drain_decision_name(v->decision), *d.class_name ? d.class_name : "none",
+			"job %s attempt %ld: %s %s (class %s, policy %s): %s", job_id, attempt, v->node,
+			drain_decision_name(v->decision), *d.class_name ? d.class_name : "none",
 			drain_mode_name(d.mode), text);
 	}
 }

@@ -42,8 +42,8 @@
 /* One open connection, for the header watchdog. */
 struct conn {
 	int fd;
-	long long since_ms;	/* its start, or its previous request's end */
-	bool in_request;	/* its request head is complete */
+	long long since_ms; /* its start, or its previous request's end */
+	bool in_request;    /* its request head is complete */
 	struct conn *prev, *next;
 };
 
@@ -53,7 +53,7 @@ struct http_server {
 	size_t max_bundle;
 	int wake_fd;
 	struct http_limits lim;
-	pthread_mutex_t lock;	/* conns */
+	pthread_mutex_t lock; /* conns */
 	struct conn *conns;
 	pthread_t watchdog;
 	bool watchdog_started, stopping;
@@ -77,9 +77,9 @@ struct upload {
 	size_t got, discarded;
 	bool io_error, too_large;
 	_Atomic int state;
-	int commit_err;			/* of spool_commit_bundles */
-	struct MHD_Connection *conn;	/* suspended while committing */
-	struct upload *next;		/* in the committer's queue */
+	int commit_err;		     /* of spool_commit_bundles */
+	struct MHD_Connection *conn; /* suspended while committing */
+	struct upload *next;	     /* in the committer's queue */
 };
 
 static long long now_ms(void)
@@ -90,8 +90,7 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type,
-			     const char *body)
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, const char *body)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)body,
 								 MHD_RESPMEM_MUST_COPY);
@@ -105,15 +104,13 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 	return ret;
 }
 
-static enum MHD_Result reply_json(struct MHD_Connection *c, unsigned status, const char *key,
-				  const char *msg)
+static enum MHD_Result reply_json(struct MHD_Connection *c, unsigned status, const char *key, const char *msg)
 {
 	struct json_object *o = json_object_new_object();
 	enum MHD_Result ret;
 
 	json_object_object_add(o, key, json_object_new_string(msg));
-	ret = reply(c, status, "application/json",
-		    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	ret = reply(c, status, "application/json", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 	json_object_put(o);
 	return ret;
 }
@@ -136,11 +133,16 @@ static enum MHD_Result reject(struct MHD_Connection *c, enum reject_reason r, co
 			      const char *job, const char *node)
 {
 	static const unsigned status[REJ_N] = {
-		[REJ_NO_CREDENTIAL] = MHD_HTTP_UNAUTHORIZED, [REJ_INVALID] = MHD_HTTP_FORBIDDEN,
-		[REJ_EXPIRED] = MHD_HTTP_FORBIDDEN,	     [REJ_REWOUND] = MHD_HTTP_FORBIDDEN,
-		[REJ_REPLAYED] = MHD_HTTP_FORBIDDEN,	     [REJ_UID] = MHD_HTTP_FORBIDDEN,
-		[REJ_PAYLOAD] = MHD_HTTP_FORBIDDEN,	     [REJ_HASH] = MHD_HTTP_FORBIDDEN,
-		[REJ_TOO_LARGE] = 413 /* Content Too Large */, [REJ_BAD_BODY] = MHD_HTTP_BAD_REQUEST,
+		[REJ_NO_CREDENTIAL] = MHD_HTTP_UNAUTHORIZED,
+		[REJ_INVALID] = MHD_HTTP_FORBIDDEN,
+		[REJ_EXPIRED] = MHD_HTTP_FORBIDDEN,
+		[REJ_REWOUND] = MHD_HTTP_FORBIDDEN,
+		[REJ_REPLAYED] = MHD_HTTP_FORBIDDEN,
+		[REJ_UID] = MHD_HTTP_FORBIDDEN,
+		[REJ_PAYLOAD] = MHD_HTTP_FORBIDDEN,
+		[REJ_HASH] = MHD_HTTP_FORBIDDEN,
+		[REJ_TOO_LARGE] = 413 /* Content Too Large */,
+		[REJ_BAD_BODY] = MHD_HTTP_BAD_REQUEST,
 		[REJ_MUNGE_DOWN] = MHD_HTTP_SERVICE_UNAVAILABLE,
 		[REJ_INTERNAL] = MHD_HTTP_INTERNAL_SERVER_ERROR,
 		[REJ_ORIGIN] = MHD_HTTP_FORBIDDEN,
@@ -149,9 +151,9 @@ static enum MHD_Result reject(struct MHD_Connection *c, enum reject_reason r, co
 
 	atomic_fetch_add(&svc_metrics.bundles_rejected[r], 1);
 	log_msg(r == REJ_INTERNAL || r == REJ_MUNGE_DOWN ? LOGL_ERROR : LOGL_WARNING,
-		"bundle from %s rejected (%s%s%s%s%s): %s", peer(c, addr, sizeof(addr)),
-		reject_name(r), job && *job ? ", job " : "", job ? job : "",
-		node && *node ? ", node " : "", node ? node : "", why);
+		"bundle from %s rejected (%s%s%s%s%s): %s", peer(c, addr, sizeof(addr)), reject_name(r),
+		job && *job ? ", job " : "", job ? job : "", node && *node ? ", node " : "", node ? node : "",
+		why);
 	return reply_json(c, status[r], "error", why);
 }
 
@@ -199,7 +201,8 @@ static void notify_conn(void *cls, struct MHD_Connection *c, void **socket_conte
 	struct conn *k;
 
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 
 		*socket_context = NULL;
 		if (!ci || !(k = calloc(1, sizeof(*k))))
@@ -247,7 +250,7 @@ static void *watchdog(void *p)
 				 * connection end sees it counted */
 				atomic_fetch_add(&svc_metrics.http_header_timeouts, 1);
 				shutdown(k->fd, SHUT_RDWR);
-				k->fd = -1;	/* once */
+				k->fd = -1; /* once */
 			}
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += 250 * 1000000L;
@@ -272,8 +275,8 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, soc
 }
 
 /* The checks of a whole body: NULL when it passes, else why (and r). */
-static const char *bundle_problem(struct http_server *h, struct upload *u, enum reject_reason *r,
-				  char *why, size_t whylen)
+static const char *bundle_problem(struct http_server *h, struct upload *u, enum reject_reason *r, char *why,
+				  size_t whylen)
 {
 	char hex[65];
 
@@ -314,8 +317,9 @@ static void commit_batch(struct http_server *h, struct upload *list, bool resume
 
 	for (struct upload *u = list; u && n < BATCH; u = u->next, n++) {
 		ups[n] = u;
-		v[n] = (struct spool_pending){ .fd = u->fd, .tmp = u->tmp, .job_id = u->claim.job_id,
-					       .node = u->claim.node };
+		v[n] = (struct spool_pending){
+			.fd = u->fd, .tmp = u->tmp, .job_id = u->claim.job_id, .node = u->claim.node
+		};
 	}
 	spool_commit_bundles(h->state_dir, v, n);
 	for (size_t i = 0; i < n; i++) {
@@ -345,7 +349,7 @@ static void *committer(void *p)
 		while (!h->qhead && !h->qstop)
 			pthread_cond_wait(&h->qcond, &h->qlock);
 		if (!h->qhead)
-			break;	/* stopping, and nothing left */
+			break; /* stopping, and nothing left */
 		list = h->qhead;
 		for (rest = list; rest && n < BATCH; rest = rest->next)
 			n++;
@@ -401,8 +405,7 @@ static int commit(struct http_server *h, struct MHD_Connection *c, struct upload
 /* The body is in: checked, then committed (the connection suspended until
  * it is durable: libmicrohttpd calls again after the committer resumes it),
  * then answered. */
-static enum MHD_Result finish_bundle(struct http_server *h, struct MHD_Connection *c,
-				     struct upload *u)
+static enum MHD_Result finish_bundle(struct http_server *h, struct MHD_Connection *c, struct upload *u)
 {
 	char msg[256], why[256];
 
@@ -413,17 +416,17 @@ static enum MHD_Result finish_bundle(struct http_server *h, struct MHD_Connectio
 		if (bad)
 			return reject(c, r, bad, u->claim.job_id, u->claim.node);
 		if (commit(h, c, u))
-			return MHD_YES;	/* suspended */
+			return MHD_YES; /* suspended */
 	}
 	if (atomic_load(&u->state) != UP_COMMITTED)
-		return MHD_YES;	/* (called while suspended: not by libmicrohttpd 0.9.75) */
+		return MHD_YES; /* (called while suspended: not by libmicrohttpd 0.9.75) */
 	if (u->commit_err) {
 		snprintf(msg, sizeof(msg), "cannot spool the bundle: %s", strerror(u->commit_err));
 		return reject(c, REJ_INTERNAL, msg, u->claim.job_id, u->claim.node);
 	}
 	atomic_fetch_add(&svc_metrics.bundles_accepted, 1);
-	log_msg(LOGL_INFO, "bundle of job %s from %s accepted (%zu bytes)", u->claim.job_id,
-		u->claim.node, u->got);
+	log_msg(LOGL_INFO, "bundle of job %s from %s accepted (%zu bytes)", u->claim.job_id, u->claim.node,
+		u->got);
 	if (h->wake_fd >= 0 && write(h->wake_fd, "b", 1) < 0) {
 		/* the main loop looks every second anyway */
 	}
@@ -441,8 +444,7 @@ static enum MHD_Result finish_bundle(struct http_server *h, struct MHD_Connectio
 	}
 }
 
-static enum MHD_Result start_bundle(struct http_server *h, struct MHD_Connection *c,
-				    void **con_cls)
+static enum MHD_Result start_bundle(struct http_server *h, struct MHD_Connection *c, void **con_cls)
 {
 	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	const char *cred = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Attrib-Credential");
@@ -455,8 +457,8 @@ static enum MHD_Result start_bundle(struct http_server *h, struct MHD_Connection
 		unsigned long long n = strtoull(cl, &end, 10);
 
 		if (*end || n > h->max_bundle) {
-			snprintf(why, sizeof(why), "bundle of %s bytes, larger than MaxBundleBytes (%zu)",
-				 cl, h->max_bundle);
+			snprintf(why, sizeof(why), "bundle of %s bytes, larger than MaxBundleBytes (%zu)", cl,
+				 h->max_bundle);
 			return reject(c, REJ_TOO_LARGE, why, NULL, NULL);
 		}
 	}
@@ -491,9 +493,9 @@ static enum MHD_Result start_bundle(struct http_server *h, struct MHD_Connection
 	return MHD_YES;
 }
 
-static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
-			       const char *method, const char *version, const char *upload_data,
-			       size_t *upload_data_size, void **con_cls)
+static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+			       const char *version, const char *upload_data, size_t *upload_data_size,
+			       void **con_cls)
 {
 	struct http_server *h = cls;
 	struct upload *u = *con_cls;
@@ -504,7 +506,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 
 		if (k) {
 			pthread_mutex_lock(&h->lock);
-			k->in_request = true;	/* its head is complete: the watchdog lets it be */
+			k->in_request = true; /* its head is complete: the watchdog lets it be */
 			pthread_mutex_unlock(&h->lock);
 		}
 	}
@@ -531,8 +533,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 						"bundle from %s rejected (too_large, job %s, node %s): "
 						"more than twice MaxBundleBytes (%zu) sent without "
 						"Content-Length; connection closed",
-						peer(c, addr, sizeof(addr)), u->claim.job_id,
-						u->claim.node, h->max_bundle);
+						peer(c, addr, sizeof(addr)), u->claim.job_id, u->claim.node,
+						h->max_bundle);
 					return MHD_NO;
 				}
 				return MHD_YES;
@@ -592,8 +594,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 }
 
 struct http_server *http_start(const char *listen, const char *state_dir, size_t max_bundle,
-			       const struct http_limits *lim, int wake_fd, char *err,
-			       size_t errlen)
+			       const struct http_limits *lim, int wake_fd, char *err, size_t errlen)
 {
 	static const struct http_limits def = HTTP_LIMITS_DEFAULT;
 	struct http_server *h = calloc(1, sizeof(*h));
@@ -640,18 +641,14 @@ struct http_server *http_start(const char *listen, const char *state_dir, size_t
 	/* without it each bundle is committed by the thread that took it */
 	h->committer_started = pthread_create(&h->committer, NULL, committer, h) == 0;
 	h->qstop = !h->committer_started;
-	h->d = MHD_start_daemon(flags, 0, accept_policy, h, handler, h,
-				MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-				MHD_OPTION_THREAD_POOL_SIZE, h->lim.threads,
-				MHD_OPTION_CONNECTION_LIMIT, h->lim.connections,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->lim.per_address,
+	h->d = MHD_start_daemon(flags, 0, accept_policy, h, handler, h, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+				MHD_OPTION_THREAD_POOL_SIZE, h->lim.threads, MHD_OPTION_CONNECTION_LIMIT,
+				h->lim.connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->lim.per_address,
 				MHD_OPTION_CONNECTION_TIMEOUT, h->lim.idle_timeout,
 				/* thousands of nodes connecting in the same second */
 				MHD_OPTION_LISTEN_BACKLOG_SIZE, h->lim.connections,
-				MHD_OPTION_NOTIFY_COMPLETED, completed, h,
-				MHD_OPTION_NOTIFY_CONNECTION, notify_conn, h,
-				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
-				MHD_OPTION_END);
+				MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_NOTIFY_CONNECTION,
+				notify_conn, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h, MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (h->d && pthread_create(&h->watchdog, NULL, watchdog, h) == 0)
 		h->watchdog_started = true;
@@ -660,8 +657,7 @@ struct http_server *http_start(const char *listen, const char *state_dir, size_t
 		h->d = NULL;
 	}
 	if (!h->d) {
-		snprintf(err, errlen, "cannot listen on %s (in use, or not an address of this host)",
-			 listen);
+		snprintf(err, errlen, "cannot listen on %s (in use, or not an address of this host)", listen);
 		stop_committer(h);
 		free(h->state_dir);
 		free(h);

@@ -7,12 +7,18 @@
 struct metrics svc_metrics;
 
 static const char *const reject_names[REJ_N] = {
-	[REJ_NO_CREDENTIAL] = "no_credential", [REJ_INVALID] = "invalid",
-	[REJ_EXPIRED] = "expired",	       [REJ_REWOUND] = "rewound",
-	[REJ_REPLAYED] = "replayed",	       [REJ_UID] = "not_root",
-	[REJ_PAYLOAD] = "bad_payload",	       [REJ_HASH] = "body_hash",
-	[REJ_TOO_LARGE] = "too_large",	       [REJ_BAD_BODY] = "bad_body",
-	[REJ_MUNGE_DOWN] = "munge_unavailable", [REJ_INTERNAL] = "internal_error",
+	[REJ_NO_CREDENTIAL] = "no_credential",
+	[REJ_INVALID] = "invalid",
+	[REJ_EXPIRED] = "expired",
+	[REJ_REWOUND] = "rewound",
+	[REJ_REPLAYED] = "replayed",
+	[REJ_UID] = "not_root",
+	[REJ_PAYLOAD] = "bad_payload",
+	[REJ_HASH] = "body_hash",
+	[REJ_TOO_LARGE] = "too_large",
+	[REJ_BAD_BODY] = "bad_body",
+	[REJ_MUNGE_DOWN] = "munge_unavailable",
+	[REJ_INTERNAL] = "internal_error",
 	[REJ_ORIGIN] = "origin",
 };
 
@@ -21,8 +27,8 @@ const char *reject_name(enum reject_reason r)
 	return r < REJ_N ? reject_names[r] : "ok";
 }
 
-static const char *const cov_sources[COV_SRC_N] = { "nodes", "app", "scheduler", "job", "kernel_log",
-						     "journal", "kmsg", "log_file", "other" };
+static const char *const cov_sources[COV_SRC_N] = { "nodes",   "app",  "scheduler", "job",  "kernel_log",
+						    "journal", "kmsg", "log_file",  "other" };
 static const char *const cov_statuses[COV_ST_N] = { "missing", "error", "other" };
 static const char *const drain_stats[DSTAT_N] = {
 	"drained", "forced", "suggested", "dry_run", "refused", "failed", "other",
@@ -75,8 +81,7 @@ static enum cov_source cov_source_of(const char *src)
 }
 
 /* "2026-11-29T08:14:07Z" (or without Z, or with fractions) -> Unix time */
-void metrics_note_result(struct json_object *result, const char *job_end,
-			 const struct timespec *began)
+void metrics_note_result(struct json_object *result, const char *job_end, const struct timespec *began)
 {
 	struct result_view rv;
 	struct json_object *cov;
@@ -93,11 +98,13 @@ void metrics_note_result(struct json_object *result, const char *job_end,
 		for (size_t k = 0; k < json_object_array_length(cov); k++) {
 			struct json_object *c = json_object_array_get_idx(cov, k);
 			const char *st = json_str(c, "status");
-			enum cov_status cs = !st ? COV_ST_OTHER : !strcmp(st, "missing") ? COV_MISSING
-					     : !strcmp(st, "error")		    ? COV_ERROR
-										    : COV_ST_OTHER;
+			enum cov_status cs = !st	 ? COV_ST_OTHER
+				: !strcmp(st, "missing") ? COV_MISSING
+				: !strcmp(st, "error")	 ? COV_ERROR
+							 : COV_ST_OTHER;
 
-			atomic_fetch_add(&svc_metrics.coverage_gaps[cov_source_of(json_str(c, "source"))][cs], 1);
+			atomic_fetch_add(&svc_metrics.coverage_gaps[cov_source_of(json_str(c, "source"))][cs],
+					 1);
 		}
 	if (job_end && time_parse_rfc3339(job_end, &end))
 		observe(&svc_metrics.attribution_latency, latency_le, (double)time(NULL) - end);
@@ -110,7 +117,10 @@ void metrics_note_result(struct json_object *result, const char *job_end,
 
 void metrics_note_drain(const char *decision)
 {
-	static const struct { const char *text; enum drain_stat stat; } known[] = {
+	static const struct {
+		const char *text;
+		enum drain_stat stat;
+	} known[] = {
 		{ DRAIN_DONE, DSTAT_DONE },	      { DRAIN_DONE_FORCED, DSTAT_FORCED },
 		{ DRAIN_SUGGESTED, DSTAT_SUGGESTED }, { DRAIN_DRY_RUN, DSTAT_DRY_RUN },
 		{ DRAIN_REFUSED, DSTAT_REFUSED },     { DRAIN_FAILED, DSTAT_FAILED },
@@ -147,16 +157,20 @@ char *metrics_render(void)
 
 	if (!f)
 		return NULL;
-#define COUNTER(name, help, v)                                                   \
-	fprintf(f, "# HELP attrib_" name " " help "\n# TYPE attrib_" name " counter\n" \
-		   "attrib_" name " %lu\n", (unsigned long)atomic_load(&(v)))
-#define GAUGE(name, help, v)                                                     \
-	fprintf(f, "# HELP attrib_" name " " help "\n# TYPE attrib_" name " gauge\n" \
-		   "attrib_" name " %ld\n", (long)atomic_load(&(v)))
-	COUNTER("bundles_accepted_total", "Bundles written to the incoming spool.",
-		m->bundles_accepted);
+#define COUNTER(name, help, v) \
+	fprintf(f, \
+		"# HELP attrib_" name " " help "\n# TYPE attrib_" name " counter\n" \
+		"attrib_" name " %lu\n", \
+		(unsigned long)atomic_load(&(v)))
+#define GAUGE(name, help, v) \
+	fprintf(f, \
+		"# HELP attrib_" name " " help "\n# TYPE attrib_" name " gauge\n" \
+		"attrib_" name " %ld\n", \
+		(long)atomic_load(&(v)))
+	COUNTER("bundles_accepted_total", "Bundles written to the incoming spool.", m->bundles_accepted);
 	fputs("# HELP attrib_bundles_rejected_total Bundles refused, by reason.\n"
-	      "# TYPE attrib_bundles_rejected_total counter\n", f);
+	      "# TYPE attrib_bundles_rejected_total counter\n",
+	      f);
 	for (int r = 0; r < REJ_N; r++)
 		fprintf(f, "attrib_bundles_rejected_total{reason=\"%s\"} %lu\n", reject_names[r],
 			(unsigned long)atomic_load(&m->bundles_rejected[r]));
@@ -176,26 +190,27 @@ char *metrics_render(void)
 	COUNTER("reconciled_jobs_total", "Jobs found by reconciliation without a result.",
 		m->reconciled_jobs);
 	fputs("# HELP attrib_jobs_attributed_by_sub_domain_total Job attempts diagnosed and stored,"
-	      " by sub-domain.\n# TYPE attrib_jobs_attributed_by_sub_domain_total counter\n", f);
+	      " by sub-domain.\n# TYPE attrib_jobs_attributed_by_sub_domain_total counter\n",
+	      f);
 	for (int i = 0; i < SUBDOM_N; i++)
 		fprintf(f, "attrib_jobs_attributed_by_sub_domain_total{sub_domain=\"%s\"} %lu\n",
 			i < SUB_DOMAIN_N ? contract_sub_domains[i] : "other",
 			(unsigned long)atomic_load(&m->jobs_by_sub_domain[i]));
 	fputs("# HELP attrib_coverage_gaps_total Evidence sources missing or in error in stored"
-	      " results, by source and status.\n# TYPE attrib_coverage_gaps_total counter\n", f);
+	      " results, by source and status.\n# TYPE attrib_coverage_gaps_total counter\n",
+	      f);
 	for (int i = 0; i < COV_SRC_N; i++)
 		for (int k = 0; k < COV_ST_N; k++)
 			fprintf(f, "attrib_coverage_gaps_total{source=\"%s\",status=\"%s\"} %lu\n",
 				cov_sources[i], cov_statuses[k],
 				(unsigned long)atomic_load(&m->coverage_gaps[i][k]));
-	render_histogram(f, "attribution_latency_seconds",
-			 "Seconds from a job's end to its stored result.", &m->attribution_latency,
-			 latency_le);
-	render_histogram(f, "analysis_duration_seconds",
-			 "Seconds to build a job's case and run the engine.", &m->analysis_duration,
-			 analysis_le);
+	render_histogram(f, "attribution_latency_seconds", "Seconds from a job's end to its stored result.",
+			 &m->attribution_latency, latency_le);
+	render_histogram(f, "analysis_duration_seconds", "Seconds to build a job's case and run the engine.",
+			 &m->analysis_duration, analysis_le);
 	fputs("# HELP attrib_drains_total Drain decisions recorded by the service, by decision.\n"
-	      "# TYPE attrib_drains_total counter\n", f);
+	      "# TYPE attrib_drains_total counter\n",
+	      f);
 	for (int i = 0; i < DSTAT_N; i++)
 		fprintf(f, "attrib_drains_total{decision=\"%s\"} %lu\n", drain_stats[i],
 			(unsigned long)atomic_load(&m->drains[i]));
@@ -205,8 +220,7 @@ char *metrics_render(void)
 		m->webhook_failures);
 	GAUGE("webhook_queue", "Results waiting to be delivered to the Webhook.", m->webhook_queue);
 	COUNTER("http_refused_address_total",
-		"Connections closed at accept: the address is not in AllowFrom.",
-		m->http_refused_address);
+		"Connections closed at accept: the address is not in AllowFrom.", m->http_refused_address);
 	COUNTER("http_header_timeouts_total",
 		"Connections closed: no complete request head within HttpHeaderTimeout.",
 		m->http_header_timeouts);

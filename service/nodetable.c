@@ -24,7 +24,7 @@
 
 struct node_addr {
 	char name[NAME_MAX_LEN + 1];
-	struct in6_addr a;	/* IPv4 as ::ffff:a.b.c.d */
+	struct in6_addr a; /* IPv4 as ::ffff:a.b.c.d */
 };
 
 struct net {
@@ -38,7 +38,7 @@ struct table {
 };
 
 static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
-static struct table cur, fixed;	/* Slurm's (replaced on each good load), NodeAddresses */
+static struct table cur, fixed; /* Slurm's (replaced on each good load), NodeAddresses */
 static struct net *nets;
 static size_t nnets;
 static bool allow_slurm, use_slurm;
@@ -189,13 +189,13 @@ void nodetable_refresh(void)
 	fixed = f;
 	old = cur;
 	if (got)
-		cur = t;	/* else the last good one stays: slurmctld may be restarting */
+		cur = t; /* else the last good one stays: slurmctld may be restarting */
 	pthread_rwlock_unlock(&lock);
 	free(oldf.e);
 	if (got)
 		free(old.e);
-	log_msg(LOGL_DEBUG, "node table: %zu addresses from Slurm, %zu from NodeAddresses",
-		got ? t.n : old.n, f.n);
+	log_msg(LOGL_DEBUG, "node table: %zu addresses from Slurm, %zu from NodeAddresses", got ? t.n : old.n,
+		f.n);
 }
 
 static bool has(const struct table *t, const char *name, const struct in6_addr *a, bool *known)

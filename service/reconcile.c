@@ -18,15 +18,15 @@
 #include "service.h"
 
 #define RECONCILE_WINDOW 86400
-#define RECONCILE_MAX 1000	/* records written per run */
+#define RECONCILE_MAX 1000 /* records written per run */
 
 static const struct {
 	const char *name;
 	unsigned state;
 } states[] = {
-	{ "COMPLETED", JOB_COMPLETE }, { "CANCELLED", JOB_CANCELLED }, { "FAILED", JOB_FAILED },
-	{ "TIMEOUT", JOB_TIMEOUT },    { "NODE_FAIL", JOB_NODE_FAIL }, { "PREEMPTED", JOB_PREEMPTED },
-	{ "BOOT_FAIL", JOB_BOOT_FAIL }, { "DEADLINE", JOB_DEADLINE },  { "OUT_OF_MEMORY", JOB_OOM },
+	{ "COMPLETED", JOB_COMPLETE },	{ "CANCELLED", JOB_CANCELLED }, { "FAILED", JOB_FAILED },
+	{ "TIMEOUT", JOB_TIMEOUT },	{ "NODE_FAIL", JOB_NODE_FAIL }, { "PREEMPTED", JOB_PREEMPTED },
+	{ "BOOT_FAIL", JOB_BOOT_FAIL }, { "DEADLINE", JOB_DEADLINE },	{ "OUT_OF_MEMORY", JOB_OOM },
 };
 
 static const char *state_name(unsigned s)
@@ -163,15 +163,14 @@ int reconcile_run(const struct attrib_config *conf, store *s, char *err, size_t 
 		if (!state || !config_has_state(conf, state) || !j->end ||
 		    now - j->end < conf->bundle_deadline + 30)
 			continue;
-		if (store_has_any_result(s, id) != 0 || has_record(jobs_dir, id) ||
-		    has_record(rec_dir, id))
+		if (store_has_any_result(s, id) != 0 || has_record(jobs_dir, id) || has_record(rec_dir, id))
 			continue;
 		attempt = accounting_attempts(db, clusters, j->jobid) - 1;
 		rec = record_of(j, attempt, state, &len);
 		snprintf(path, sizeof(path), "%s/%s.%ld.json", rec_dir, id, attempt);
 		if (rec && svc_write_atomic(path, rec, len) == 0) {
-			log_msg(LOGL_INFO, "reconcile: job %s attempt %ld ended %s without a result",
-				id, attempt, state);
+			log_msg(LOGL_INFO, "reconcile: job %s attempt %ld ended %s without a result", id,
+				attempt, state);
 			written++;
 		} else {
 			log_msg(LOGL_ERROR, "reconcile: cannot write %s: %s", path,

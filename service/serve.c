@@ -81,8 +81,7 @@ static void merge_coverage(struct json_object *res, struct json_object *cov)
 {
 	struct json_object *arr;
 
-	if (!json_object_object_get_ex(res, "coverage", &arr) ||
-	    !json_object_is_type(arr, json_type_array)) {
+	if (!json_object_object_get_ex(res, "coverage", &arr) || !json_object_is_type(arr, json_type_array)) {
 		arr = json_object_new_array();
 		json_object_object_add(res, "coverage", arr);
 	}
@@ -118,10 +117,9 @@ static void merge_coverage(struct json_object *res, struct json_object *cov)
  * in incoming/ that holds a .record.json is a revision a crash
  * interrupted, done again. */
 
-#define KEPT_RECORD ".record.json"	/* a dot-file: never a node's bundle name */
+#define KEPT_RECORD ".record.json" /* a dot-file: never a node's bundle name */
 
-static int keep_inputs(const struct attrib_config *conf, struct json_object *rec,
-		       const char *job_id)
+static int keep_inputs(const struct attrib_config *conf, struct json_object *rec, const char *job_id)
 {
 	char in[PATH_MAX], done[PATH_MAX], p[PATH_MAX + 32];
 	const char *text = json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PLAIN);
@@ -166,8 +164,8 @@ static void finish_inputs(const struct attrib_config *conf, const char *path, co
 }
 
 /* The revision's entry: what the diagnosis said before, and why it changed. */
-static void add_revision(store *s, struct json_object *res, const struct record_name *rn,
-			 const char *late, long long now)
+static void add_revision(store *s, struct json_object *res, const struct record_name *rn, const char *late,
+			 long long now)
 {
 	char *prev_text = store_get(s, rn->job_id, rn->attempt, NULL), at[40];
 	struct json_object *prev = prev_text ? json_tokener_parse(prev_text) : NULL, *v, *revs,
@@ -191,8 +189,7 @@ static void add_revision(store *s, struct json_object *res, const struct record_
 		json_object_object_add(before, "root_code",
 				       was.root_code ? json_object_new_string(was.root_code) : NULL);
 		if (was.culprit_nodes)
-			json_object_object_add(before, "culprit_nodes",
-					       json_object_get(was.culprit_nodes));
+			json_object_object_add(before, "culprit_nodes", json_object_get(was.culprit_nodes));
 	}
 	json_object_object_add(rev, "before", before);
 	json_object_array_add(revs, rev);
@@ -206,8 +203,8 @@ static void add_revision(store *s, struct json_object *res, const struct record_
  * may_wait: a bundle of an earlier attempt among the inputs (casebuild
  * drops it) means waiting for this attempt's own: 0, nothing stored. */
 static int attribute(const struct attrib_config *conf, const attrib_catalog *cat, store *s,
-		     struct json_object *rec, const char *path, const struct record_name *rn,
-		     long long now, const char *late, bool may_wait)
+		     struct json_object *rec, const char *path, const struct record_name *rn, long long now,
+		     const char *late, bool may_wait)
 {
 	struct json_object *cov = json_object_new_array(), *res;
 	struct result_view view;
@@ -218,11 +215,11 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	struct timespec began;
 
 	clock_gettime(CLOCK_MONOTONIC, &began);
-	job_record_read(rec, &jr, err, sizeof(err));	/* the engine judges it */
+	job_record_read(rec, &jr, err, sizeof(err)); /* the engine judges it */
 	case_dir = casebuild(conf, rec, rn->job_id, rn->attempt, cov, &stale, err, sizeof(err));
 	if (!case_dir) {
-		log_msg(LOGL_ERROR, "job %s attempt %ld: cannot build the case: %s", rn->job_id,
-			rn->attempt, err);
+		log_msg(LOGL_ERROR, "job %s attempt %ld: cannot build the case: %s", rn->job_id, rn->attempt,
+			err);
 		json_object_put(cov);
 		return -1;
 	}
@@ -247,7 +244,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	merge_coverage(res, cov);
 	json_object_put(cov);
 	json_object_object_add(res, "attempt", json_object_new_int64(rn->attempt));
-	if (jr.end_time)	/* when its nodes were last seen (attrib nodes) */
+	if (jr.end_time) /* when its nodes were last seen (attrib nodes) */
 		json_object_object_add(res, "end_time", json_object_new_string(jr.end_time));
 	/* the engine's strings are clean; the service's own (coverage from
 	 * bundles and app paths, the record's fields) are made so here, once,
@@ -288,8 +285,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	if (put == 0)
 		put = store_put(s, &row, comment, now);
 	if (put < 0) {
-		log_msg(LOGL_ERROR, "job %s attempt %ld: cannot store the result", rn->job_id,
-			rn->attempt);
+		log_msg(LOGL_ERROR, "job %s attempt %ld: cannot store the result", rn->job_id, rn->attempt);
 	} else {
 		if (put > 0) {
 			atomic_fetch_add(late ? &svc_metrics.jobs_revised : &svc_metrics.jobs_attributed, 1);
@@ -326,8 +322,8 @@ static void quarantine(const char *dir, const char *file, const char *why)
 		unlink(from);
 }
 
-int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, store *s,
-		 const char *dir, const char *file, const struct record_name *rn, long long now)
+int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, store *s, const char *dir,
+		 const char *file, const struct record_name *rn, long long now)
 {
 	char path[PATH_MAX], err[256];
 	struct json_object *rec, *nodes = NULL;
@@ -353,7 +349,7 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 	/* a record names the uid whose files the service reads as root: only
 	 * one written by slurmctld (SlurmUser), root or the service counts */
 	rec = json_read_file_owned(path, RECORD_MAX_BYTES, JSON_MAX_DEPTH, spool_writer_ok, &st, err,
-				  sizeof(err));
+				   sizeof(err));
 	if (!rec) {
 		quarantine(dir, file, err);
 		return 1;
@@ -363,8 +359,7 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 	job_record_read(rec, &jr, err, sizeof(err));
 	s_id = jr.job_id;
 	state = jr.state;
-	if (!json_object_is_type(rec, json_type_object) || !s_id || strcmp(s_id, rn->job_id) ||
-	    !state) {
+	if (!json_object_is_type(rec, json_type_object) || !s_id || strcmp(s_id, rn->job_id) || !state) {
 		quarantine(dir, file, "not a job record of this job (job_id, state)");
 		json_object_put(rec);
 		return 1;
@@ -389,7 +384,8 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 	if ((nodes = jr.nodes))
 		for (size_t i = 0; i < json_object_array_length(nodes); i++) {
 			char *b = spool_bundle_path(conf->state_dir, rn->job_id,
-						    json_object_get_string(json_object_array_get_idx(nodes, i)));
+						    json_object_get_string(
+							    json_object_array_get_idx(nodes, i)));
 
 			if (!b || access(b, F_OK) < 0)
 				missing++;
@@ -397,12 +393,11 @@ int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, st
 		}
 	if (missing && may_wait) {
 		json_object_put(rec);
-		return 0;	/* waiting for bundles */
+		return 0; /* waiting for bundles */
 	}
 	if (missing)
-		log_msg(LOGL_INFO, "job %s attempt %ld: %d of %zu bundles missing%s", rn->job_id,
-			rn->attempt, missing, json_object_array_length(nodes),
-			reconciled ? "" : " at BundleDeadline");
+		log_msg(LOGL_INFO, "job %s attempt %ld: %d of %zu bundles missing%s", rn->job_id, rn->attempt,
+			missing, json_object_array_length(nodes), reconciled ? "" : " at BundleDeadline");
 	rc = attribute(conf, cat, s, rec, path, rn, now, NULL, may_wait);
 	json_object_put(rec);
 	return rc;
@@ -429,8 +424,7 @@ static bool record_pending(const struct attrib_config *conf, const char *job_id,
 
 /* Moves incoming/JOBID's bundles into done/JOBID (a node already there:
  * the same bundle sent again, dropped); their nodes into late. */
-static int take_late(const struct attrib_config *conf, const char *job_id, char *late,
-		     size_t latelen)
+static int take_late(const struct attrib_config *conf, const char *job_id, char *late, size_t latelen)
 {
 	char in[PATH_MAX], from[PATH_MAX + 300], to[PATH_MAX + 300];
 	DIR *d;
@@ -454,8 +448,8 @@ static int take_late(const struct attrib_config *conf, const char *job_id, char 
 		} else if (rename(from, to) == 0) {
 			size_t used = strlen(late);
 
-			snprintf(late + used, latelen - used, "%s%.*s", used ? ", " : "",
-				 (int)(len - 5), e->d_name);
+			snprintf(late + used, latelen - used, "%s%.*s", used ? ", " : "", (int)(len - 5),
+				 e->d_name);
 			n++;
 		}
 	}
@@ -495,7 +489,7 @@ static void revise_late(struct loop *l)
 		if (!(interrupted = access(rp, F_OK) == 0)) {
 			snprintf(rp, sizeof(rp), "%s/" KEPT_RECORD, done);
 			if (access(rp, F_OK) < 0)
-				continue;	/* a job not diagnosed yet */
+				continue; /* a job not diagnosed yet */
 		}
 		if (!(rec = json_read_file(rp, RECORD_MAX_BYTES, JSON_MAX_DEPTH, err, sizeof(err))))
 			continue;
@@ -505,7 +499,7 @@ static void revise_late(struct loop *l)
 		if (!interrupted) {
 			if (record_pending(conf, job, rn.attempt) ||
 			    !take_late(conf, job, late, sizeof(late))) {
-				rmdir(in);	/* only duplicates: nothing new */
+				rmdir(in); /* only duplicates: nothing new */
 				json_object_put(rec);
 				continue;
 			}
@@ -600,7 +594,8 @@ static void *accounting_thread(void *p)
 					store_comment_retry(s, it->job_id, it->attempt, now + wait);
 					atomic_fetch_add(&svc_metrics.comment_failures, 1);
 					log_msg(it->tries ? LOGL_INFO : LOGL_WARNING,
-						"job %s attempt %ld: %s not written (try %d, again in %ld s): %s",
+						"job %s attempt %ld: %s not written (try %d, again in %ld "
+						"s): %s",
 						it->job_id, it->attempt, conf->comment_field, it->tries + 1,
 						wait, err);
 				}
@@ -771,8 +766,10 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 	}
 	pidfile = conf->pid_file && *conf->pid_file;
 	if (geteuid() != 0)
-		log_msg(LOGL_WARNING, "not running as root: job output cannot be read as its user, "
-				     "and slurmdbd will refuse %s", conf->comment_field);
+		log_msg(LOGL_WARNING,
+			"not running as root: job output cannot be read as its user, "
+			"and slurmdbd will refuse %s",
+			conf->comment_field);
 	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		log_msg(LOGL_ERROR, "pipe: %s", strerror(errno));
 		goto out;
@@ -814,7 +811,8 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
 			rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
 			if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < want)
-				log_msg(LOGL_WARNING, "open files limited to %lu, below HttpConnections + 256",
+				log_msg(LOGL_WARNING,
+					"open files limited to %lu, below HttpConnections + 256",
 					(unsigned long)rl.rlim_cur);
 		}
 	}
@@ -826,8 +824,8 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 		.header_timeout = (unsigned)conf->http_header_timeout,
 		.idle_timeout = (unsigned)conf->http_idle_timeout,
 	};
-	if (!(http = http_start(conf->listen, conf->state_dir, conf->max_bundle_bytes, &lim,
-				wake_pipe[1], err, sizeof(err)))) {
+	if (!(http = http_start(conf->listen, conf->state_dir, conf->max_bundle_bytes, &lim, wake_pipe[1],
+				err, sizeof(err)))) {
 		log_msg(LOGL_ERROR, "%s", err);
 		goto out;
 	}

@@ -28,9 +28,9 @@
 #include "timefmt.h"
 #include "userfile.h"
 
-#define RECORD_MAX_BYTES (16L << 20)	/* a job record (jobcomp/attrib) */
-#define JSON_MAX_DEPTH 32		/* records, bundles, stored results */
-#define NAME_MAX_LEN CONTRACT_NAME_MAX	/* job ids, node names, file names */
+#define RECORD_MAX_BYTES (16L << 20)   /* a job record (jobcomp/attrib) */
+#define JSON_MAX_DEPTH 32	       /* records, bundles, stored results */
+#define NAME_MAX_LEN CONTRACT_NAME_MAX /* job ids, node names, file names */
 
 /* ---- util.c: files ---------------------------------------------------- */
 
@@ -40,9 +40,9 @@ bool spool_bundle_fresh(struct json_object *bundle, const char *start);
 /* Writes data to path atomically: a dot-file beside it, fsync, rename,
  * fsync of the directory.  Mode 0600.  0 or -1 with errno. */
 int svc_write_atomic(const char *path, const void *data, size_t len);
-int svc_write_file(const char *path, const void *data, size_t len);	/* plain, 0600 */
+int svc_write_file(const char *path, const void *data, size_t len); /* plain, 0600 */
 int svc_mkdir_p(const char *path, mode_t mode);
-int svc_rmtree(const char *path);	/* never follows symlinks; ENOENT is fine */
+int svc_rmtree(const char *path); /* never follows symlinks; ENOENT is fine */
 int svc_fsync_dir(const char *dir);
 
 /* Every string value in o (recursively) cleaned by text_clean (common/
@@ -54,63 +54,81 @@ int svc_json_clean(struct json_object *o);
 /* ---- metrics.c: counters for GET /metrics --------------------------------- */
 
 enum reject_reason {
-	REJ_NO_CREDENTIAL,	/* 401 */
-	REJ_INVALID,		/* 403: not a credential of our realm, bad MAC, ... */
-	REJ_EXPIRED,		/* 403 */
-	REJ_REWOUND,		/* 403 */
-	REJ_REPLAYED,		/* 403 */
-	REJ_UID,		/* 403: not root */
-	REJ_PAYLOAD,		/* 403: not attrib-bundle:v1:JOB:NODE:HASH */
-	REJ_HASH,		/* 403: the body is not the one the credential names */
-	REJ_TOO_LARGE,		/* 413 */
-	REJ_BAD_BODY,		/* 400: not a bundle, or not the credential's job/node */
-	REJ_MUNGE_DOWN,		/* 503: munged did not answer */
-	REJ_INTERNAL,		/* 500 */
-	REJ_ORIGIN,		/* 403: the credential was not made on the node it names */
+	REJ_NO_CREDENTIAL, /* 401 */
+	REJ_INVALID,	   /* 403: not a credential of our realm, bad MAC, ... */
+	REJ_EXPIRED,	   /* 403 */
+	REJ_REWOUND,	   /* 403 */
+	REJ_REPLAYED,	   /* 403 */
+	REJ_UID,	   /* 403: not root */
+	REJ_PAYLOAD,	   /* 403: not attrib-bundle:v1:JOB:NODE:HASH */
+	REJ_HASH,	   /* 403: the body is not the one the credential names */
+	REJ_TOO_LARGE,	   /* 413 */
+	REJ_BAD_BODY,	   /* 400: not a bundle, or not the credential's job/node */
+	REJ_MUNGE_DOWN,	   /* 503: munged did not answer */
+	REJ_INTERNAL,	   /* 500 */
+	REJ_ORIGIN,	   /* 403: the credential was not made on the node it names */
 	REJ_N
 };
 
 /* Label sets of the counters below (metrics.c names them). */
-enum { SUBDOM_N = SUB_DOMAIN_N + 1 };	/* contract.h's sub-domains, then "other" */
+enum { SUBDOM_N = SUB_DOMAIN_N + 1 }; /* contract.h's sub-domains, then "other" */
 /* a node's bundle's own entries ("nodes/NODE:SOURCE") by the collector's source */
-enum cov_source { COV_NODES, COV_APP, COV_SCHEDULER, COV_JOB, COV_KERNEL_LOG, COV_JOURNAL, COV_KMSG,
-		  COV_LOG_FILE, COV_OTHER, COV_SRC_N };
+enum cov_source {
+	COV_NODES,
+	COV_APP,
+	COV_SCHEDULER,
+	COV_JOB,
+	COV_KERNEL_LOG,
+	COV_JOURNAL,
+	COV_KMSG,
+	COV_LOG_FILE,
+	COV_OTHER,
+	COV_SRC_N
+};
 enum cov_status { COV_MISSING, COV_ERROR, COV_ST_OTHER, COV_ST_N };
 /* drain decisions recorded in the store, as /metrics counts them */
-enum drain_stat { DSTAT_DONE, DSTAT_FORCED, DSTAT_SUGGESTED, DSTAT_DRY_RUN, DSTAT_REFUSED,
-		  DSTAT_FAILED, DSTAT_OTHER, DSTAT_N };
-#define LATENCY_BUCKETS 11		/* seconds; then +Inf */
+enum drain_stat {
+	DSTAT_DONE,
+	DSTAT_FORCED,
+	DSTAT_SUGGESTED,
+	DSTAT_DRY_RUN,
+	DSTAT_REFUSED,
+	DSTAT_FAILED,
+	DSTAT_OTHER,
+	DSTAT_N
+};
+#define LATENCY_BUCKETS 11 /* seconds; then +Inf */
 
 struct histogram {
-	atomic_ulong bucket[LATENCY_BUCKETS];	/* cumulative at render time, not here */
+	atomic_ulong bucket[LATENCY_BUCKETS]; /* cumulative at render time, not here */
 	atomic_ulong count;
-	atomic_ullong sum_us;		/* microseconds */
+	atomic_ullong sum_us; /* microseconds */
 };
 
 struct metrics {
 	atomic_ulong bundles_accepted;
 	atomic_ulong bundles_rejected[REJ_N];
 	atomic_ulong jobs_attributed;
-	atomic_ulong jobs_not_attributed;	/* end state not in AttributeStates */
-	atomic_ulong engine_unusable;		/* attrib_analyze said the case is unusable */
+	atomic_ulong jobs_not_attributed; /* end state not in AttributeStates */
+	atomic_ulong engine_unusable;	  /* attrib_analyze said the case is unusable */
 	atomic_ulong comments_written;
 	atomic_ulong comment_failures;
-	atomic_long comment_queue;		/* gauge: comments waiting */
+	atomic_long comment_queue; /* gauge: comments waiting */
 	atomic_ulong reconcile_runs;
 	atomic_ulong reconcile_failures;
 	atomic_ulong reconciled_jobs;
-	atomic_long pending_jobs;		/* gauge: records waiting for bundles */
+	atomic_long pending_jobs; /* gauge: records waiting for bundles */
 	atomic_ulong jobs_by_sub_domain[SUBDOM_N];
-	atomic_ulong coverage_gaps[COV_SRC_N][COV_ST_N];	/* stored results' entries */
-	struct histogram attribution_latency;	/* job end -> result stored */
-	struct histogram analysis_duration;	/* case build + engine */
-	atomic_ulong drains[DSTAT_N];		/* recorded by this process */
+	atomic_ulong coverage_gaps[COV_SRC_N][COV_ST_N]; /* stored results' entries */
+	struct histogram attribution_latency;		 /* job end -> result stored */
+	struct histogram analysis_duration;		 /* case build + engine */
+	atomic_ulong drains[DSTAT_N];			 /* recorded by this process */
 	atomic_ulong webhook_delivered;
 	atomic_ulong webhook_failures;
-	atomic_long webhook_queue;		/* gauge: deliveries waiting */
-	atomic_ulong http_refused_address;	/* closed at accept: not in AllowFrom */
-	atomic_ulong http_header_timeouts;	/* closed: headers slower than HttpHeaderTimeout */
-	atomic_ulong jobs_revised;		/* diagnoses redone for late evidence */
+	atomic_long webhook_queue;	   /* gauge: deliveries waiting */
+	atomic_ulong http_refused_address; /* closed at accept: not in AllowFrom */
+	atomic_ulong http_header_timeouts; /* closed: headers slower than HttpHeaderTimeout */
+	atomic_ulong jobs_revised;	   /* diagnoses redone for late evidence */
 };
 extern struct metrics svc_metrics;
 const char *reject_name(enum reject_reason r);
@@ -119,8 +137,7 @@ char *metrics_render(void);
 /* A result was stored: its sub-domain, its coverage gaps, the time from
  * the job's end (RFC 3339, may be NULL) and since began (CLOCK_MONOTONIC,
  * when its case was started). */
-void metrics_note_result(struct json_object *result, const char *job_end,
-			 const struct timespec *began);
+void metrics_note_result(struct json_object *result, const char *job_end, const struct timespec *began);
 /* A drain decision was recorded (store_add_drain's decision). */
 void metrics_note_drain(const char *decision);
 
@@ -132,7 +149,7 @@ struct auth_claim {
 	char sha256[65];
 	uid_t uid;
 	gid_t gid;
-	struct in_addr origin;	/* where munged encoded it (MUNGE_OPT_ADDR4) */
+	struct in_addr origin; /* where munged encoded it (MUNGE_OPT_ADDR4) */
 };
 
 /* The socket of munged: $ATTRIB_MUNGE_SOCKET, or libmunge's default. */
@@ -165,8 +182,8 @@ int spool_check_dir(const char *spool_dir, char *err, size_t errlen);
 int spool_parse_name(const char *file, struct record_name *rn);
 /* Calls fn for each record file in dir (SPOOL/jobs or STATE/reconcile),
  * in name order. */
-int spool_each_record(const char *dir, int (*fn)(const char *dir, const char *file,
-						  const struct record_name *rn, void *arg),
+int spool_each_record(const char *dir,
+		      int (*fn)(const char *dir, const char *file, const struct record_name *rn, void *arg),
 		      void *arg);
 
 /* STATE/incoming/JOBID/NODE.json */
@@ -195,7 +212,7 @@ int spool_prepare(const char *state_dir, char *err, size_t errlen);
 /* ---- casebuild.c: the case directory of one job attempt ------------------- */
 
 struct coverage_list {
-	struct json_object *arr;	/* [{"source","status","detail"}] */
+	struct json_object *arr; /* [{"source","status","detail"}] */
 };
 
 /* Builds STATE/cases/JOBID.ATTEMPT from record (a parsed job record) and the
@@ -204,9 +221,8 @@ struct coverage_list {
  * sources in error, app files not read, missing bundles) go to cov.  A
  * bundle of an earlier attempt (spool_bundle_fresh) is removed, not used,
  * and counted in *stale (stale may be NULL). */
-char *casebuild(const struct attrib_config *conf, struct json_object *record,
-		const char *job_id, long attempt, struct json_object *cov, int *stale, char *err,
-		size_t errlen);
+char *casebuild(const struct attrib_config *conf, struct json_object *record, const char *job_id,
+		long attempt, struct json_object *cov, int *stale, char *err, size_t errlen);
 
 #include "store.h"
 #include "slurmapi.h"
@@ -217,7 +233,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record,
 #define DRAIN_MAX_NODES 64
 
 struct drain_plan {
-	const char *nodes[DRAIN_MAX_NODES];	/* point into the result or force[] */
+	const char *nodes[DRAIN_MAX_NODES]; /* point into the result or force[] */
 	int n;
 	char reason[DRAIN_REASON_MAX + 1];
 	char refusal[256];
@@ -236,17 +252,17 @@ enum drain_mode { DRAIN_MODE_OFF, DRAIN_MODE_SUGGEST, DRAIN_MODE_AUTO };
 enum drain_decision { DECIDE_DRAIN, DECIDE_SUGGEST, DECIDE_REFUSE, DECIDE_FAILED };
 
 struct drain_verdict {
-	const char *node;		/* points into the result */
+	const char *node; /* points into the result */
 	enum drain_decision decision;
-	char why[256];			/* DECIDE_REFUSE: the reason */
+	char why[256]; /* DECIDE_REFUSE: the reason */
 };
 
 struct drain_decisions {
-	char class_name[64];		/* the root cause's rule class ("" when none) */
-	enum drain_mode mode;		/* of that class */
-	char reason[DRAIN_REASON_MAX + 1];	/* for Slurm (drain_reason) */
+	char class_name[64];		   /* the root cause's rule class ("" when none) */
+	enum drain_mode mode;		   /* of that class */
+	char reason[DRAIN_REASON_MAX + 1]; /* for Slurm (drain_reason) */
 	struct drain_verdict v[DRAIN_MAX_NODES];
-	int n;				/* 0: the diagnosis recommends no drain */
+	int n; /* 0: the diagnosis recommends no drain */
 };
 
 const char *drain_mode_name(enum drain_mode m);
@@ -255,8 +271,7 @@ const char *drain_decision_name(enum drain_decision d);
  * DrainPolicy; *listed false (and off) when DrainClasses does not name it.
  * DrainClasses not set: the catalog's drain_by_default classes (as given
  * to drain_policy_set_defaults), in DrainPolicy's mode. */
-enum drain_mode drain_class_mode(const struct attrib_config *conf, const char *class_name,
-				 bool *listed);
+enum drain_mode drain_class_mode(const struct attrib_config *conf, const char *class_name, bool *listed);
 /* How many nodes of a partition of total nodes may be drained or down:
  * floor(fraction * total), but at least 1 when fraction > 0. */
 int drain_fraction_allowed(double fraction, int total);
@@ -265,9 +280,8 @@ int drain_fraction_allowed(double fraction, int total);
  * state (state() is asked only when the mode is not off), then
  * DrainMaxPerHour (drains_last_hour done already), then DrainMaxFraction.
  * Pure but for state(). */
-void drain_policy_decide(const struct attrib_config *conf, struct json_object *result,
-			 long drains_last_hour, drain_state_fn state, void *arg,
-			 struct drain_decisions *d);
+void drain_policy_decide(const struct attrib_config *conf, struct json_object *result, long drains_last_hour,
+			 drain_state_fn state, void *arg, struct drain_decisions *d);
 /* The classes DrainClasses means when attrib.conf does not set it: the
  * catalog's drain_by_default ones (rules/00-base.yaml). */
 void drain_policy_set_defaults(const attrib_catalog *cat);
@@ -307,8 +321,8 @@ const char *accounting_cluster(void);
 /* Appends text to the job's comment_field (AdminComment, Comment or
  * SystemComment) through slurmdbd unless it is there already.  0 done,
  * -1 to retry later (with a reason). */
-int accounting_write(const char *comment_field, const char *cluster, const char *job_id,
-		     const char *text, char *err, size_t errlen);
+int accounting_write(const char *comment_field, const char *cluster, const char *job_id, const char *text,
+		     char *err, size_t errlen);
 
 /* ---- webhook.c: each stored result POSTed to Webhook ------------------- */
 
@@ -317,8 +331,7 @@ long webhook_backoff(int tries);
 /* Starts the delivery thread when conf->webhook is set (its own connection
  * to db) and arms s, the connection results are stored through.  0 when
  * started or not configured, -1 with a reason. */
-int webhook_start(const struct attrib_config *conf, store *s, const char *db, char *err,
-		  size_t errlen);
+int webhook_start(const struct attrib_config *conf, store *s, const char *db, char *err, size_t errlen);
 /* A result was stored: deliver now rather than at the next poll. */
 void webhook_kick(void);
 /* Stops the thread (an ongoing POST is aborted). */
@@ -387,16 +400,18 @@ struct http_server;
 /* The server's limits (attrib.conf's Http* keys). */
 struct http_limits {
 	unsigned connections, per_address, threads;
-	unsigned header_timeout, idle_timeout;	/* seconds */
+	unsigned header_timeout, idle_timeout; /* seconds */
 };
-#define HTTP_LIMITS_DEFAULT { 4096, 8, 4, 5, 15 }
+#define HTTP_LIMITS_DEFAULT \
+	{ \
+		4096, 8, 4, 5, 15 \
+	}
 /* Listens on host:port (port 0: any free one) for POST /v1/bundle,
  * GET /v1/health and GET /metrics, from AllowFrom only (nodetable.c).
  * Each accepted bundle is in STATE/incoming before the 202, then a byte
  * goes to wake_fd (-1: none).  lim NULL: HTTP_LIMITS_DEFAULT. */
 struct http_server *http_start(const char *listen, const char *state_dir, size_t max_bundle,
-			       const struct http_limits *lim, int wake_fd, char *err,
-			       size_t errlen);
+			       const struct http_limits *lim, int wake_fd, char *err, size_t errlen);
 unsigned http_port(struct http_server *h);
 void http_stop(struct http_server *h);
 
@@ -407,7 +422,7 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 /* One job record: attribute when ready.  Exposed for the tests.
  * Returns 1 when the record is finished with (attributed, or nothing to
  * do), 0 when it waits for bundles, -1 on error. */
-int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, store *s,
-		 const char *dir, const char *file, const struct record_name *rn, long long now);
+int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, store *s, const char *dir,
+		 const char *file, const struct record_name *rn, long long now);
 
 #endif

@@ -30,8 +30,7 @@ int spool_parse_name(const char *file, struct record_name *rn)
 		return -1;
 	errno = 0;
 	rn->attempt = strtol(dot + 1, &end, 10);
-	if (*end || errno || rn->attempt < 0 || rn->attempt > 1000000 || dot[1] == '-' ||
-	    dot[1] == '+')
+	if (*end || errno || rn->attempt < 0 || rn->attempt > 1000000 || dot[1] == '-' || dot[1] == '+')
 		return -1;
 	buf[dot - buf] = 0;
 	if (!contract_valid_name(buf))
@@ -46,8 +45,7 @@ static int cmp_names(const void *a, const void *b)
 }
 
 int spool_each_record(const char *dir,
-		      int (*fn)(const char *dir, const char *file, const struct record_name *rn,
-				void *arg),
+		      int (*fn)(const char *dir, const char *file, const struct record_name *rn, void *arg),
 		      void *arg)
 {
 	DIR *d = opendir(dir);
@@ -80,8 +78,7 @@ int spool_each_record(const char *dir,
 		if (spool_parse_name(names[i], &rn) == 0)
 			fn(dir, names[i], &rn, arg);
 		else
-			log_msg(LOGL_DEBUG, "%s/%s: not a JOBID.ATTEMPT.json record; ignored", dir,
-				names[i]);
+			log_msg(LOGL_DEBUG, "%s/%s: not a JOBID.ATTEMPT.json record; ignored", dir, names[i]);
 		free(names[i]);
 	}
 	free(names);
@@ -161,7 +158,7 @@ void spool_commit_bundles(const char *state_dir, struct spool_pending *v, size_t
 		for (k = 0; k < i && !(v[k].placed && !strcmp(v[k].job_id, v[i].job_id)); k++)
 			;
 		if (k < i)
-			continue;	/* done with the first of its job */
+			continue; /* done with the first of its job */
 		snprintf(dir, sizeof(dir), "%s/incoming/%s", state_dir, v[i].job_id);
 		e = svc_fsync_dir(dir) < 0 ? errno : 0;
 		for (k = i; e && k < n; k++)
@@ -251,8 +248,8 @@ int spool_prepare(const char *state_dir, char *err, size_t errlen)
 			return -1;
 		}
 		if (st.st_uid != geteuid() || (st.st_mode & 022)) {
-			snprintf(err, errlen, "%s must be owned by uid %u and not writable by others",
-				 p, (unsigned)geteuid());
+			snprintf(err, errlen, "%s must be owned by uid %u and not writable by others", p,
+				 (unsigned)geteuid());
 			return -1;
 		}
 	}
@@ -284,7 +281,8 @@ bool spool_bundle_fresh(struct json_object *b, const char *start)
 			struct json_object *st;
 			double t;
 
-			if (json_object_object_get_ex(json_object_array_get_idx(ranks, i), "start_time", &st) &&
+			if (json_object_object_get_ex(json_object_array_get_idx(ranks, i), "start_time",
+						      &st) &&
 			    json_object_is_type(st, json_type_string) &&
 			    time_parse_rfc3339(json_object_get_string(st), &t) && t > latest)
 				latest = t;
@@ -326,14 +324,16 @@ static int check_own_dir(const char *p, char *err, size_t errlen)
 		return -1;
 	}
 	if (!spool_writer_ok(st.st_uid)) {
-		snprintf(err, errlen, "%s is owned by uid %u, not root, SlurmUser or the service's user%s",
-			 p, (unsigned)st.st_uid,
+		snprintf(err, errlen, "%s is owned by uid %u, not root, SlurmUser or the service's user%s", p,
+			 (unsigned)st.st_uid,
 			 slurm_user == (uid_t)-1 ? " (SlurmUser unknown: no slurm.conf)" : "");
 		return -1;
 	}
 	if (st.st_mode & 022) {
-		snprintf(err, errlen, "%s is writable by group or others (mode %04o); a user could "
-			 "plant job records", p, (unsigned)(st.st_mode & 07777));
+		snprintf(err, errlen,
+			 "%s is writable by group or others (mode %04o); a user could "
+			 "plant job records",
+			 p, (unsigned)(st.st_mode & 07777));
 		return -1;
 	}
 	return 0;
@@ -354,8 +354,10 @@ int spool_check_dir(const char *spool_dir, char *err, size_t errlen)
 
 		*s = 0;
 		if (stat(p, &st) == 0 && (st.st_mode & 022) && !(st.st_mode & S_ISVTX)) {
-			snprintf(err, errlen, "%s (a parent of SpoolDir) is writable by group or others "
-				 "without the sticky bit", p);
+			snprintf(err, errlen,
+				 "%s (a parent of SpoolDir) is writable by group or others "
+				 "without the sticky bit",
+				 p);
 			return -1;
 		}
 		if (stat(p, &st) == 0 && !spool_writer_ok(st.st_uid)) {

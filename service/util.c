@@ -168,8 +168,8 @@ int svc_json_clean(struct json_object *o)
 			changed += svc_json_clean(json_object_array_get_idx(o, i));
 		break;
 	case json_type_object: {
-		json_object_object_foreach(o, k, v) {
-			(void)k;	/* keys are doc/formats.md's, never from input */
+		json_object_object_foreach (o, k, v) {
+			(void)k; /* keys are doc/formats.md's, never from input */
 			changed += svc_json_clean(v);
 		}
 		break;

@@ -23,7 +23,7 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool stop, kick, started;
-	atomic_bool abort;	/* a POST in flight gives up (stopping) */
+	atomic_bool abort; /* a POST in flight gives up (stopping) */
 	pthread_t thread;
 	char db[PATH_MAX];
 	char *url;
@@ -62,8 +62,8 @@ static int post(CURL *c, const struct comment_item *it, char *err, size_t errlen
 
 	snprintf(hjob, sizeof(hjob), "X-Attrib-Job: %s.%ld", it->job_id, it->attempt);
 	if (!(h2 = curl_slist_append(h, "Content-Type: application/json")) || !(h = h2) ||
-	    !(h2 = curl_slist_append(h, hjob)) || !(h = h2) ||
-	    !(h2 = curl_slist_append(h, "Expect:")) || !(h = h2)) {
+	    !(h2 = curl_slist_append(h, hjob)) || !(h = h2) || !(h2 = curl_slist_append(h, "Expect:")) ||
+	    !(h = h2)) {
 		curl_slist_free_all(h);
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -112,9 +112,11 @@ static char *clean_body(const char *text)
 
 	if (!r)
 		return NULL;
-	body = strdup(svc_json_clean(r) ? json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN |
-									       JSON_C_TO_STRING_NOSLASHESCAPE)
-					: text);
+	body = strdup(svc_json_clean(r)
+			      ? json_object_to_json_string_ext(r,
+							       JSON_C_TO_STRING_PLAIN |
+								       JSON_C_TO_STRING_NOSLASHESCAPE)
+			      : text);
 	json_object_put(r);
 	return body;
 }
@@ -137,7 +139,8 @@ static int deliver_due(store *s, CURL *c, bool all)
 			it->text = body;
 		} else {
 			/* (not JSON: never sent, retried with backoff like a failure) */
-			snprintf(err, sizeof(err), "%s", it->text ? "the stored result is not JSON" : "out of memory");
+			snprintf(err, sizeof(err), "%s",
+				 it->text ? "the stored result is not JSON" : "out of memory");
 		}
 		if (body && post(c, it, err, sizeof(err)) == 0) {
 			store_webhook_done(s, it->job_id, it->attempt, (long long)time(NULL));
@@ -209,8 +212,7 @@ static void *webhook_thread(void *arg)
 	return NULL;
 }
 
-int webhook_start(const struct attrib_config *conf, store *s, const char *db, char *err,
-		  size_t errlen)
+int webhook_start(const struct attrib_config *conf, store *s, const char *db, char *err, size_t errlen)
 {
 	if (!conf->webhook)
 		return 0;

@@ -29,11 +29,10 @@ int drain_node(const char *node, const char *reason, char *err, size_t errlen)
 static bool node_unavailable(uint32_t state)
 {
 	return (state & NODE_STATE_BASE) == NODE_STATE_DOWN || (state & NODE_STATE_DRAIN) ||
-	       (state & NODE_STATE_FAIL);
+		(state & NODE_STATE_FAIL);
 }
 
-int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, size_t errlen,
-		      void *arg)
+int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, size_t errlen, void *arg)
 {
 	node_info_msg_t *nodes = NULL;
 	partition_info_msg_t *parts = NULL;

@@ -11,7 +11,7 @@
 
 struct node_state_map {
 	node_info_msg_t *msg;
-	char (*names)[48];	/* state_name of each node_array entry */
+	char (*names)[48]; /* state_name of each node_array entry */
 };
 
 const char *slurm_conf_file(void)
@@ -73,12 +73,12 @@ struct node_state_map *node_states_load(char *err, size_t errlen)
  * "DRAINING", "DOWN*", "MIXED+MAINT"), from slurm.h's public bits only. */
 void node_state_name(uint32_t st, char *buf, size_t len)
 {
-	static const char *const base[] = { "UNKNOWN", "DOWN", "IDLE", "ALLOCATED",
-					    "ERROR", "MIXED", "FUTURE" };
+	static const char *const base[] = {
+		"UNKNOWN", "DOWN", "IDLE", "ALLOCATED", "ERROR", "MIXED", "FUTURE"
+	};
 	uint32_t b = st & NODE_STATE_BASE;
 	const char *name = b < sizeof(base) / sizeof(*base) ? base[b] : "UNKNOWN";
-	bool busy = b == NODE_STATE_ALLOCATED || b == NODE_STATE_MIXED ||
-		    (st & NODE_STATE_COMPLETING);
+	bool busy = b == NODE_STATE_ALLOCATED || b == NODE_STATE_MIXED || (st & NODE_STATE_COMPLETING);
 
 	if (st & NODE_STATE_DRAIN)
 		name = b == NODE_STATE_DOWN ? "DOWN+DRAIN" : busy ? "DRAINING" : "DRAINED";
@@ -86,13 +86,11 @@ void node_state_name(uint32_t st, char *buf, size_t len)
 		name = busy ? "FAILING" : "FAIL";
 	snprintf(buf, len, "%s%s%s%s%s", name,
 		 (st & NODE_STATE_COMPLETING) && !(st & NODE_STATE_DRAIN) ? "+COMPLETING" : "",
-		 st & NODE_STATE_MAINT ? "+MAINT" : "",
-		 st & NODE_STATE_REBOOT_REQUESTED ? "+REBOOT" : "",
+		 st & NODE_STATE_MAINT ? "+MAINT" : "", st & NODE_STATE_REBOOT_REQUESTED ? "+REBOOT" : "",
 		 st & NODE_STATE_NO_RESPOND ? "*" : "");
 }
 
-bool node_state_of(const struct node_state_map *ns, const char *node, const char **state,
-		   const char **reason)
+bool node_state_of(const struct node_state_map *ns, const char *node, const char **state, const char **reason)
 {
 	if (!ns || !ns->msg)
 		return false;

@@ -20,23 +20,21 @@ int drain_node(const char *node, const char *reason, char *err, size_t errlen);
 #define DRAIN_MAX_PARTITIONS 32
 struct drain_partition {
 	char name[64];
-	int nodes;			/* the partition's nodes */
-	int unavailable;		/* of which drained, draining, failing or down */
+	int nodes;	 /* the partition's nodes */
+	int unavailable; /* of which drained, draining, failing or down */
 };
 struct drain_node_state {
-	bool unavailable;		/* drained, draining, failing or down already */
-	char state[48];			/* "down", "drained", "failing" (joined) or "up" */
-	struct drain_partition part[DRAIN_MAX_PARTITIONS];	/* the node's partitions */
+	bool unavailable;				   /* drained, draining, failing or down already */
+	char state[48];					   /* "down", "drained", "failing" (joined) or "up" */
+	struct drain_partition part[DRAIN_MAX_PARTITIONS]; /* the node's partitions */
 	int npart;
 };
 /* Where the policy learns a node's state: drain_slurm_state, or the tests'. */
-typedef int (*drain_state_fn)(const char *node, struct drain_node_state *st, char *err,
-			      size_t errlen, void *arg);
+typedef int (*drain_state_fn)(const char *node, struct drain_node_state *st, char *err, size_t errlen,
+			      void *arg);
 /* From slurmctld (slurm_load_node, slurm_load_partitions); arg unused.
  * -1 with a reason when Slurm cannot tell. */
-int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, size_t errlen,
-		      void *arg);
-
+int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, size_t errlen, void *arg);
 
 /* ---- nodestate.c: libslurm, and every node's current state ------------- */
 
@@ -68,11 +66,11 @@ const struct node_info_msg *node_states_msg(const struct node_state_map *ns);
 #define SLURMAPI_MODULE_VERSION 1
 #define SLURMAPI_MODULE_SYMBOL "attrib_slurm_module"
 struct slurmapi_module {
-	int version;		/* SLURMAPI_MODULE_VERSION */
+	int version; /* SLURMAPI_MODULE_VERSION */
 	int (*drain_node)(const char *node, const char *reason, char *err, size_t errlen);
 	struct node_state_map *(*node_states_load)(char *err, size_t errlen);
-	bool (*node_state_of)(const struct node_state_map *ns, const char *node,
-			      const char **state, const char **reason);
+	bool (*node_state_of)(const struct node_state_map *ns, const char *node, const char **state,
+			      const char **reason);
 	void (*node_states_free)(struct node_state_map *ns);
 };
 

@@ -21,7 +21,8 @@ struct store {
 
 /* A result's end_time (RFC 3339) as Unix time, NULL when it has none; the
  * JSON is what a store holds, so it may not be JSON at all. */
-#define ENDED_OF(json) "(CASE WHEN json_valid(" json ") THEN CAST(strftime('%s'," \
+#define ENDED_OF(json) \
+	"(CASE WHEN json_valid(" json ") THEN CAST(strftime('%s'," \
 	" json_extract(" json ", '$.end_time')) AS INTEGER) END)"
 
 /* The schema's history.  Step N brings a store from version N-1 to N
@@ -136,8 +137,7 @@ store *store_open(const char *path, bool readonly, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK) {
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		fail(s, err, errlen, path);
 		store_close(s);
 		return NULL;
@@ -148,8 +148,8 @@ store *store_open(const char *path, bool readonly, char *err, size_t errlen)
 		return s;
 	store_close(s);
 	if (version > STORE_SCHEMA_VERSION) {
-		snprintf(err, errlen, "%s: schema version %d is newer than this attrib's (%d)", path,
-			 version, STORE_SCHEMA_VERSION);
+		snprintf(err, errlen, "%s: schema version %d is newer than this attrib's (%d)", path, version,
+			 STORE_SCHEMA_VERSION);
 		return NULL;
 	}
 	if (version < 1) {
@@ -160,9 +160,10 @@ store *store_open(const char *path, bool readonly, char *err, size_t errlen)
 	 * the newest schema's), as attribd does when it starts */
 	char why[400];
 	if (!(s = open_rw(path, why, sizeof(why)))) {
-		snprintf(err, errlen, "%s: schema version %d, older than this attrib's (%d), and not "
-			 "upgraded here (attribd upgrades it when it starts): %s", path, version,
-			 STORE_SCHEMA_VERSION, why);
+		snprintf(err, errlen,
+			 "%s: schema version %d, older than this attrib's (%d), and not "
+			 "upgraded here (attribd upgrades it when it starts): %s",
+			 path, version, STORE_SCHEMA_VERSION, why);
 		return NULL;
 	}
 	store_close(s);
@@ -198,15 +199,15 @@ static store *open_rw(const char *path, char *err, size_t errlen)
 			close(fd);
 		}
 	}
-	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
 		fail(s, err, errlen, path);
 		store_close(s);
 		return NULL;
 	}
 	sqlite3_busy_timeout(s->db, 10000);
-	if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", NULL, NULL,
-			 NULL) != SQLITE_OK ||
+	if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", NULL, NULL, NULL) !=
+		    SQLITE_OK ||
 	    sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
 		fail(s, err, errlen, path);
 		store_close(s);
@@ -214,8 +215,8 @@ static store *open_rw(const char *path, char *err, size_t errlen)
 	}
 	version = user_version(s);
 	if (version > STORE_SCHEMA_VERSION) {
-		snprintf(err, errlen, "%s: schema version %d is newer than this attrib's (%d)", path,
-			 version, STORE_SCHEMA_VERSION);
+		snprintf(err, errlen, "%s: schema version %d is newer than this attrib's (%d)", path, version,
+			 STORE_SCHEMA_VERSION);
 		store_close(s);
 		return NULL;
 	}
@@ -278,8 +279,7 @@ static void bind_opt(sqlite3_stmt *st, int i, const char *v)
 /* A result's row: ?1 job_id, ?2 attempt, ?3..?8 its columns, its JSON as
  * parameter json_at and its end (Unix time, or NULL) after it (store_put
  * and store_revise write the same row); v: the result read, or NULL. */
-static void bind_row(sqlite3_stmt *st, const struct store_row *r, int json_at,
-		     const struct result_view *v)
+static void bind_row(sqlite3_stmt *st, const struct store_row *r, int json_at, const struct result_view *v)
 {
 	double ended;
 
@@ -305,8 +305,8 @@ static int put_nodes(store *s, const struct store_row *r, const struct result_vi
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
 
-	if (sqlite3_prepare_v2(s->db, "DELETE FROM result_nodes WHERE job_id=?1 AND attempt=?2", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(s->db, "DELETE FROM result_nodes WHERE job_id=?1 AND attempt=?2", -1, &st,
+			       NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_text(st, 1, r->job_id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, r->attempt);
@@ -420,7 +420,7 @@ static int revise_row(store *s, const struct store_row *r, const char *comment, 
 		if (sqlite3_step(st) != SQLITE_DONE)
 			goto out;
 		if (i == 0 && !(changed = sqlite3_changes(s->db) > 0))
-			goto out;	/* nothing to revise */
+			goto out; /* nothing to revise */
 		if (i == 0 && put_nodes(s, r, v) < 0)
 			goto out;
 		sqlite3_finalize(st);
@@ -496,23 +496,24 @@ static const char *col(sqlite3_stmt *st, int i)
 	return (const char *)sqlite3_column_text(st, i);
 }
 
-int store_list(store *s, const struct store_filter *f,
-	       int (*fn)(const struct store_row *row, void *arg), void *arg)
+int store_list(store *s, const struct store_filter *f, int (*fn)(const struct store_row *row, void *arg),
+	       void *arg)
 {
 	sqlite3_stmt *st;
 	int rc, n = 0;
 
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT job_id, attempt, cluster, user, state, sub_domain, culprits,"
-			       " root_code, created, result_json FROM results"
-			       " WHERE created >= ?1"
-			       " AND (?2 IS NULL OR sub_domain = ?2)"
-			       " AND (?3 IS NULL OR EXISTS (SELECT 1 FROM result_nodes n WHERE n.job_id = results.job_id"
-			       "  AND n.attempt = results.attempt AND n.culprit = 1 AND n.node = ?3))"
-			       " AND (?4 IS NULL OR user = ?4)"
-			       " ORDER BY created DESC, CAST(job_id AS INTEGER) DESC, job_id DESC, attempt DESC"
-			       " LIMIT ?5",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		    s->db,
+		    "SELECT job_id, attempt, cluster, user, state, sub_domain, culprits,"
+		    " root_code, created, result_json FROM results"
+		    " WHERE created >= ?1"
+		    " AND (?2 IS NULL OR sub_domain = ?2)"
+		    " AND (?3 IS NULL OR EXISTS (SELECT 1 FROM result_nodes n WHERE n.job_id = results.job_id"
+		    "  AND n.attempt = results.attempt AND n.culprit = 1 AND n.node = ?3))"
+		    " AND (?4 IS NULL OR user = ?4)"
+		    " ORDER BY created DESC, CAST(job_id AS INTEGER) DESC, job_id DESC, attempt DESC"
+		    " LIMIT ?5",
+		    -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, f->since);
 	bind_opt(st, 2, f->sub_domain);
@@ -602,8 +603,8 @@ static int update(store *s, const char *sql, const char *job_id, long attempt, l
 
 int store_comment_done(store *s, const char *job_id, long attempt)
 {
-	return update(s, "UPDATE comment_queue SET done = ?3 WHERE job_id=?1 AND attempt=?2", job_id,
-		      attempt, 1);
+	return update(s, "UPDATE comment_queue SET done = ?3 WHERE job_id=?1 AND attempt=?2", job_id, attempt,
+		      1);
 }
 
 int store_comment_retry(store *s, const char *job_id, long attempt, long long next_try)
@@ -619,8 +620,8 @@ long store_pending_comments(store *s)
 	sqlite3_stmt *st;
 	long n = -1;
 
-	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM comment_queue WHERE done = 0", -1, &st,
-			       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM comment_queue WHERE done = 0", -1, &st, NULL) !=
+	    SQLITE_OK)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW)
 		n = (long)sqlite3_column_int64(st, 0);
@@ -628,15 +629,17 @@ long store_pending_comments(store *s)
 	return n;
 }
 
-int store_add_drain(store *s, const char *job_id, long attempt, const char *node,
-		    const char *reason, const char *decision, const char *by, long long now)
+int store_add_drain(store *s, const char *job_id, long attempt, const char *node, const char *reason,
+		    const char *decision, const char *by, long long now)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(s->db,
-			       "INSERT INTO drains(job_id, attempt, node, reason, decision, decided_by, created)"
-			       " VALUES (?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		    s->db,
+		    "INSERT INTO drains(job_id, attempt, node, reason, decision, decided_by, created)"
+		    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+		    -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_text(st, 1, job_id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, attempt);
@@ -664,7 +667,9 @@ int store_webhook_arm(store *s)
 			    " INSERT OR IGNORE INTO webhook_queue(job_id, attempt, tries, next_try, done)"
 			    " VALUES(NEW.job_id, NEW.attempt, 0, NEW.created, 0);"
 			    " END",
-			    NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+			    NULL, NULL, NULL) == SQLITE_OK
+		? 0
+		: -1;
 }
 
 int store_webhook_due(store *s, long long now, int max, struct comment_item **items)
@@ -703,13 +708,13 @@ int store_webhook_due(store *s, long long now, int max, struct comment_item **it
 
 int store_webhook_done(store *s, const char *job_id, long attempt, long long now)
 {
-	return update(s, "UPDATE webhook_queue SET done = 1, delivered = ?3, last_error = NULL"
-			 " WHERE job_id=?1 AND attempt=?2",
+	return update(s,
+		      "UPDATE webhook_queue SET done = 1, delivered = ?3, last_error = NULL"
+		      " WHERE job_id=?1 AND attempt=?2",
 		      job_id, attempt, now);
 }
 
-int store_webhook_retry(store *s, const char *job_id, long attempt, long long next_try,
-			const char *why)
+int store_webhook_retry(store *s, const char *job_id, long attempt, long long next_try, const char *why)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -751,8 +756,8 @@ long long store_webhook_next(store *s)
 	sqlite3_stmt *st;
 	long long t = -1;
 
-	if (sqlite3_prepare_v2(s->db, "SELECT min(next_try) FROM webhook_queue WHERE done = 0", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(s->db, "SELECT min(next_try) FROM webhook_queue WHERE done = 0", -1, &st,
+			       NULL) != SQLITE_OK)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
 		t = sqlite3_column_int64(st, 0);
@@ -762,8 +767,8 @@ long long store_webhook_next(store *s)
 
 /* ---- the fleet view ------------------------------------------------------ */
 
-int store_node_faults(store *s, long long since,
-		      int (*fn)(const struct node_fault_row *row, void *arg), void *arg)
+int store_node_faults(store *s, long long since, int (*fn)(const struct node_fault_row *row, void *arg),
+		      void *arg)
 {
 	sqlite3_stmt *st;
 	int rc, n = 0;
@@ -811,8 +816,7 @@ long store_count_drains(store *s, long long since)
 	sqlite3_stmt *st;
 	long n = -1;
 
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT count(*) FROM drains WHERE created >= ? AND decision IN (?, ?)",
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM drains WHERE created >= ? AND decision IN (?, ?)",
 			       -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, since);
@@ -824,16 +828,15 @@ long store_count_drains(store *s, long long since)
 	return n;
 }
 
-int store_each_drain(store *s, const char *job_id, int (*fn)(const struct drain_row *r, void *arg),
-		     void *arg)
+int store_each_drain(store *s, const char *job_id, int (*fn)(const struct drain_row *r, void *arg), void *arg)
 {
 	sqlite3_stmt *st;
 	int rc;
 
 	if (sqlite3_prepare_v2(s->db,
 			       "SELECT job_id, attempt, node, reason, decision, decided_by, created"
-			       " FROM drains WHERE job_id = ? ORDER BY created, rowid", -1, &st,
-			       NULL) != SQLITE_OK)
+			       " FROM drains WHERE job_id = ? ORDER BY created, rowid",
+			       -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_text(st, 1, job_id, -1, SQLITE_TRANSIENT);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -28,9 +28,9 @@ struct store_row {
 };
 
 struct store_filter {
-	long long since;	/* created >= since */
+	long long since; /* created >= since */
 	const char *sub_domain, *node, *user;
-	int limit;		/* 0: no limit */
+	int limit; /* 0: no limit */
 };
 
 struct comment_item {
@@ -61,8 +61,8 @@ int store_revise(store *s, const struct store_row *row, const char *comment, lon
 /* The stored result of (job, attempt), or of the job's latest attempt when
  * attempt < 0; the caller frees.  NULL when none. */
 char *store_get(store *s, const char *job_id, long attempt, long *attempt_out);
-int store_list(store *s, const struct store_filter *f,
-	       int (*fn)(const struct store_row *row, void *arg), void *arg);
+int store_list(store *s, const struct store_filter *f, int (*fn)(const struct store_row *row, void *arg),
+	       void *arg);
 /* Comments due at now (done = 0, next_try <= now), oldest first, at most
  * max; the caller frees with store_free_items. */
 int store_due(store *s, long long now, int max, struct comment_item **items);
@@ -77,8 +77,7 @@ long store_pending_comments(store *s);
 int store_webhook_arm(store *s);
 int store_webhook_due(store *s, long long now, int max, struct comment_item **items);
 int store_webhook_done(store *s, const char *job_id, long attempt, long long now);
-int store_webhook_retry(store *s, const char *job_id, long attempt, long long next_try,
-			const char *why);
+int store_webhook_retry(store *s, const char *job_id, long attempt, long long next_try, const char *why);
 long store_webhook_pending(store *s);
 /* When the next delivery is due, -1 when none is pending. */
 long long store_webhook_next(store *s);
@@ -94,9 +93,8 @@ struct node_fault_row {
 	long count;
 	long long last;
 };
-int store_node_faults(store *s, long long since,
-		      int (*fn)(const struct node_fault_row *row, void *arg), void *arg);
-
+int store_node_faults(store *s, long long since, int (*fn)(const struct node_fault_row *row, void *arg),
+		      void *arg);
 
 /* Decisions in the drains table (column decision). */
 #define DRAIN_DONE "drained"
@@ -113,8 +111,8 @@ struct drain_row {
 	long long created;
 };
 /* Every drain done, refused or only shown, with who decided it. */
-int store_add_drain(store *s, const char *job_id, long attempt, const char *node,
-		    const char *reason, const char *decision, const char *by, long long now);
+int store_add_drain(store *s, const char *job_id, long attempt, const char *node, const char *reason,
+		    const char *decision, const char *by, long long now);
 /* Drains done (DRAIN_DONE, DRAIN_DONE_FORCED) since then, by anyone; -1 on error. */
 long store_count_drains(store *s, long long since);
 /* The drain decisions of a job (every attempt), oldest first. */

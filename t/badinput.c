@@ -44,14 +44,16 @@
 #endif
 
 static attrib_catalog *cat;
-static char *scratch;		/* removed after the run, whatever happened */
+static char *scratch; /* removed after the run, whatever happened */
 
 /* The job window of every case here: 2026-11-29 08:00:00 .. 08:14:07 UTC. */
 #define START "2026-11-29T08:00:00Z"
 #define END "2026-11-29T08:14:07Z"
-#define XID79 "2026-11-29T08:12:01+00:00 n1 kernel: NVRM: Xid (PCI:0000:3b:00): 79, " \
+#define XID79 \
+	"2026-11-29T08:12:01+00:00 n1 kernel: NVRM: Xid (PCI:0000:3b:00): 79, " \
 	"pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
-#define XID45 "2026-11-29T08:12:03+00:00 n1 kernel: NVRM: Xid (PCI:0000:3b:00): 45, " \
+#define XID45 \
+	"2026-11-29T08:12:03+00:00 n1 kernel: NVRM: Xid (PCI:0000:3b:00): 45, " \
 	"pid=4242, name=python3, Ch 00000010"
 #define XID79_TIME "2026-11-29T08:12:01Z"
 
@@ -85,7 +87,8 @@ static void job_json(const char *dir, const char *nodes, const char *extra)
 				  "{\"schema\": \"attrib.job/v1\", \"job_id\": \"4242\", \"nodes\": %s,"
 				  " \"start_time\": \"" START "\", \"end_time\": \"" END "\","
 				  " \"state\": \"FAILED\", \"exit_code\": \"1:0\"%s%s}\n",
-				  nodes ? nodes : "[\"n1\", \"n2\"]", extra ? ", " : "", extra ? extra : ""), 0);
+				  nodes ? nodes : "[\"n1\", \"n2\"]", extra ? ", " : "", extra ? extra : ""),
+			 0);
 	write_file(dir, "job.json", buf);
 	free(buf);
 }
@@ -107,8 +110,7 @@ static void write_bytes(const char *dir, const char *rel, const void *buf, size_
 }
 
 /* A log under nodes/<node>/ (directory made as needed). */
-static void node_log(const char *dir, const char *node, const char *name, const void *buf,
-		     size_t len)
+static void node_log(const char *dir, const char *node, const char *name, const void *buf, size_t len)
 {
 	char rel[512];
 
@@ -223,7 +225,7 @@ static const char *bad_string(struct json_object *o)
 				return b;
 		return NULL;
 	case json_type_object: {
-		json_object_object_foreach(o, k, v) {
+		json_object_object_foreach (o, k, v) {
 			if (!utf8_valid((const unsigned char *)k, strlen(k)))
 				return k;
 			if ((b = bad_string(v)))
@@ -240,7 +242,8 @@ static void assert_strings_valid(struct json_object *r)
 {
 	const char *b = bad_string(r);
 
-	ck_assert_msg(b == NULL, "the result holds a string that is not valid UTF-8 (or has a NUL): \"%s\"", b);
+	ck_assert_msg(b == NULL, "the result holds a string that is not valid UTF-8 (or has a NUL): \"%s\"",
+		      b);
 	/* and the serialised result parses back */
 	struct json_object *back = json_tokener_parse(json_object_to_json_string(r));
 	ck_assert_msg(back != NULL, "the result does not serialise to valid JSON");
@@ -386,15 +389,15 @@ static void escape(char *msg, size_t size)
 	size_t o = 0;
 
 	for (const unsigned char *p = (const unsigned char *)msg; *p && o + 5 < sizeof(out); p++)
-		o += (size_t)snprintf(out + o, sizeof(out) - o, *p < 0x20 || *p >= 0x7f ? "\\x%02x" : "%c", *p);
+		o += (size_t)snprintf(out + o, sizeof(out) - o, *p < 0x20 || *p >= 0x7f ? "\\x%02x" : "%c",
+				      *p);
 	out[o] = 0;
 	snprintf(msg, size, "%s", out);
 }
 
 /* True when the test should stop here: the property failed for a known
  * bug and the run is not strict.  Otherwise a failing property fails. */
-static bool known_bug(const char *bug, bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static bool known_bug(const char *bug, bool ok, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static bool known_bug(const char *bug, bool ok, const char *fmt, ...)
 {
 	char msg[2048];
@@ -402,7 +405,9 @@ static bool known_bug(const char *bug, bool ok, const char *fmt, ...)
 
 	if (ok) {
 		if (is_known(bug))
-			fprintf(stderr, "badinput: known engine bug %s did not show here: fixed? (then drop it from known_bugs[])\n",
+			fprintf(stderr,
+				"badinput: known engine bug %s did not show here: fixed? (then drop it from "
+				"known_bugs[])\n",
 				bug);
 		return false;
 	}
@@ -432,10 +437,10 @@ enum run_status { RUN_RESULT, RUN_REFUSED, RUN_HUNG, RUN_CRASHED };
 
 struct run {
 	enum run_status status;
-	int signal;		/* RUN_CRASHED */
-	bool leaked;		/* LeakSanitizer found a leak (sanitizer builds) */
-	double secs;		/* wall time of attrib_analyze */
-	long rss_growth_kb;	/* peak RSS during it, above the RSS before */
+	int signal;	    /* RUN_CRASHED */
+	bool leaked;	    /* LeakSanitizer found a leak (sanitizer builds) */
+	double secs;	    /* wall time of attrib_analyze */
+	long rss_growth_kb; /* peak RSS during it, above the RSS before */
 	char err[512];
 	struct json_object *result;
 };
@@ -574,12 +579,12 @@ END_TEST
 START_TEST(job_invalid)
 {
 	static const char *const bad[] = {
-		"",				/* empty */
-		"{\"schema\": \"attrib.job/v1\", \"job_id\": \"4242\"",	/* cut short */
-		"{\"schema\": \"attrib.job/v1\"} {}",	/* trailing data */
+		"",							/* empty */
+		"{\"schema\": \"attrib.job/v1\", \"job_id\": \"4242\"", /* cut short */
+		"{\"schema\": \"attrib.job/v1\"} {}",			/* trailing data */
 		"[\"not\", \"an\", \"object\"]",
 		"null",
-		"\xff\xfe{\0\0\0",		/* binary */
+		"\xff\xfe{\0\0\0", /* binary */
 		"{\"schema\": \"attrib.job/v1\", \"job_id\": \"1\", \"nodes\": \"n1\","
 		" \"start_time\": \"" START "\", \"end_time\": \"" END "\", \"state\": \"FAILED\"}",
 		"{\"schema\": \"attrib.job/v1\", \"job_id\": \"1\", \"nodes\": [\"../../etc\"],"
@@ -625,7 +630,8 @@ START_TEST(job_message_one_line)
 {
 	static const char *const bad[] = {
 		"{\"schema\": \"attrib.job/v1\", \"job_id\": \"1\", \"nodes\": [\"n1\"],"
-		" \"start_time\": \"2026-11-29\\nT08:00:00Z\", \"end_time\": \"" END "\", \"state\": \"FAILED\"}",
+		" \"start_time\": \"2026-11-29\\nT08:00:00Z\", \"end_time\": \"" END
+		"\", \"state\": \"FAILED\"}",
 		"{\"schema\": \"attrib.job/v1\\r\\nX-Injected: yes\", \"job_id\": \"1\", \"nodes\": [\"n1\"],"
 		" \"start_time\": \"" START "\", \"end_time\": \"" END "\", \"state\": \"FAILED\"}",
 	};
@@ -639,7 +645,8 @@ START_TEST(job_message_one_line)
 		r = attrib_analyze(cat, dir, err, sizeof(err));
 		ck_assert_msg(r == NULL, "job.json #%zu was not refused", i);
 		ck_assert_msg(*err, "job.json #%zu: no message", i);
-		if (known_bug("msg-newline", !strpbrk(err, "\r\n"), "job.json #%zu: the message is not one line: %s", i, err))
+		if (known_bug("msg-newline", !strpbrk(err, "\r\n"),
+			      "job.json #%zu: the message is not one line: %s", i, err))
 			break;
 	}
 	rmtree(dir);
@@ -653,8 +660,11 @@ START_TEST(job_rank_without_number)
 	char *dir = new_case();
 	struct run run;
 
-	job_json(dir, NULL, "\"ranks\": [{\"node\": \"n1\", \"gpu\": \"0\"}, {\"rank\": -4, \"node\": \"n2\", \"gpu\": \"1\"},"
-		 " {\"rank\": \"x\", \"node\": \"n9\", \"gpu\": \"2\"}, {\"rank\": 99999999999, \"node\": \"n1\", \"gpu\": \"3\"},"
+	job_json(dir, NULL,
+		 "\"ranks\": [{\"node\": \"n1\", \"gpu\": \"0\"}, {\"rank\": -4, \"node\": \"n2\", \"gpu\": "
+		 "\"1\"},"
+		 " {\"rank\": \"x\", \"node\": \"n9\", \"gpu\": \"2\"}, {\"rank\": 99999999999, \"node\": "
+		 "\"n1\", \"gpu\": \"3\"},"
 		 " {\"rank\": 1, \"node\": \"n2\", \"gpu\": \"1\", \"exit_code\": 1, \"signal\": 9,"
 		 " \"exit_time\": \"not a time\"}, 7, null, []]");
 	node_text(dir, "n1", "kern.log", XID79 "\n");
@@ -710,10 +720,11 @@ END_TEST
  * or kept out of the result. */
 START_TEST(job_not_utf8)
 {
-	static const char job[] =
-		"{\"schema\": \"attrib.job/v1\", \"job_id\": \"42\xff\xfe\", \"nodes\": [\"n1\", \"n\xc0\xaf\"],"
-		" \"start_time\": \"" START "\", \"end_time\": \"" END "\", \"state\": \"FAIL\xed\xa0\x80\","
-		" \"reason\": \"\xf8\x88\x80\x80\x80\", \"exit_code\": \"1:0\"}";
+	static const char job[] = "{\"schema\": \"attrib.job/v1\", \"job_id\": \"42\xff\xfe\", \"nodes\": "
+				  "[\"n1\", \"n\xc0\xaf\"],"
+				  " \"start_time\": \"" START "\", \"end_time\": \"" END
+				  "\", \"state\": \"FAIL\xed\xa0\x80\","
+				  " \"reason\": \"\xf8\x88\x80\x80\x80\", \"exit_code\": \"1:0\"}";
 	char *dir = new_case(), err[512] = "";
 
 	write_file(dir, "job.json", job);
@@ -722,7 +733,8 @@ START_TEST(job_not_utf8)
 	if (r) {
 		const char *b = bad_string(r);
 
-		if (known_bug("name-utf8", b == NULL, "job.json bytes that are not UTF-8 reach the result: \"%s\"", b))
+		if (known_bug("name-utf8", b == NULL,
+			      "job.json bytes that are not UTF-8 reach the result: \"%s\"", b))
 			goto out;
 	} else {
 		ck_assert_msg(*err && !strchr(err, '\n'), "refused without a one-line reason");
@@ -794,7 +806,7 @@ START_TEST(log_dangling_symlink)
 	ck_assert_int_eq(symlink("/nonexistent/attrib/gone.log", p), 0);
 	struct json_object *r = analyze_ok(dir);
 	assert_coverage(r, "nodes/n1/gone.log", "error");
-	assert_root(r, "xid.79");	/* the good log beside it is still read */
+	assert_root(r, "xid.79"); /* the good log beside it is still read */
 	json_object_put(r);
 	free(p);
 	rmtree(dir);
@@ -835,7 +847,7 @@ START_TEST(log_device)
 	job_json(dir, NULL, NULL);
 	node_text(dir, "n1", "kern.log", XID79 "\n");
 	p = path_join(dir, "nodes/n1/zero");
-	if (mknod(p, S_IFCHR | 0644, makedev(1, 5)) != 0)	/* not root: a link to it */
+	if (mknod(p, S_IFCHR | 0644, makedev(1, 5)) != 0) /* not root: a link to it */
 		ck_assert_int_eq(symlink("/dev/zero", p), 0);
 	free(p);
 	run_bounded(dir, 10, &run);
@@ -932,7 +944,8 @@ START_TEST(app_not_directory)
 	write_file(dir, "scheduler", "nothing\n");
 	struct json_object *r = analyze_ok(dir);
 	assert_root(r, "xid.79");
-	if (known_bug("not-a-dir", coverage(r, "app", "error", NULL) && coverage(r, "scheduler", "error", NULL),
+	if (known_bug("not-a-dir",
+		      coverage(r, "app", "error", NULL) && coverage(r, "scheduler", "error", NULL),
 		      "app and scheduler are files: no coverage entry; coverage: %s",
 		      json_object_to_json_string(get(r, "coverage"))))
 		goto out;
@@ -1010,16 +1023,20 @@ START_TEST(log_permission)
 			r = attrib_analyze(cat, dir, err, sizeof(err));
 			if (!r)
 				_exit(4);
-			_exit(coverage(r, "nodes/n2/secret.log", "error", NULL) &&
-			      root_code(r) && !strcmp(root_code(r), "xid.79") ? 0 : 5);
+			_exit(coverage(r, "nodes/n2/secret.log", "error", NULL) && root_code(r) &&
+					      !strcmp(root_code(r), "xid.79")
+				      ? 0
+				      : 5);
 		}
 		int st;
 		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 		ck_assert_msg(WIFEXITED(st), "the analysis as nobody died (signal %d)", WTERMSIG(st));
-		ck_assert_msg(WEXITSTATUS(st) == 0,
-			      "as nobody: %s", WEXITSTATUS(st) == 3 ? "cannot drop privileges"
-			      : WEXITSTATUS(st) == 4 ? "the case was refused"
-			      : "no coverage entry for the unreadable log, or the readable one was lost");
+		ck_assert_msg(
+			WEXITSTATUS(st) == 0, "as nobody: %s",
+			WEXITSTATUS(st) == 3 ? "cannot drop privileges"
+				: WEXITSTATUS(st) == 4
+				? "the case was refused"
+				: "no coverage entry for the unreadable log, or the readable one was lost");
 	} else {
 		struct json_object *r = analyze_ok(dir);
 
@@ -1040,7 +1057,7 @@ START_TEST(log_name_not_utf8)
 	node_text(dir, "n1", "kern\xff\xfe.log", XID79 "\n");
 	mkdir_p(dir, "nodes/n2");
 	char *p = path_join(dir, "nodes/n2/l\xc0\xafnk");
-	ck_assert_int_eq(symlink("/nonexistent", p), 0);	/* a coverage entry named by it */
+	ck_assert_int_eq(symlink("/nonexistent", p), 0); /* a coverage entry named by it */
 	free(p);
 	struct json_object *r = analyze_ok(dir);
 	assert_root(r, "xid.79");
@@ -1058,7 +1075,7 @@ START_TEST(many_files)
 	const int n = 100050;
 	char *dir, name[32];
 
-	if (SCALE > 1) {	/* strlist_add's realloc per entry copies the list each time under ASan */
+	if (SCALE > 1) { /* strlist_add's realloc per entry copies the list each time under ASan */
 		fprintf(stderr, "badinput: many_files skipped in a sanitizer build (minutes there)\n");
 		return;
 	}
@@ -1121,12 +1138,10 @@ END_TEST
  * before the next line (what a crash leaves in a log file). */
 START_TEST(nul_bytes)
 {
-	static const char log[] =
-		"\0\0\0\0\n"
-		"2026-11-29T08:05:00+00:00 n1 kernel: a line with a \0 inside\n"
-		"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n"
-		XID79 "\0 trailing\0\n"
-		"\0";
+	static const char log[] = "\0\0\0\0\n"
+				  "2026-11-29T08:05:00+00:00 n1 kernel: a line with a \0 inside\n"
+				  "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n" XID79 "\0 trailing\0\n"
+				  "\0";
 	char *dir = new_case();
 
 	job_json(dir, NULL, NULL);
@@ -1169,11 +1184,9 @@ END_TEST
 
 START_TEST(crlf_lines)
 {
-	static const char log[] =
-		"2026-11-29T08:05:00+00:00 n1 kernel: hello\r\n"
-		XID79 "\r\n"
-		"2026-11-29T08:12:02+00:00 n1 kernel: \r\r\n"
-		"\r\n";
+	static const char log[] = "2026-11-29T08:05:00+00:00 n1 kernel: hello\r\n" XID79 "\r\n"
+				  "2026-11-29T08:12:02+00:00 n1 kernel: \r\r\n"
+				  "\r\n";
 	char *dir = new_case();
 
 	job_json(dir, NULL, NULL);
@@ -1279,8 +1292,8 @@ START_TEST(sparse_2gb)
 	ck_assert_str_eq(sget(get(run.result, "root_cause"), "time"), XID79_TIME);
 	ck_assert_int_eq(root_line(run.result), 2);
 	known_bug("cold-memrchr", run.secs < 30, "a 2 GB sparse log took %.0f s", run.secs);
-	known_bug("rss-line-count", run.rss_growth_kb < 300 * 1024,
-		  "peak RSS grew by %ld MB on a 2 GB log", run.rss_growth_kb / 1024);
+	known_bug("rss-line-count", run.rss_growth_kb < 300 * 1024, "peak RSS grew by %ld MB on a 2 GB log",
+		  run.rss_growth_kb / 1024);
 	json_object_put(run.result);
 	rmtree(dir);
 }
@@ -1304,7 +1317,7 @@ START_TEST(truncated_while_read)
 	p = path_join(dir, "nodes/n1/kern.log");
 	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(ftruncate(fd, 2LL << 30), 0);	/* sparse: seconds to scan */
+	ck_assert_int_eq(ftruncate(fd, 2LL << 30), 0); /* sparse: seconds to scan */
 	close(fd);
 	pid_t cutter = fork();
 	ck_assert_int_ge(cutter, 0);
@@ -1345,7 +1358,8 @@ START_TEST(million_repeats)
 	ck_assert_ptr_nonnull(s);
 	ck_assert_int_eq(json_object_get_int64(get(s, "count")), (int64_t)repeats);
 	ck_assert_int_le(json_object_array_length(get(s, "evidence")), 3);
-	ck_assert_int_eq(json_object_get_int64(get(json_object_array_get_idx(get(s, "evidence"), 0), "line")), 1);
+	ck_assert_int_eq(json_object_get_int64(get(json_object_array_get_idx(get(s, "evidence"), 0), "line")),
+			 1);
 	assert_strings_valid(r);
 	json_object_put(r);
 	rmtree(dir);
@@ -1366,9 +1380,11 @@ START_TEST(many_distinct_symptoms)
 	dir = new_case();
 	buf = xmalloc(cap);
 	for (int i = 0; i < n; i++) {
-		int l = snprintf(line, sizeof(line),
-				 "2026-11-29T08:12:01+00:00 n1 kernel: NVRM: Xid (PCI:%04x:%02x:%02x): 13, pid=77, "
-				 "name=python3, Graphics Exception\n", i >> 13, (i >> 5) & 0xff, i & 0x1f);
+		int l = snprintf(
+			line, sizeof(line),
+			"2026-11-29T08:12:01+00:00 n1 kernel: NVRM: Xid (PCI:%04x:%02x:%02x): 13, pid=77, "
+			"name=python3, Graphics Exception\n",
+			i >> 13, (i >> 5) & 0xff, i & 0x1f);
 		memcpy(buf + o, line, l);
 		o += l;
 	}
@@ -1422,9 +1438,11 @@ START_TEST(local_zone_speed)
 	t_zone = now() - t0;
 	ck_assert_str_eq(sget(symptom(r, "xid.45", "n1"), "first_time"), "2026-11-29T08:12:01Z");
 	json_object_put(r);
-	fprintf(stderr, "local_zone_speed: %d lines, %.2f s in UTC, %.2f s in Europe/Berlin\n", n, t_utc, t_zone);
-	known_bug("tz-slow", t_zone < 4 * t_utc + 1, "a named zone is %.0f times slower than UTC (%.1f s, %.1f s)",
-		  t_zone / t_utc, t_zone, t_utc);
+	fprintf(stderr, "local_zone_speed: %d lines, %.2f s in UTC, %.2f s in Europe/Berlin\n", n, t_utc,
+		t_zone);
+	known_bug("tz-slow", t_zone < 4 * t_utc + 1,
+		  "a named zone is %.0f times slower than UTC (%.1f s, %.1f s)", t_zone / t_utc, t_zone,
+		  t_utc);
 	rmtree(dir);
 }
 END_TEST
@@ -1480,7 +1498,8 @@ START_TEST(clock_skew)
 		"[2026-11-29T08:12:02Z] 0: RuntimeError: CUDA error: unspecified launch failure\n";
 	char *dir = new_case();
 
-	job_json(dir, NULL, "\"ranks\": [{\"rank\": 0, \"node\": \"n1\", \"gpu\": \"0\"},"
+	job_json(dir, NULL,
+		 "\"ranks\": [{\"rank\": 0, \"node\": \"n1\", \"gpu\": \"0\"},"
 		 " {\"rank\": 1, \"node\": \"n2\", \"gpu\": \"0\"}]");
 	node_log(dir, "n1", "kern.log", kern, sizeof(kern) - 1);
 	node_text(dir, "n2", "kern.log", "2026-11-29T08:05:00+00:00 n2 kernel: hello\n");
@@ -1536,13 +1555,13 @@ START_TEST(clock_reset_large_log)
 		size_t cap = 12u << 20, o = 0;
 		char *buf = xmalloc(cap), *dir = new_case(), ts[40];
 
-		for (int i = 0; i < 600; i++)	/* the job's window, the Xid in it */
+		for (int i = 0; i < 600; i++) /* the job's window, the Xid in it */
 			o += snprintf(buf + o, cap - o, "2026-11-29T08:%02d:%02d+00:00 n1 kernel: tick %d\n",
 				      i / 60, i % 60, i);
 		o += snprintf(buf + o, cap - o, "%s\n", XID79);
-		for (int i = 0; o < (10u << 20); i++) {	/* then 10 MB from the reset clock */
-			snprintf(ts, sizeof(ts), "%s%02d:%02d+00:00", v ? "2026-11-28T09:" : "1970-01-01T00:",
-				 (i / 60) % 60, i % 60);
+		for (int i = 0; o < (10u << 20); i++) { /* then 10 MB from the reset clock */
+			snprintf(ts, sizeof(ts), "%s%02d:%02d+00:00",
+				 v ? "2026-11-28T09:" : "1970-01-01T00:", (i / 60) % 60, i % 60);
 			o += snprintf(buf + o, cap - o, "%s n1 kernel: after the reset, line %d\n", ts, i);
 		}
 		job_json(dir, NULL, NULL);
@@ -1552,7 +1571,8 @@ START_TEST(clock_reset_large_log)
 		bool ok = root_code(r) && !strcmp(root_code(r), "xid.79");
 		json_object_put(r);
 		rmtree(dir);
-		known_bug("seek-nonmonotonic", ok, "a 10 MB log whose clock %s after the job lost the job's Xid",
+		known_bug("seek-nonmonotonic", ok,
+			  "a 10 MB log whose clock %s after the job lost the job's Xid",
 			  v ? "stepped back a day" : "was reset to 1970");
 	}
 }
@@ -1584,7 +1604,8 @@ START_TEST(odd_windows)
 			assert_strings_valid(r);
 			json_object_put(r);
 		} else {
-			ck_assert_msg(*err && !strchr(err, '\n'), "window %zu: refused without a one-line reason", i);
+			ck_assert_msg(*err && !strchr(err, '\n'),
+				      "window %zu: refused without a one-line reason", i);
 		}
 	}
 	rmtree(dir);

@@ -26,12 +26,14 @@ static char *app_log(void)
 		fprintf(f, "%5d: gpu-%02d:%d:%d [%d] NCCL INFO Bootstrap : Using ib0:10.0.0.%d<0>\n", r,
 			1 + r / 8, 1000 + r, 1000 + r, r % 8, 1 + r / 8);
 	for (int s = 0; s < 20; s++)
-		fprintf(f, "    0: [2025-11-29 08:%02d:%02d] step %d | loss 2.%04d\n", 1 + s / 4, (s % 4) * 15,
-			s * 15, 9000 - s);
+		fprintf(f, "    0: [2025-11-29 08:%02d:%02d] step %d | loss 2.%04d\n", 1 + s / 4,
+			(s % 4) * 15, s * 15, 9000 - s);
 	/* dense untimed hits, far more than 400 lines before the next time */
 	for (int i = 0; i < 1500; i++)
-		fprintf(f, "%5d: NET/IB : Got completion from peer 10.0.0.2<%d> with status=12 opcode=0 len=0 "
-			"vendor err 129 (Recv) localGid ::ffff:10.0.0.1 remoteGids::ffff:10.0.0.2 hca mlx5_%d\n",
+		fprintf(f,
+			"%5d: NET/IB : Got completion from peer 10.0.0.2<%d> with status=12 opcode=0 len=0 "
+			"vendor err 129 (Recv) localGid ::ffff:10.0.0.1 remoteGids::ffff:10.0.0.2 hca "
+			"mlx5_%d\n",
 			i % 16, 33000 + i, i % 8);
 	fprintf(f, "    0: [2025-11-29 08:12:00] step 300 | loss 2.8000\n");
 	/* a timestamped event: the time of the untimed lines with no
@@ -41,8 +43,10 @@ static char *app_log(void)
 	for (int k = 0; k < 4; k++) {
 		for (int i = 0; i < 500; i++)
 			fprintf(f, "%5d: waiting for the collective %d\n", i % 16, k * 500 + i);
-		fprintf(f, "%5d: NET/IB : Got completion from peer 10.0.0.1<%d> with status=5 opcode=0 len=0 "
-			"vendor err 249 (Send) localGid ::ffff:10.0.0.2 remoteGids::ffff:10.0.0.1 hca mlx5_1\n",
+		fprintf(f,
+			"%5d: NET/IB : Got completion from peer 10.0.0.1<%d> with status=5 opcode=0 len=0 "
+			"vendor err 249 (Send) localGid ::ffff:10.0.0.2 remoteGids::ffff:10.0.0.1 hca "
+			"mlx5_1\n",
 			8 + k, 34000 + k);
 	}
 	fprintf(f, "    0: [2025-11-29 08:15:00] step 450 | loss 2.7000\n");
@@ -68,12 +72,14 @@ static char *kern_log(void)
 	for (int i = 0; i < 300; i++)
 		fprintf(f, "Nov 29 08:%02d:%02d gpu-02 systemd[1]: Started session %d of user u.\n", i / 60,
 			i % 60, i);
-	fprintf(f, "Nov 29 08:10:00 gpu-02 kernel: NVRM: The NVIDIA GPU 0000:3a:00.0\n"
-		   "Nov 29 08:10:00 gpu-02 kernel: NVRM: (PCI ID: 10de:2330) installed in this system has\n"
-		   "Nov 29 08:10:00 gpu-02 kernel: NVRM: fallen off the bus and is not responding to commands.\n");
+	fprintf(f,
+		"Nov 29 08:10:00 gpu-02 kernel: NVRM: The NVIDIA GPU 0000:3a:00.0\n"
+		"Nov 29 08:10:00 gpu-02 kernel: NVRM: (PCI ID: 10de:2330) installed in this system has\n"
+		"Nov 29 08:10:00 gpu-02 kernel: NVRM: fallen off the bus and is not responding to "
+		"commands.\n");
 	for (int i = 0; i < 300; i++)
-		fprintf(f, "Nov 29 08:%02d:%02d gpu-02 systemd[1]: Started session %d of user u.\n", 10 + i / 60,
-			i % 60, 300 + i);
+		fprintf(f, "Nov 29 08:%02d:%02d gpu-02 systemd[1]: Started session %d of user u.\n",
+			10 + i / 60, i % 60, 300 + i);
 	fclose(f);
 	return buf;
 }
@@ -103,7 +109,8 @@ START_TEST(chunks_give_one_scan)
 	char *dir = tmpdir(), *app = app_log(), *kern = kern_log();
 
 	write_file(dir, "job.json",
-		   "{\"schema\": \"attrib.job/v1\", \"job_id\": \"77\", \"nodes\": [\"gpu-01\", \"gpu-02\", \"gpu-03\"],"
+		   "{\"schema\": \"attrib.job/v1\", \"job_id\": \"77\", \"nodes\": [\"gpu-01\", \"gpu-02\", "
+		   "\"gpu-03\"],"
 		   " \"start_time\": \"2025-11-29T08:00:00Z\", \"end_time\": \"2025-11-29T08:20:00Z\","
 		   " \"state\": \"FAILED\", \"exit_code\": \"1:0\", \"log_timezone\": \"UTC\"}\n");
 	mkdir_p(dir, "app");
@@ -117,15 +124,19 @@ START_TEST(chunks_give_one_scan)
 	 * bus id), the untimed completion errors */
 	ck_assert_msg(strstr(one, "\"code\":\"xid.79\"") && strstr(one, "PCI:0000:3a:00"),
 		      "the three-line Xid 79 was not read: %.2000s", one);
-	ck_assert_msg(strstr(one, "\"node\":\"gpu-01\",\"role\":\"interesting\",\"first_time\":\"2025-11-29T08:16:00Z\"") &&
-		      strstr(one, "\"node\":\"gpu-03\",\"role\":\"interesting\",\"first_time\":\"2025-11-29T08:20:00Z\""),
+	ck_assert_msg(strstr(one,
+			     "\"node\":\"gpu-01\",\"role\":\"interesting\",\"first_time\":\"2025-11-29T08:16:"
+			     "00Z\"") &&
+			      strstr(one,
+				     "\"node\":\"gpu-03\",\"role\":\"interesting\",\"first_time\":\"2025-11-"
+				     "29T08:20:00Z\""),
 		      "the edge of the neighbour search: %.1500s", one);
 	ck_assert_msg(strstr(one, "Got completion from peer 10.0.0.2") && strstr(one, "\"count\":1504"),
 		      "not every completion error (dense and sparse) was read: %.1500s", one);
 
 	/* one line a chunk, then sizes that cut lines in every place */
-	const char *sizes[] = { "1", "57", "64", "100", "173", "256", "311", "512", "777", "1000", "2049", "4096",
-				"10007", "65536" };
+	const char *sizes[] = { "1",   "57",  "64",   "100",  "173",  "256",   "311",
+				"512", "777", "1000", "2049", "4096", "10007", "65536" };
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++)
 		for (int t = 0; t < 2; t++) {
 			char *other = analyze(dir, sizes[i], t ? "3" : "1");
@@ -134,9 +145,11 @@ START_TEST(chunks_give_one_scan)
 
 			while (one[at] && one[at] == other[at])
 				at++;
-			ck_assert_msg(!one[at] && !other[at], "ATTRIB_CHUNK_BYTES=%s ATTRIB_THREADS=%s: the result "
-				      "differs from byte %zu:\n%.300s\n%.300s", sizes[i], t ? "3" : "1", at,
-				      one + (at > 100 ? at - 100 : 0), other + (at > 100 ? at - 100 : 0));
+			ck_assert_msg(!one[at] && !other[at],
+				      "ATTRIB_CHUNK_BYTES=%s ATTRIB_THREADS=%s: the result "
+				      "differs from byte %zu:\n%.300s\n%.300s",
+				      sizes[i], t ? "3" : "1", at, one + (at > 100 ? at - 100 : 0),
+				      other + (at > 100 ? at - 100 : 0));
 			free(other);
 		}
 	free(one);

@@ -32,7 +32,7 @@ static void load_conf(struct attrib_config *c, const char *text)
 	ck_assert_int_eq(config_load(path, c, stderr), 0);
 }
 
-static attrib_catalog *shipped;	/* the rules in the tree, loaded once */
+static attrib_catalog *shipped; /* the rules in the tree, loaded once */
 
 static void setup(void)
 {
@@ -41,7 +41,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	rmtree(conf_dir);	/* frees it */
+	rmtree(conf_dir); /* frees it */
 }
 
 /* ---- what "Slurm" says: a table of nodes ---- */
@@ -49,18 +49,17 @@ static void teardown(void)
 struct fake_node {
 	const char *name;
 	bool unavailable;
-	int part_nodes, part_unavailable;	/* one partition, "gpu" */
-	int part2_nodes, part2_unavailable;	/* a second one, "debug", when > 0 */
+	int part_nodes, part_unavailable;   /* one partition, "gpu" */
+	int part2_nodes, part2_unavailable; /* a second one, "debug", when > 0 */
 };
 
 struct cluster {
 	struct fake_node nodes[4];
-	int asked;	/* how often the policy asked */
-	bool down;	/* slurmctld does not answer */
+	int asked; /* how often the policy asked */
+	bool down; /* slurmctld does not answer */
 };
 
-static int fake_state(const char *node, struct drain_node_state *st, char *err, size_t errlen,
-		      void *arg)
+static int fake_state(const char *node, struct drain_node_state *st, char *err, size_t errlen, void *arg)
 {
 	struct cluster *c = arg;
 
@@ -95,14 +94,13 @@ static int fake_state(const char *node, struct drain_node_state *st, char *err, 
 
 /* A result as the engine makes it: root cause of class cls (NULL: none)
  * with drain actions for the given nodes. */
-static struct json_object *result(const char *cls, const char *sub, const char *dom,
-				  const char *drain1, const char *drain2)
+static struct json_object *result(const char *cls, const char *sub, const char *dom, const char *drain1,
+				  const char *drain2)
 {
 	char buf[2048], acts[256] = "[]", klass[64] = "";
 
 	if (drain1)
-		snprintf(acts, sizeof(acts),
-			 "[{\"node\": \"%s\", \"action\": \"drain\"}%s%s%s]", drain1,
+		snprintf(acts, sizeof(acts), "[{\"node\": \"%s\", \"action\": \"drain\"}%s%s%s]", drain1,
 			 drain2 ? ", {\"node\": \"" : "", drain2 ? drain2 : "",
 			 drain2 ? "\", \"action\": \"drain\"}" : "");
 	if (cls)
@@ -113,7 +111,8 @@ static struct json_object *result(const char *cls, const char *sub, const char *
 		 " \"code\": \"xid.79\", \"device\": \"PCI:0000:3b:00\"},"
 		 " \"culprit_nodes\": [\"node-02\", \"node-03\"],"
 		 " \"affected_nodes\": [\"node-01\", \"node-02\", \"node-03\"],"
-		 " \"actions\": %s}", sub, dom, klass, acts);
+		 " \"actions\": %s}",
+		 sub, dom, klass, acts);
 	struct json_object *r = json_tokener_parse(buf);
 	ck_assert_ptr_nonnull(r);
 	return r;
@@ -124,7 +123,10 @@ static struct json_object *hw(const char *cls)
 	return result(cls, "InfraHW", "infra", "node-02", NULL);
 }
 
-#define HEALTHY(n) { n, false, 100, 0, 0, 0 }
+#define HEALTHY(n) \
+	{ \
+		n, false, 100, 0, 0, 0 \
+	}
 
 /* ---- the mode of a class ---- */
 
@@ -133,7 +135,7 @@ START_TEST(class_modes)
 	struct attrib_config c;
 	bool listed;
 
-	load_conf(&c, "");	/* the defaults: off for the three GPU classes */
+	load_conf(&c, ""); /* the defaults: off for the three GPU classes */
 	ck_assert_int_eq(drain_class_mode(&c, "gpu-hardware", &listed), DRAIN_MODE_OFF);
 	ck_assert(listed);
 	ck_assert_int_eq(drain_class_mode(&c, "host-hardware", &listed), DRAIN_MODE_OFF);
@@ -174,8 +176,8 @@ START_TEST(class_mode_typo_is_refused)
 	fclose(f);
 	ck_assert_int_eq(config_load(path, &c, err), -1);
 	fclose(err);
-	ck_assert_msg(strstr(out, "attrib.conf:2: DrainClasses item gpu-hardware:automatic") != NULL,
-		      "%s", out);
+	ck_assert_msg(strstr(out, "attrib.conf:2: DrainClasses item gpu-hardware:automatic") != NULL, "%s",
+		      out);
 	free(out);
 	config_free(&c);
 }
@@ -242,7 +244,7 @@ START_TEST(policy_refuses_classes_not_listed_and_no_class)
 	ck_assert_str_eq(d.v[0].why, "class node-down is not in DrainClasses");
 	json_object_put(r);
 
-	r = hw(NULL);	/* a result stored before the class was in it */
+	r = hw(NULL); /* a result stored before the class was in it */
 	drain_policy_decide(&c, r, 0, fake_state, &cl, &d);
 	ck_assert_int_eq(d.v[0].decision, DECIDE_REFUSE);
 	ck_assert_msg(strstr(d.v[0].why, "names no rule class") != NULL, "%s", d.v[0].why);
@@ -260,8 +262,8 @@ START_TEST(policy_decides_nothing_without_drain_actions)
 	struct json_object *r[] = {
 		result("user-code", "UserCode", "user", NULL, NULL),
 		result("gpu-hardware", "ambiguous", "unknown", NULL, NULL),
-		result("gpu-reported", "InfraHW", "infra", NULL, NULL),	/* inspect only */
-		result("gpu-hardware", "UserCode", "user", "node-02", NULL),	/* not infra */
+		result("gpu-reported", "InfraHW", "infra", NULL, NULL),	     /* inspect only */
+		result("gpu-hardware", "UserCode", "user", "node-02", NULL), /* not infra */
 	};
 
 	load_conf(&c, "DrainPolicy = auto\nDrainClasses = gpu-hardware,user-code,gpu-reported\n");
@@ -290,8 +292,9 @@ START_TEST(policy_leaves_drained_nodes_and_unknown_state)
 	cl.down = true;
 	drain_policy_decide(&c, r, 0, fake_state, &cl, &d);
 	ck_assert_int_eq(d.v[0].decision, DECIDE_REFUSE);
-	ck_assert_str_eq(d.v[0].why, "Slurm cannot tell the node's state: Unable to contact slurm "
-				     "controller (connect failure)");
+	ck_assert_str_eq(d.v[0].why,
+			 "Slurm cannot tell the node's state: Unable to contact slurm "
+			 "controller (connect failure)");
 	json_object_put(r);
 	config_free(&c);
 }
@@ -321,8 +324,9 @@ START_TEST(policy_per_hour_limit)
 	ck_assert_int_eq(d.v[0].decision, DECIDE_DRAIN);
 	ck_assert_str_eq(d.v[1].node, "node-03");
 	ck_assert_int_eq(d.v[1].decision, DECIDE_REFUSE);
-	ck_assert_str_eq(d.v[1].why, "DrainMaxPerHour (3) reached: 2 drains in the last hour and "
-				     "earlier nodes of this diagnosis");
+	ck_assert_str_eq(d.v[1].why,
+			 "DrainMaxPerHour (3) reached: 2 drains in the last hour and "
+			 "earlier nodes of this diagnosis");
 	config_free(&c);
 
 	/* suggestions obey the same limit (they say what auto would do) */
@@ -344,7 +348,7 @@ START_TEST(fraction_rounding)
 	ck_assert_int_eq(drain_fraction_allowed(0.05, 20), 1);
 	ck_assert_int_eq(drain_fraction_allowed(0.05, 39), 1);
 	ck_assert_int_eq(drain_fraction_allowed(0.05, 40), 2);
-	ck_assert_int_eq(drain_fraction_allowed(0.1, 30), 3);	/* not 2: 0.1 * 30 < 3 in binary */
+	ck_assert_int_eq(drain_fraction_allowed(0.1, 30), 3); /* not 2: 0.1 * 30 < 3 in binary */
 	ck_assert_int_eq(drain_fraction_allowed(0.5, 3), 1);
 	ck_assert_int_eq(drain_fraction_allowed(1, 3), 3);
 	ck_assert_int_eq(drain_fraction_allowed(0, 1000), 0);
@@ -356,22 +360,23 @@ START_TEST(policy_fraction_limit)
 {
 	struct attrib_config c;
 	struct cluster cl = { .nodes = {
-		{ "node-02", false, 3, 0, 0, 0 },	/* a 3-node partition, all up */
-		{ "node-03", false, 3, 1, 0, 0 },	/* one of its 3 down already */
-	} };
+				      { "node-02", false, 3, 0, 0, 0 }, /* a 3-node partition, all up */
+				      { "node-03", false, 3, 1, 0, 0 }, /* one of its 3 down already */
+			      } };
 	struct drain_decisions d;
 	struct json_object *r = hw("gpu-hardware");
 
-	load_conf(&c, "DrainPolicy = auto\nDrainMaxPerHour = 10\n");	/* DrainMaxFraction 0.05 */
+	load_conf(&c, "DrainPolicy = auto\nDrainMaxPerHour = 10\n"); /* DrainMaxFraction 0.05 */
 	drain_policy_decide(&c, r, 0, fake_state, &cl, &d);
-	ck_assert_int_eq(d.v[0].decision, DECIDE_DRAIN);	/* 0.05 of 3: still one node */
+	ck_assert_int_eq(d.v[0].decision, DECIDE_DRAIN); /* 0.05 of 3: still one node */
 	json_object_put(r);
 
 	r = result("gpu-hardware", "InfraHW", "infra", "node-03", NULL);
 	drain_policy_decide(&c, r, 0, fake_state, &cl, &d);
 	ck_assert_int_eq(d.v[0].decision, DECIDE_REFUSE);
-	ck_assert_str_eq(d.v[0].why, "DrainMaxFraction (0.05) of partition gpu reached: 1 of its 3 "
-				     "nodes drained or down, at most 1");
+	ck_assert_str_eq(d.v[0].why,
+			 "DrainMaxFraction (0.05) of partition gpu reached: 1 of its 3 "
+			 "nodes drained or down, at most 1");
 	json_object_put(r);
 
 	/* two culprits of one 3-node partition: the second would make two */
@@ -418,7 +423,8 @@ START_TEST(reason_is_short_and_inert)
 
 		snprintf(buf, sizeof(buf),
 			 "{\"job_id\": \"77\", \"root_cause\": {\"symptom\": \"%s\","
-			 " \"device\": \"PCI:0000:3b:00\"}}", titles[i]);
+			 " \"device\": \"PCI:0000:3b:00\"}}",
+			 titles[i]);
 		struct json_object *r = json_tokener_parse(buf);
 		ck_assert_ptr_nonnull(r);
 		drain_reason(r, reason, sizeof(reason));
@@ -436,8 +442,10 @@ START_TEST(reason_is_short_and_inert)
 	char title[300], buf[1024], reason[DRAIN_REASON_MAX + 1];
 	memset(title, 'x', 299);
 	title[299] = 0;
-	snprintf(buf, sizeof(buf), "{\"job_id\": \"123456789_42\", \"root_cause\": {\"symptom\": \"%s\","
-				   " \"device\": \"PCI:0000:3b:00\"}}", title);
+	snprintf(buf, sizeof(buf),
+		 "{\"job_id\": \"123456789_42\", \"root_cause\": {\"symptom\": \"%s\","
+		 " \"device\": \"PCI:0000:3b:00\"}}",
+		 title);
 	struct json_object *r = json_tokener_parse(buf);
 	drain_reason(r, reason, sizeof(reason));
 	ck_assert_int_eq(strlen(reason), DRAIN_REASON_MAX);
@@ -470,13 +478,27 @@ START_TEST(store_counts_drains_done)
 	snprintf(path, sizeof(path), "%s/attrib.db", conf_dir);
 	s = store_open(path, false, err, sizeof(err));
 	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(store_add_drain(s, "1", 0, "node-01", "r", DRAIN_DONE, "attribd (policy auto)", now - 4000), 0);
-	ck_assert_int_eq(store_add_drain(s, "2", 0, "node-02", "r", DRAIN_DONE, "attribd (policy auto)", now - 100), 0);
-	ck_assert_int_eq(store_add_drain(s, "3", 0, "node-03", "r", DRAIN_DONE_FORCED, "attrib drain (uid 0)", now - 50), 0);
-	ck_assert_int_eq(store_add_drain(s, "3", 0, "node-01", "r", DRAIN_REFUSED, "attrib drain (uid 0)", now - 40), 0);
-	ck_assert_int_eq(store_add_drain(s, "4", 0, "node-01", "r", DRAIN_SUGGESTED, "attribd (policy suggest)", now - 30), 0);
-	ck_assert_int_eq(store_add_drain(s, "4", 1, "node-01", "r", DRAIN_FAILED, "attribd (policy auto)", now - 20), 0);
-	ck_assert_int_eq(store_add_drain(s, "4", 1, "node-02", "r", DRAIN_DRY_RUN, "attrib drain (uid 0)", now - 10), 0);
+	ck_assert_int_eq(store_add_drain(s, "1", 0, "node-01", "r", DRAIN_DONE, "attribd (policy auto)",
+					 now - 4000),
+			 0);
+	ck_assert_int_eq(store_add_drain(s, "2", 0, "node-02", "r", DRAIN_DONE, "attribd (policy auto)",
+					 now - 100),
+			 0);
+	ck_assert_int_eq(store_add_drain(s, "3", 0, "node-03", "r", DRAIN_DONE_FORCED, "attrib drain (uid 0)",
+					 now - 50),
+			 0);
+	ck_assert_int_eq(store_add_drain(s, "3", 0, "node-01", "r", DRAIN_REFUSED, "attrib drain (uid 0)",
+					 now - 40),
+			 0);
+	ck_assert_int_eq(store_add_drain(s, "4", 0, "node-01", "r", DRAIN_SUGGESTED,
+					 "attribd (policy suggest)", now - 30),
+			 0);
+	ck_assert_int_eq(store_add_drain(s, "4", 1, "node-01", "r", DRAIN_FAILED, "attribd (policy auto)",
+					 now - 20),
+			 0);
+	ck_assert_int_eq(store_add_drain(s, "4", 1, "node-02", "r", DRAIN_DRY_RUN, "attrib drain (uid 0)",
+					 now - 10),
+			 0);
 	/* only drains done count: by the policy or by hand, forced or not */
 	ck_assert_int_eq(store_count_drains(s, now - 3600), 2);
 	ck_assert_int_eq(store_count_drains(s, now - 5000), 3);
@@ -485,7 +507,8 @@ START_TEST(store_counts_drains_done)
 	ck_assert_int_eq(store_each_drain(s, "4", row_line, seen), 0);
 	ck_assert_str_eq(json_object_to_json_string_ext(seen, JSON_C_TO_STRING_PLAIN),
 			 "[\"0 node-01 suggested attribd (policy suggest)\","
-			 "\"1 node-01 failed attribd (policy auto)\"," "\"1 node-02 dry-run attrib drain (uid 0)\"]");
+			 "\"1 node-01 failed attribd (policy auto)\","
+			 "\"1 node-02 dry-run attrib drain (uid 0)\"]");
 	json_object_put(seen);
 	store_close(s);
 }

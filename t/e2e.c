@@ -40,7 +40,8 @@ static void check_contract(const char *name, struct json_object *r, struct json_
 	struct json_object *nodes = get(job, "nodes"), *v;
 
 	ck_assert_str_eq(json_object_get_string(get(r, "schema")), "attrib.result/v1");
-	ck_assert_str_eq(json_object_get_string(get(r, "job_id")), json_object_get_string(get(job, "job_id")));
+	ck_assert_str_eq(json_object_get_string(get(r, "job_id")),
+			 json_object_get_string(get(job, "job_id")));
 	ck_assert_msg(sub_domain_domain(sub) != NULL, "%s: sub_domain %s", name, sub);
 	ck_assert_str_eq(json_object_get_string(get(r, "domain")), sub_domain_domain(sub));
 	ck_assert_str_eq(json_object_get_string(get(r, "outcome")), strcmp(sub, "Pass") ? "Fail" : "Pass");
@@ -56,14 +57,16 @@ static void check_contract(const char *name, struct json_object *r, struct json_
 		ck_assert_msg(action_valid(what), "%s: action %s", name, what);
 		ck_assert(in_array(nodes, json_object_get_string(get(a, "node"))));
 		if (!strcmp(what, "drain"))
-			ck_assert_msg(in_array(get(r, "culprit_nodes"), json_object_get_string(get(a, "node"))),
+			ck_assert_msg(in_array(get(r, "culprit_nodes"),
+					       json_object_get_string(get(a, "node"))),
 				      "%s: drain of a node that is not a culprit", name);
 	}
 	v = get(r, "symptoms");
 	for (size_t i = 0; i < json_object_array_length(v); i++) {
 		const char *role = json_object_get_string(get(json_object_array_get_idx(v, i), "role"));
 
-		ck_assert_msg(!strcmp(role, "root") || !strcmp(role, "downstream") || !strcmp(role, "interesting"),
+		ck_assert_msg(!strcmp(role, "root") || !strcmp(role, "downstream") ||
+				      !strcmp(role, "interesting"),
 			      "%s: role %s", name, role);
 	}
 	v = get(r, "coverage");
@@ -102,7 +105,10 @@ static void check_case(const char *dir, const char *name)
 		unsetenv("ATTRIB_CHUNK_BYTES");
 		ck_assert_msg(again != NULL, "%s: %s", name, err);
 		ck_assert_msg(!strcmp(json_object_to_json_string(again), json_object_to_json_string(r)),
-			      "%s: the result differs with ATTRIB_THREADS=%s%s", name, k == 1 ? "5" : k ? "3" : "1",
+			      "%s: the result differs with ATTRIB_THREADS=%s%s", name,
+			      k == 1	  ? "5"
+				      : k ? "3"
+					  : "1",
 			      k == 2 ? " ATTRIB_CHUNK_BYTES=256" : "");
 		json_object_put(again);
 	}
@@ -131,7 +137,8 @@ static void check_case(const char *dir, const char *name)
 		struct json_object *rc = get(r, "root_cause");
 
 		ck_assert_msg(rc != NULL, "%s: no root_cause", name);
-		ck_assert_str_eq(json_object_get_string(get(rc, "code")), json_object_get_string(get(exp, "root_code")));
+		ck_assert_str_eq(json_object_get_string(get(rc, "code")),
+				 json_object_get_string(get(exp, "root_code")));
 	}
 	/* optional: nodes to inspect, a hang reported, codes set aside */
 	struct json_object *want_inspect = get(exp, "inspect");
@@ -168,7 +175,8 @@ static void check_case(const char *dir, const char *name)
 		const char *s = json_object_to_json_string(get(get(r, "root_cause"), "evidence"));
 
 		ck_assert_msg(strstr(s, json_object_get_string(get(exp, "evidence_contains"))) != NULL,
-			      "%s: root evidence lacks %s", name, json_object_get_string(get(exp, "evidence_contains")));
+			      "%s: root evidence lacks %s", name,
+			      json_object_get_string(get(exp, "evidence_contains")));
 	}
 	json_object_put(r);
 	json_object_put(exp);

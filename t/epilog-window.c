@@ -15,7 +15,7 @@
 #include "timefmt.h"
 #include "window.h"
 
-#define T0 1795939200.0	/* 2026-11-28T00:00:00Z */
+#define T0 1795939200.0 /* 2026-11-28T00:00:00Z */
 #define MB (1024L * 1024L)
 
 static char dir[] = "/tmp/attrib-epilog-window-XXXXXX";
@@ -138,12 +138,12 @@ START_TEST(sparse_2g)
 			int n;
 
 			if (k == 8 && i == 15)
-				t -= 90;	/* the clock went back a little */
+				t -= 90; /* the clock went back a little */
 			snprintf(tag, sizeof(tag), "cluster %d line %d", k, i);
 			n = line(F3164, t, tag, buf, sizeof(buf));
-			if (k == 7 && i == 12)	/* an untimed line in the window */
+			if (k == 7 && i == 12) /* an untimed line in the window */
 				n += snprintf(buf + n, sizeof(buf) - n, "    continuation of line 12\n");
-			if (k == 7 && i == 5)	/* and one before it */
+			if (k == 7 && i == 5) /* and one before it */
 				n += snprintf(buf + n, sizeof(buf) - n, "    continuation of line 5\n");
 			ck_assert_int_eq(pwrite(fd, buf, n, off), n);
 			off += n;
@@ -158,9 +158,12 @@ START_TEST(sparse_2g)
 	ck_assert_int_eq(cut_file(p, start, end, 64 * MB, &c), 0);
 	t0 = mono() - t0;
 	rchar1 = io_field("rchar");
-	fprintf(stderr, "sparse 2 GB: %ld lines [%lld, %lld) first %d last %d, %llu bytes read in %d probes, rchar %lld, %.4f s\n",
-		c.lines, (long long)c.lo, (long long)c.hi, c.has_first, c.has_last, (unsigned long long)c.bytes_read, c.probes, rchar1 - rchar0, t0);
-	ck_assert_int_eq(c.lines, 40 + 1 + 21);	/* and the untimed line 12 */
+	fprintf(stderr,
+		"sparse 2 GB: %ld lines [%lld, %lld) first %d last %d, %llu bytes read in %d probes, rchar "
+		"%lld, %.4f s\n",
+		c.lines, (long long)c.lo, (long long)c.hi, c.has_first, c.has_last,
+		(unsigned long long)c.bytes_read, c.probes, rchar1 - rchar0, t0);
+	ck_assert_int_eq(c.lines, 40 + 1 + 21); /* and the untimed line 12 */
 	ck_assert_uint_eq(c.len, elen);
 	ck_assert(memcmp(c.text, expect, elen) == 0);
 	ck_assert(!c.truncated);
@@ -170,7 +173,8 @@ START_TEST(sparse_2g)
 	ck_assert(t0 < 0.5);
 	cut_free(&c);
 	free(expect);
-	if (!getenv("KEEP")) unlink(p);
+	if (!getenv("KEEP"))
+		unlink(p);
 }
 END_TEST
 
@@ -206,13 +210,25 @@ static void one_format(enum fmt f)
 	cut_free(&c);
 }
 
-START_TEST(format_3164) { one_format(F3164); }
+START_TEST(format_3164)
+{
+	one_format(F3164);
+}
 END_TEST
-START_TEST(format_3339) { one_format(F3339); }
+START_TEST(format_3339)
+{
+	one_format(F3339);
+}
 END_TEST
-START_TEST(format_short_iso) { one_format(FISO); }
+START_TEST(format_short_iso)
+{
+	one_format(FISO);
+}
 END_TEST
-START_TEST(format_dmesg_t) { one_format(FDMESG); }
+START_TEST(format_dmesg_t)
+{
+	one_format(FDMESG);
+}
 END_TEST
 
 static const char *small_file(void)
@@ -326,7 +342,7 @@ START_TEST(garbage)
 	}
 	fclose(fp);
 	ck_assert_int_eq(cut_file(p, T0 + 1990 * 10, T0 + 2010 * 10, 64 * MB, &c), 0);
-	ck_assert_int_eq(c.lines, 21 + 300);	/* the untimed lines after 2007 */
+	ck_assert_int_eq(c.lines, 21 + 300); /* the untimed lines after 2007 */
 	ck_assert(!memchr(c.text, 0, c.len));
 	line(F3164, T0 + 2000 * 10, "line 2000\r", buf, sizeof(buf));
 	ck_assert_ptr_nonnull(strstr(c.text, buf));
@@ -364,7 +380,7 @@ START_TEST(local_zone_3164)
 	int fd;
 
 	for (int i = 0; i < 3000; i++) {
-		time_t t = (time_t)(T0 + 3600 + i * 10);	/* local = UTC + 1 h */
+		time_t t = (time_t)(T0 + 3600 + i * 10); /* local = UTC + 1 h */
 		struct tm tm;
 		char b[32];
 

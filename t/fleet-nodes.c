@@ -24,7 +24,7 @@ static long long now;
 
 struct diag {
 	const char *job, *sub, *user, *culprits, *affected, *code;
-	long long age, end_age;	/* seconds before now: stored, job end (-1: none) */
+	long long age, end_age; /* seconds before now: stored, job end (-1: none) */
 };
 
 /* gpu-12: 8 faults, 8 causes (one absurdly long); gpu-07: 3 (xid.79
@@ -46,7 +46,8 @@ static const struct diag diags[] = {
 	{ "115", "InfraHW", "dave", "gpu-12", "gpu-12", "xid.119", 10 * 86400, -1 },
 	{ "116", "InfraHW", "dave", "gpu-12", "gpu-12", "xid.120", 10 * 86400, -1 },
 	{ "117", "InfraHW", "dave", "gpu-12", "gpu-12", "xid.48", 10 * 86400, -1 },
-	{ "118", "InfraHW", "dave", "gpu-12", "gpu-12", "gpu.fell_off_the_bus_and_was_never_heard_of_again_on_this_node", 10 * 86400, -1 },
+	{ "118", "InfraHW", "dave", "gpu-12", "gpu-12",
+	  "gpu.fell_off_the_bus_and_was_never_heard_of_again_on_this_node", 10 * 86400, -1 },
 };
 #define NDIAGS (sizeof(diags) / sizeof(*diags))
 
@@ -96,10 +97,16 @@ static void fill_store(void)
 			json_object_object_add(r, "end_time", json_object_new_string(end));
 		}
 		struct store_row row = {
-			.job_id = d->job, .attempt = 0, .cluster = "lab", .user = d->user,
-			.state = "FAILED", .sub_domain = d->sub,
-			.culprits = *d->culprits ? d->culprits : NULL, .root_code = d->code,
-			.created = now - d->age, .result_json = json_object_to_json_string(r),
+			.job_id = d->job,
+			.attempt = 0,
+			.cluster = "lab",
+			.user = d->user,
+			.state = "FAILED",
+			.sub_domain = d->sub,
+			.culprits = *d->culprits ? d->culprits : NULL,
+			.root_code = d->code,
+			.created = now - d->age,
+			.result_json = json_object_to_json_string(r),
 		};
 		ck_assert_int_eq(store_put(s, &row, NULL, now), 1);
 		json_object_put(r);
@@ -140,8 +147,8 @@ static int run(const char *args, const char *slurm_conf, char **out, char **erro
 
 	snprintf(o, sizeof(o), "%s/out", dir);
 	snprintf(e, sizeof(e), "%s/err", dir);
-	snprintf(cmd, sizeof(cmd), "SLURM_CONF='%s' '%s' %s --config '%s' >'%s' 2>'%s'", slurm_conf, a,
-		 args, conf_path, o, e);
+	snprintf(cmd, sizeof(cmd), "SLURM_CONF='%s' '%s' %s --config '%s' >'%s' 2>'%s'", slurm_conf, a, args,
+		 conf_path, o, e);
 	st = system(cmd);
 	*out = slurp(o, NULL);
 	if (errout)
@@ -208,13 +215,13 @@ START_TEST(ranking_counts_causes)
 	static const long faults[] = { 8, 3, 2, 1, 0 }, affected[] = { 8, 3, 3, 3, 1 };
 	char end[40];
 
-	ck_assert_int_eq(json_object_array_length(a), 5);	/* not gpu-11 (40 days) */
+	ck_assert_int_eq(json_object_array_length(a), 5); /* not gpu-11 (40 days) */
 	for (size_t i = 0; i < 5; i++) {
 		n = json_object_array_get_idx(a, i);
 		ck_assert_str_eq(str(n, "node"), order[i]);
 		ck_assert_int_eq(num(n, "faults"), faults[i]);
 		ck_assert_int_eq(num(n, "affected"), affected[i]);
-		ck_assert_str_eq(str(n, "state"), "unknown");	/* no slurm.conf */
+		ck_assert_str_eq(str(n, "state"), "unknown"); /* no slurm.conf */
 	}
 	/* gpu-07: xid.79 twice, then xid.48; last seen: job 101's end */
 	n = json_object_array_get_idx(a, 1);
@@ -273,7 +280,7 @@ START_TEST(since_and_limit)
 	json_object_put(a);
 
 	a = nodes_json("--since 60d", no_slurm());
-	ck_assert_int_eq(json_object_array_length(a), 6);	/* gpu-11 now, after gpu-09 (affected more) */
+	ck_assert_int_eq(json_object_array_length(a), 6); /* gpu-11 now, after gpu-09 (affected more) */
 	ck_assert_str_eq(str(json_object_array_get_idx(a, 3), "node"), "gpu-09");
 	ck_assert_str_eq(str(json_object_array_get_idx(a, 4), "node"), "gpu-11");
 	ck_assert_int_eq(num(json_object_array_get_idx(a, 4), "faults"), 1);
@@ -326,9 +333,10 @@ START_TEST(slurmctld_unreachable)
 
 	snprintf(p, sizeof(p), "%s/slurm.conf", dir);
 	ck_assert_ptr_nonnull(f = fopen(p, "w"));
-	fprintf(f, "ClusterName=nowhere\nSlurmctldHost=localhost(127.0.0.1)\nSlurmctldPort=9\n"
-		   "AuthType=auth/munge\nMessageTimeout=2\nNodeName=gpu-07 CPUs=1 State=UNKNOWN\n"
-		   "PartitionName=p Nodes=gpu-07 Default=YES\n");
+	fprintf(f,
+		"ClusterName=nowhere\nSlurmctldHost=localhost(127.0.0.1)\nSlurmctldPort=9\n"
+		"AuthType=auth/munge\nMessageTimeout=2\nNodeName=gpu-07 CPUs=1 State=UNKNOWN\n"
+		"PartitionName=p Nodes=gpu-07 Default=YES\n");
 	fclose(f);
 	time_t t0 = time(NULL);
 	ck_assert_int_eq(run("nodes --json --limit 2", p, &out, &err), 0);
@@ -368,7 +376,7 @@ START_TEST(list_filters)
 	time_t t = (time_t)(now - 45 * 86400);
 	struct tm tm;
 
-	ck_assert_int_eq(list_count(""), 6);	/* 7 days: 101-106 */
+	ck_assert_int_eq(list_count(""), 6); /* 7 days: 101-106 */
 	ck_assert_int_eq(list_count("--since 60d"), 15);
 	ck_assert_int_eq(list_count("--since 2d"), 3);
 	strftime(date, sizeof(date), "%Y-%m-%d", gmtime_r(&t, &tm));
@@ -377,7 +385,8 @@ START_TEST(list_filters)
 	ck_assert_int_eq(list_count("--since 60d --node gpu-07"), 3);
 	ck_assert_int_eq(list_count("--since 60d --node gpu-11"), 1);
 	ck_assert_int_eq(list_count("--since 60d --node gpu-0"), 0);
-	ck_assert_int_eq(list_count("--since 60d --node gpu-09"), 1);	/* 105: culprit; 103, 104 only affected */
+	ck_assert_int_eq(list_count("--since 60d --node gpu-09"),
+			 1); /* 105: culprit; 103, 104 only affected */
 	ck_assert_int_eq(list_count("--since 60d --sub-domain InfraNet"), 1);
 	ck_assert_int_eq(list_count("--since 60d --user alice"), 4);
 	ck_assert_int_eq(list_count("--since 60d --user alice --sub-domain InfraHW"), 3);
@@ -385,7 +394,7 @@ START_TEST(list_filters)
 
 	char *out;
 	ck_assert_int_eq(run("list --json --since 60d --limit 1", no_slurm(), &out, NULL), 0);
-	ck_assert_msg(strstr(out, "\"104\"") != NULL, "newest first: %s", out);	/* stored 1 h ago */
+	ck_assert_msg(strstr(out, "\"104\"") != NULL, "newest first: %s", out); /* stored 1 h ago */
 	free(out);
 	ck_assert_int_eq(run("list --limit x", no_slurm(), &out, NULL), 1);
 	free(out);
@@ -410,8 +419,9 @@ START_TEST(store_rows)
 	ck_assert_ptr_nonnull(s);
 	ck_assert_int_eq(store_node_faults(s, now - 2 * 86400, collect, f), 6);
 	fclose(f);
-	ck_assert_str_eq(buf, "gpu-07 1 xid.79 1|gpu-07 0 - 1|gpu-08 1 ib.link_down 1|gpu-08 0 - 2|"
-			      "gpu-09 0 - 1|gpu-10 0 - 1|");
+	ck_assert_str_eq(buf,
+			 "gpu-07 1 xid.79 1|gpu-07 0 - 1|gpu-08 1 ib.link_down 1|gpu-08 0 - 2|"
+			 "gpu-09 0 - 1|gpu-10 0 - 1|");
 	free(buf);
 	store_close(s);
 }
@@ -433,7 +443,7 @@ START_TEST(webhook_queue)
 	ck_assert_int_eq(store_webhook_arm(s), 0);
 	r.job_id = "10";
 	ck_assert_int_eq(store_put(s, &r, NULL, 500), 1);
-	ck_assert_int_eq(store_put(s, &r, NULL, 600), 0);	/* there already: queued once */
+	ck_assert_int_eq(store_put(s, &r, NULL, 600), 0); /* there already: queued once */
 	ck_assert_int_eq(store_webhook_pending(s), 1);
 	ck_assert_int_eq(store_webhook_next(s), 500);
 	ck_assert_int_eq(store_webhook_due(s, 499, 10, &items), 0);
@@ -499,7 +509,7 @@ START_TEST(dirty_store_printed_clean)
 	char err[256], *out;
 	store *s;
 
-	char *fixture_dir = dir;	/* the fixture's store is back after this test */
+	char *fixture_dir = dir; /* the fixture's store is back after this test */
 
 	dir = tmpdir();
 	snprintf(db_path, sizeof(db_path), "%s/attrib.db", dir);
@@ -514,9 +524,16 @@ START_TEST(dirty_store_printed_clean)
 			   "\"root_cause\":{\"code\":\"xid.\\u001b[2J\xe2\x80\xae\"},"
 			   "\"culprit_nodes\":[\"gpu\\u001b[31m\xff\"],\"affected_nodes\":[]}";
 	struct store_row row = {
-		.job_id = "9", .attempt = 0, .cluster = "lab", .user = "u", .state = "FAILED",
-		.sub_domain = "InfraHW", .culprits = "gpu", .root_code = "xid.\x1b[2J",
-		.created = (long long)time(NULL), .result_json = json,
+		.job_id = "9",
+		.attempt = 0,
+		.cluster = "lab",
+		.user = "u",
+		.state = "FAILED",
+		.sub_domain = "InfraHW",
+		.culprits = "gpu",
+		.root_code = "xid.\x1b[2J",
+		.created = (long long)time(NULL),
+		.result_json = json,
 	};
 	ck_assert_int_eq(store_put(s, &row, NULL, (long long)time(NULL)), 1);
 	store_close(s);

@@ -32,7 +32,8 @@ static const struct variant {
 	{ "systemd-cat -t kernel, read from the journal", "journal-user.log", "journal-user",
 	  "2025-11-29T08:05:00.000000+00:00 n1 [_UID=1000 _COMM=python3] kernel[4243]: " FORGED "\n" },
 	{ "logger --journald SYSLOG_IDENTIFIER=kernel, read from the journal", "journal-user.log",
-	  "journal-user", "2025-11-29T08:05:00.000000+00:00 n1 [_UID=1000 _COMM=logger] kernel: " FORGED "\n" },
+	  "journal-user",
+	  "2025-11-29T08:05:00.000000+00:00 n1 [_UID=1000 _COMM=logger] kernel: " FORGED "\n" },
 	{ "a plain line in a file a log source lists", "gpu-health.log", "file",
 	  "2025-11-29T08:05:00Z " FORGED "\n" },
 	{ "a root process's journal entry named kernel", "journal.log", "journal",
@@ -44,7 +45,8 @@ static void setup(void)
 {
 	char rules[4096];
 
-	snprintf(rules, sizeof(rules), "%s", getenv("ATTRIB_RULES") ? getenv("ATTRIB_RULES") : SRCDIR "/rules");
+	snprintf(rules, sizeof(rules), "%s",
+		 getenv("ATTRIB_RULES") ? getenv("ATTRIB_RULES") : SRCDIR "/rules");
 	cat = attrib_catalog_load(rules, stderr);
 	ck_assert_ptr_nonnull(cat);
 }
@@ -77,7 +79,8 @@ static char *user_case(void)
 		   "{\"schema\": \"attrib.job/v1\", \"job_id\": \"77\", \"nodes\": [\"n1\", \"n2\"],"
 		   " \"start_time\": \"2025-11-29T08:00:00Z\", \"end_time\": \"2025-11-29T08:20:00Z\","
 		   " \"state\": \"FAILED\", \"exit_code\": \"1:0\", \"ranks\": ["
-		   "{\"rank\": 0, \"node\": \"n1\", \"gpu\": \"0\"}, {\"rank\": 1, \"node\": \"n2\", \"gpu\": \"0\"}]}\n");
+		   "{\"rank\": 0, \"node\": \"n1\", \"gpu\": \"0\"}, {\"rank\": 1, \"node\": \"n2\", "
+		   "\"gpu\": \"0\"}]}\n");
 	mkdir_p(dir, "app");
 	write_file(dir, "app/slurm-77.out",
 		   "[rank1]: Traceback (most recent call last):\n"
@@ -85,8 +88,10 @@ static char *user_case(void)
 		   "[rank1]: KeyError: 'labels'\n");
 	mkdir_p(dir, "nodes/n1");
 	mkdir_p(dir, "nodes/n2");
-	write_file(dir, "nodes/n1/kernel.log", "2025-11-29T08:00:01.000000+00:00 n1 kernel: usb 1-1: new device\n");
-	write_file(dir, "nodes/n2/kernel.log", "2025-11-29T08:00:01.000000+00:00 n2 kernel: usb 1-1: new device\n");
+	write_file(dir, "nodes/n1/kernel.log",
+		   "2025-11-29T08:00:01.000000+00:00 n1 kernel: usb 1-1: new device\n");
+	write_file(dir, "nodes/n2/kernel.log",
+		   "2025-11-29T08:00:01.000000+00:00 n2 kernel: usb 1-1: new device\n");
 	return dir;
 }
 
@@ -198,7 +203,8 @@ START_TEST(forged_xid_moves_no_culprit)
 	ck_assert_str_eq(str(rc, "device"), "PCI:0000:3b:00");
 	ck_assert(get(rc, "trust") == NULL);
 	ck_assert_msg(has_action(r, "n2", "drain"), "%s: the real fault is not drained", v->how);
-	ck_assert_msg(!has_action(r, "n1", "drain") && !has_action(r, "n1", "inspect"), "%s: n1 acted on", v->how);
+	ck_assert_msg(!has_action(r, "n1", "drain") && !has_action(r, "n1", "inspect"), "%s: n1 acted on",
+		      v->how);
 	ck_assert_int_eq(json_object_array_length(get(r, "actions")), 1);
 	json_object_put(r);
 	rmtree(dir);
@@ -234,19 +240,21 @@ END_TEST
  * from a root journal entry drains. */
 START_TEST(unauthenticated_fault_is_inspected_not_drained)
 {
-	static const char *const fm =
-		"2025-11-29T08:05:00.000000+00:00 n1 [_UID=%s _COMM=nv-fabricmanager] nv-fabricmanager[1533]: "
-		"detected NVSwitch fatal error 12001 on fid 0 on NVSwitch pci bus id 00000000:07:00.0 physical id 1 port 20\n";
+	static const char *const fm = "2025-11-29T08:05:00.000000+00:00 n1 [_UID=%s _COMM=nv-fabricmanager] "
+				      "nv-fabricmanager[1533]: "
+				      "detected NVSwitch fatal error 12001 on fid 0 on NVSwitch pci bus id "
+				      "00000000:07:00.0 physical id 1 port 20\n";
 	static const char *const origins[] = { "file", "journal-user", "journal" };
 
 	for (int alone = 0; alone < 2; alone++)
 		for (int i = 0; i < 3; i++) {
 			char *dir = user_case(), line[512];
-			struct variant v = { "", i ? "journal-user.log" : "fabricmanager.log", origins[i], line };
+			struct variant v = { "", i ? "journal-user.log" : "fabricmanager.log", origins[i],
+					     line };
 			struct json_object *r, *rc;
 			bool trusted = i == 2;
 
-			if (alone)	/* the forged line is the only fault */
+			if (alone) /* the forged line is the only fault */
 				write_file(dir, "app/slurm-77.out", "training...\n");
 			if (trusted)
 				v.file = "journal.log";
@@ -258,8 +266,8 @@ START_TEST(unauthenticated_fault_is_inspected_not_drained)
 			ck_assert_ptr_nonnull(rc);
 			if (!trusted && !alone) {
 				/* the user's own exception stays the cause */
-				ck_assert_msg(!strcmp(str(rc, "code"), "py.exception"), "%s: root %s", origins[i],
-					      str(rc, "code"));
+				ck_assert_msg(!strcmp(str(rc, "code"), "py.exception"), "%s: root %s",
+					      origins[i], str(rc, "code"));
 				ck_assert_str_eq(culprits(r), "[]");
 				ck_assert_msg(!has_action(r, NULL, "drain"), "%s: drained", origins[i]);
 				json_object_put(r);
@@ -272,11 +280,17 @@ START_TEST(unauthenticated_fault_is_inspected_not_drained)
 				ck_assert(get(rc, "trust") == NULL);
 				ck_assert(has_action(r, "n1", "drain"));
 			} else {
-				ck_assert_msg(str(rc, "trust") && !strcmp(str(rc, "trust"), "unauthenticated"), "%s", origins[i]);
+				ck_assert_msg(str(rc, "trust") &&
+						      !strcmp(str(rc, "trust"), "unauthenticated"),
+					      "%s", origins[i]);
 				ck_assert_msg(!has_action(r, NULL, "drain"), "%s: drained", origins[i]);
 				ck_assert(has_action(r, "n1", "inspect"));
-				ck_assert_ptr_nonnull(strstr(str(r, "explanation"), "not proof of a fault, so the action is inspect, not drain"));
-				ck_assert_str_eq(str(json_object_array_get_idx(get(r, "symptoms"), 0), "trust"), "unauthenticated");
+				ck_assert_ptr_nonnull(
+					strstr(str(r, "explanation"),
+					       "not proof of a fault, so the action is inspect, not drain"));
+				ck_assert_str_eq(str(json_object_array_get_idx(get(r, "symptoms"), 0),
+						     "trust"),
+						 "unauthenticated");
 			}
 			json_object_put(r);
 			rmtree(dir);
@@ -289,12 +303,14 @@ START_TEST(one_trusted_line_vouches)
 {
 	char *dir = user_case();
 	struct json_object *r;
-	const char *line = "2025-11-29T08:05:00+00:00 n1 nv-fabricmanager[1533]: detected NVSwitch fatal error "
-			   "12001 on fid 0 on NVSwitch pci bus id 00000000:07:00.0 physical id 1 port 20\n";
+	const char *line =
+		"2025-11-29T08:05:00+00:00 n1 nv-fabricmanager[1533]: detected NVSwitch fatal error "
+		"12001 on fid 0 on NVSwitch pci bus id 00000000:07:00.0 physical id 1 port 20\n";
 
 	write_file(dir, "nodes/n1/syslog", line);
 	write_file(dir, "nodes/n1/journal.log", line);
-	write_file(dir, "evidence.json", "{\"files\": {\"nodes/n1/syslog\": {\"origin\": \"file\"},"
+	write_file(dir, "evidence.json",
+		   "{\"files\": {\"nodes/n1/syslog\": {\"origin\": \"file\"},"
 		   " \"nodes/n1/journal.log\": {\"origin\": \"journal\"}}}");
 	r = analyze(dir);
 	ck_assert_str_eq(str(get(r, "root_cause"), "code"), "fm.nvswitch_fatal");
@@ -310,7 +326,10 @@ END_TEST
 START_TEST(bad_manifest_trusts_nothing)
 {
 	static const char *const bad[] = {
-		"not json", "[1, 2]", "{\"files\": 3}", "{\"files\": {}} trailing",
+		"not json",
+		"[1, 2]",
+		"{\"files\": 3}",
+		"{\"files\": {}} trailing",
 		"{\"files\": {\"nodes/n2/kernel.log\": {\"origin\": \"trusted\"}}}",
 		"{\"files\": {\"nodes/n2/kernel.log\": \"kernel\"}}",
 	};
@@ -370,7 +389,7 @@ START_TEST(manifest_is_not_a_log)
 	r = analyze(dir);
 	ck_assert(!has_xid(r));
 	ck_assert_str_eq(culprits(r), "[]");
-	ck_assert_int_eq(json_object_get_int(get(get(r, "engine"), "files")), 4);	/* app, 2 nodes, job.json */
+	ck_assert_int_eq(json_object_get_int(get(get(r, "engine"), "files")), 4); /* app, 2 nodes, job.json */
 	json_object_put(r);
 	rmtree(dir);
 }
@@ -390,9 +409,11 @@ START_TEST(origin_key_checked)
 		FILE *err = open_memstream(&out, &len);
 
 		snprintf(rule, sizeof(rule), "%s%s%s", BASE_RULES,
-			 "codes:\n  - {code: t.fault, class: hw, title: GPU exploded}\nextractors:\n", bad[i]);
+			 "codes:\n  - {code: t.fault, class: hw, title: GPU exploded}\nextractors:\n",
+			 bad[i]);
 		snprintf(rule + strlen(rule), sizeof(rule) - strlen(rule),
-			 "    regex: 'GPU exploded'\n    code: t.fault\n    tests:\n      - line: 'GPU exploded'\n"
+			 "    regex: 'GPU exploded'\n    code: t.fault\n    tests:\n      - line: 'GPU "
+			 "exploded'\n"
 			 "      - line: 'no'\n        none: true\n");
 		write_file(d, "r.yaml", rule);
 		char *p = path_join(d, "r.yaml");

@@ -61,9 +61,11 @@
 
 #define START "2026-11-29T08:00:00Z"
 #define END "2026-11-29T08:14:07Z"
-#define XID79 "2026-11-29T08:12:01+00:00 n1 kernel: NVRM: Xid (PCI:0000:3b:00): 79, " \
+#define XID79 \
+	"2026-11-29T08:12:01+00:00 n1 kernel: NVRM: Xid (PCI:0000:3b:00): 79, " \
 	"pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
-#define XID45 "2026-11-29T08:12:03+00:00 n1 kernel: NVRM: Xid (PCI:0000:3b:00): 45, " \
+#define XID45 \
+	"2026-11-29T08:12:03+00:00 n1 kernel: NVRM: Xid (PCI:0000:3b:00): 45, " \
 	"pid=4242, name=python3, Ch 00000010\n"
 
 static bool full;
@@ -200,17 +202,16 @@ static char *new_case(const char *name, const char *nodes)
 /* ---- one bounded analysis ---- */
 
 struct run {
-	bool done;		/* a result or a refusal, within the time limit */
+	bool done; /* a result or a refusal, within the time limit */
 	bool hung, crashed;
 	double secs;
-	long rss_mb;		/* the child's peak RSS */
+	long rss_mb; /* the child's peak RSS */
 	char err[512];
-	struct json_object *result;	/* NULL when refused */
+	struct json_object *result; /* NULL when refused */
 };
 
 /* attrib_analyze(dir) with cat in a child killed after limit seconds. */
-static void analyze_bounded(const attrib_catalog *cat, const char *dir, double limit,
-			    struct run *run)
+static void analyze_bounded(const attrib_catalog *cat, const char *dir, double limit, struct run *run)
 {
 	char out[4096];
 	int pipefd[2], st;
@@ -359,7 +360,10 @@ static bool room_for(unsigned long long bytes, const char *test)
 /* A sparse log of 50 GB: NUL bytes (no disk) and the Xid at the end. */
 static void sparse_log(void)
 {
-	off_t size = (off_t)(getenv("GIANT_SPARSE_GB") ? atol(getenv("GIANT_SPARSE_GB")) : full ? 50 : 1) << 30;
+	off_t size = (off_t)(getenv("GIANT_SPARSE_GB") ? atol(getenv("GIANT_SPARSE_GB"))
+				     : full	       ? 50
+						       : 1)
+		<< 30;
 	char *dir = new_case("sparse", NULL);
 	struct run run;
 	int fd;
@@ -410,7 +414,7 @@ static void giant_line(void)
 	for (size_t o = 0; o < n; o += chunk) {
 		static const char hint[] = " NVRM: Xid (PCI:0000:3b:00): 48, pid=1, name=x, DBE ";
 
-		if (o + chunk >= n)	/* the last chunk */
+		if (o + chunk >= n) /* the last chunk */
 			memcpy(buf + (n - o) - 4096, hint, sizeof(hint) - 1);
 		write_all(fd, buf, o + chunk > n ? n - o : chunk);
 		if (!o)
@@ -425,12 +429,11 @@ static void giant_line(void)
 	printf("# giant_line: %zu MB, %.1f s, peak RSS %ld MB\n", n >> 20, run.secs, run.rss_mb);
 	check(run.result && root_code(run.result) && !strcmp(root_code(run.result), "xid.79"),
 	      "a %zu MB line: the Xid after it is the root (%s)", n >> 20, what(&run));
-	check(run.rss_mb < 400 * RSS_SLACK, "a %zu MB line: peak RSS %ld MB < %d MB", n >> 20,
-	      run.rss_mb, 400 * RSS_SLACK);
+	check(run.rss_mb < 400 * RSS_SLACK, "a %zu MB line: peak RSS %ld MB < %d MB", n >> 20, run.rss_mb,
+	      400 * RSS_SLACK);
 	c = coverage(run.result, "nodes/n1/kern.log", "error");
 	check(c && sget(c, "detail") && strstr(sget(c, "detail"), "cut"),
-	      "a %zu MB line: coverage says it was cut (%s)", n >> 20,
-	      c ? sget(c, "detail") : "no entry");
+	      "a %zu MB line: coverage says it was cut (%s)", n >> 20, c ? sget(c, "detail") : "no entry");
 out:
 	json_object_put(run.result);
 	rmtree(dir);
@@ -468,8 +471,8 @@ static void xid_lines(void)
 	      s && json_object_object_get_ex(s, "count", &v) ? json_object_get_string(v) : "-");
 	check(s && json_object_object_get_ex(s, "evidence", &v) && json_object_array_length(v) <= 3,
 	      "%ld Xid 45 lines: at most 3 evidence lines kept", lines);
-	check(run.rss_mb < 400 * RSS_SLACK, "%ld Xid 45 lines: peak RSS %ld MB < %d MB", lines,
-	      run.rss_mb, 400 * RSS_SLACK);
+	check(run.rss_mb < 400 * RSS_SLACK, "%ld Xid 45 lines: peak RSS %ld MB < %d MB", lines, run.rss_mb,
+	      400 * RSS_SLACK);
 	check(run.secs < (full ? 300 : 60), "%ld Xid 45 lines: %.1f s", lines, run.secs);
 out:
 	json_object_put(run.result);
@@ -492,9 +495,10 @@ static void huge_job(void)
 	p = path(dir, "job.json");
 	if (!(f = fopen(p, "w")))
 		die(p);
-	fprintf(f, "{\"schema\": \"attrib.job/v1\", \"job_id\": \"4242\", \"nodes\": [\"n1\"],"
-		   " \"start_time\": \"" START "\", \"end_time\": \"" END "\","
-		   " \"state\": \"FAILED\", \"exit_code\": \"1:0\", \"transitions\": [");
+	fprintf(f,
+		"{\"schema\": \"attrib.job/v1\", \"job_id\": \"4242\", \"nodes\": [\"n1\"],"
+		" \"start_time\": \"" START "\", \"end_time\": \"" END "\","
+		" \"state\": \"FAILED\", \"exit_code\": \"1:0\", \"transitions\": [");
 	for (long i = 0; i < n; i++)
 		fprintf(f, "%s{\"time\": \"2026-11-29T08:%02ld:%02ldZ\", \"state\": \"RUNNING\"}",
 			i ? ", " : "", (i / 60) % 14, i % 60);
@@ -552,9 +556,11 @@ static void wide_job(void)
 		snprintf(rel, sizeof(rel), "nodes/n%d/kern.log", i);
 		snprintf(line, sizeof(line),
 			 "2026-11-29T08:05:00+00:00 n%d kernel: NVRM: Xid (PCI:0000:3b:00): 45, pid=4242, "
-			 "name=python3, Ch 00000010\n%s", i,
+			 "name=python3, Ch 00000010\n%s",
+			 i,
 			 i == nn / 2 ? "2026-11-29T08:01:00+00:00 n1 kernel: NVRM: Xid (PCI:0000:3b:00): 79, "
-				       "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n" : "");
+				       "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
+				     : "");
 		write_text(dir, rel, line);
 	}
 	analyze_bounded(shipped, dir, 120, &run);
@@ -568,11 +574,11 @@ static void wide_job(void)
 		snprintf(want, sizeof(want), "n%d", nn / 2);
 		if (run.result)
 			json_object_object_get_ex(run.result, "root_cause", &rc);
-		check(sget(rc, "node") && !strcmp(sget(rc, "node"), want), "%d nodes: on node %s (%s)",
-		      nn, want, sget(rc, "node") ? sget(rc, "node") : "none");
+		check(sget(rc, "node") && !strcmp(sget(rc, "node"), want), "%d nodes: on node %s (%s)", nn,
+		      want, sget(rc, "node") ? sget(rc, "node") : "none");
 	}
-	check(run.secs < 60 && run.rss_mb < 400 * RSS_SLACK, "%d nodes: %.1f s, peak RSS %ld MB", nn, run.secs,
-	      run.rss_mb);
+	check(run.secs < 60 && run.rss_mb < 400 * RSS_SLACK, "%d nodes: %.1f s, peak RSS %ld MB", nn,
+	      run.secs, run.rss_mb);
 	json_object_put(run.result);
 	rmtree(dir);
 	free(dir);
@@ -582,23 +588,22 @@ static void wide_job(void)
  * exponentially on a line of a's that does not end as it wants. */
 static void backtrack(void)
 {
-	static const char rule[] =
-		"codes:\n"
-		"  - code: giant.backtrack\n"
-		"    class: node-software\n"
-		"    title: 'catastrophic pattern'\n"
-		"    doc: 'a nested quantifier that backtracks exponentially'\n"
-		"extractors:\n"
-		"  - id: giant-backtrack\n"
-		"    source: node\n"
-		"    regex: 'kernel: (a|aa)+$'\n"
-		"    prefilter: 'kernel: aaaa'\n"
-		"    code: giant.backtrack\n"
-		"    tests:\n"
-		"      - line: 'kernel: aaaa'\n"
-		"        code: giant.backtrack\n"
-		"      - line: 'kernel: aaaab'\n"
-		"        none: true\n";
+	static const char rule[] = "codes:\n"
+				   "  - code: giant.backtrack\n"
+				   "    class: node-software\n"
+				   "    title: 'catastrophic pattern'\n"
+				   "    doc: 'a nested quantifier that backtracks exponentially'\n"
+				   "extractors:\n"
+				   "  - id: giant-backtrack\n"
+				   "    source: node\n"
+				   "    regex: 'kernel: (a|aa)+$'\n"
+				   "    prefilter: 'kernel: aaaa'\n"
+				   "    code: giant.backtrack\n"
+				   "    tests:\n"
+				   "      - line: 'kernel: aaaa'\n"
+				   "        code: giant.backtrack\n"
+				   "      - line: 'kernel: aaaab'\n"
+				   "        none: true\n";
 	int nlines = full ? 2000 : 50;
 	size_t ll = 64 * 1024;
 	char *rules = path(scratch, "rules"), *dir = new_case("backtrack", NULL), *buf, *src;
@@ -639,7 +644,7 @@ static void backtrack(void)
 		die("malloc");
 	memset(buf, 'a', ll);
 	memcpy(buf, "2026-11-29T08:05:00+00:00 n1 kernel: ", 37);
-	buf[ll - 2] = 'b';	/* never matches: every split of the a's is tried */
+	buf[ll - 2] = 'b'; /* never matches: every split of the a's is tried */
 	buf[ll - 1] = '\n';
 	for (int i = 0; i < nlines; i++) {
 		write_all(fd, buf, ll);
@@ -676,7 +681,7 @@ static const struct {
 	void (*fn)(void);
 } tests[] = {
 	{ "sparse_log", sparse_log }, { "giant_line", giant_line }, { "xid_lines", xid_lines },
-	{ "huge_job", huge_job },     { "wide_job", wide_job },     { "backtrack", backtrack },
+	{ "huge_job", huge_job },     { "wide_job", wide_job },	    { "backtrack", backtrack },
 };
 
 int main(int argc, char **argv)

@@ -119,8 +119,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		if (cs[i].fd >= 0)
 			close(cs[i].fd);
-	printf("%s: %zu connections from %u addresses: opened %zu, closed by the server %zu\n",
-	       argv[1], n, naddr, opened, lost);
+	printf("%s: %zu connections from %u addresses: opened %zu, closed by the server %zu\n", argv[1], n,
+	       naddr, opened, lost);
 	free(cs);
 	return 0;
 }

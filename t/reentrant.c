@@ -30,7 +30,7 @@ static char *analyze(const char *dir)
 }
 
 struct runner {
-	int first;		/* the cases it runs: first, first + stride, ... */
+	int first; /* the cases it runs: first, first + stride, ... */
 	int stride;
 	int mismatches;
 	char msg[512];
@@ -62,11 +62,13 @@ static char *posix_zone_case(void)
 	write_file(dir, "job.json",
 		   "{\"schema\": \"attrib.job/v1\", \"job_id\": \"78\", \"nodes\": [\"n1\"],"
 		   " \"start_time\": \"2025-11-29T08:00:00Z\", \"end_time\": \"2025-11-29T08:20:00Z\","
-		   " \"state\": \"FAILED\", \"exit_code\": \"1:0\", \"log_timezone\": \"CET-1CEST,M3.5.0,M10.5.0/3\"}\n");
+		   " \"state\": \"FAILED\", \"exit_code\": \"1:0\", \"log_timezone\": "
+		   "\"CET-1CEST,M3.5.0,M10.5.0/3\"}\n");
 	mkdir_p(dir, "nodes/n1");
-	write_file(dir, "nodes/n1/kern.log",
-		   "Nov 29 09:05:00 n1 kernel: NVRM: Xid (PCI:0000:3a:00): 79, pid='<unknown>', name=<unknown>, "
-		   "GPU has fallen off the bus.\n");
+	write_file(
+		dir, "nodes/n1/kern.log",
+		"Nov 29 09:05:00 n1 kernel: NVRM: Xid (PCI:0000:3a:00): 79, pid='<unknown>', name=<unknown>, "
+		"GPU has fallen off the bus.\n");
 	return dir;
 }
 
@@ -107,8 +109,8 @@ START_TEST(concurrent_analyses)
 	}
 	for (int k = 0; k < 6; k++) {
 		pthread_join(t[k], NULL);
-		ck_assert_msg(!r[k].mismatches, "%d results differ run concurrently (first: %s)", r[k].mismatches,
-			      r[k].msg);
+		ck_assert_msg(!r[k].mismatches, "%d results differ run concurrently (first: %s)",
+			      r[k].mismatches, r[k].msg);
 	}
 	unsetenv("ATTRIB_THREADS");
 	unsetenv("ATTRIB_CHUNK_BYTES");

@@ -27,7 +27,7 @@
 
 static uid_t uid;
 static gid_t gid;
-static char *base;	/* 0755 root directory; base/home is the user's */
+static char *base; /* 0755 root directory; base/home is the user's */
 
 static void as_user_file(const char *rel, const char *text, mode_t mode)
 {
@@ -124,14 +124,13 @@ START_TEST(fifo_does_not_block)
 	ck_assert_int_eq(mkfifo(p, 0600), 0);
 	ck_assert_int_eq(chown(p, uid, gid), 0);
 	free(p);
-	alarm(5);	/* a blocked open would end the test here */
+	alarm(5); /* a blocked open would end the test here */
 	ck_assert_ptr_null(read_user("home/fifo.out", 1 << 20, &missing, err, sizeof(err)));
 	alarm(0);
 	ck_assert_str_eq(err, "not a regular file");
 	/* a device the user may open is not a file either */
 	size_t len;
-	ck_assert_ptr_null(read_tail_as_user("/dev/null", uid, gid, 100, &len, &missing, err,
-					     sizeof(err)));
+	ck_assert_ptr_null(read_tail_as_user("/dev/null", uid, gid, 100, &len, &missing, err, sizeof(err)));
 	ck_assert_str_eq(err, "not a regular file");
 }
 END_TEST
@@ -196,11 +195,11 @@ static void *flipper(void *arg)
 	while (flipping) {
 		/* each rename swaps what the path names, atomically */
 		if (link(good, tmp) == 0)
-			rename(tmp, dst);	/* the user's file */
+			rename(tmp, dst); /* the user's file */
 		if (symlink("/etc/shadow", tmp) == 0)
-			rename(tmp, dst);	/* a symlink to /etc/shadow */
+			rename(tmp, dst); /* a symlink to /etc/shadow */
 		if (link(rootf, tmp) == 0)
-			rename(tmp, dst);	/* root's file */
+			rename(tmp, dst); /* root's file */
 	}
 	free(dst);
 	free(good);
@@ -231,7 +230,7 @@ START_TEST(path_swapped_while_read)
 	}
 	flipping = 0;
 	pthread_join(t, NULL);
-	(void)good;	/* how many reads won the race varies */
+	(void)good; /* how many reads won the race varies */
 }
 END_TEST
 
@@ -292,7 +291,8 @@ START_TEST(case_never_holds_shadow)
 	dir = casebuild(&conf, rec, "10", 0, cov, NULL, err, sizeof(err));
 	alarm(0);
 	ck_assert_ptr_nonnull(dir);
-	ck_assert_ptr_nonnull(strstr(json_object_to_json_string_ext(cov, JSON_C_TO_STRING_NOSLASHESCAPE), "not a regular file"));
+	ck_assert_ptr_nonnull(strstr(json_object_to_json_string_ext(cov, JSON_C_TO_STRING_NOSLASHESCAPE),
+				     "not a regular file"));
 	free(dir);
 	json_object_put(rec);
 	json_object_put(cov);

@@ -104,8 +104,8 @@ static void stop_munged(void)
 static char *cred_as(uid_t uid, const char *payload, int ttl)
 {
 	char ttl_s[16], buf[4096];
-	const char *argv[] = { "/usr/bin/munge", "--socket", munge_sock, "--string", payload,
-			       "--ttl", ttl_s, NULL };
+	const char *argv[] = { "/usr/bin/munge", "--socket", munge_sock, "--string",
+			       payload,		 "--ttl",    ttl_s,	 NULL };
 	ssize_t n, got = 0;
 	int p[2], st;
 	pid_t pid;
@@ -134,8 +134,7 @@ static char *cred_as(uid_t uid, const char *payload, int ttl)
 	return strdup(buf);
 }
 
-static char *cred_for(const char *job, const char *node, const char *body, size_t len, uid_t uid,
-		      int ttl)
+static char *cred_for(const char *job, const char *node, const char *body, size_t len, uid_t uid, int ttl)
 {
 	struct sha256 h;
 	char hex[65], payload[512];
@@ -152,7 +151,7 @@ static char *cred_for(const char *job, const char *node, const char *body, size_
 struct resp {
 	int status;
 	char body[8192];
-	bool closed_early;	/* no status line at all */
+	bool closed_early; /* no status line at all */
 };
 
 /* Sends the request; body_len may differ from strlen(body) (a Content-Length
@@ -170,17 +169,15 @@ static void request(const char *method, const char *path, const char *cred, cons
 	memset(r, 0, sizeof(*r));
 	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
 	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	len = snprintf(head, sizeof(head),
-		       "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n%s%s%s", method,
-		       path, cred ? "X-Attrib-Credential: " : "", cred ? cred : "",
+	len = snprintf(head, sizeof(head), "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n%s%s%s",
+		       method, path, cred ? "X-Attrib-Credential: " : "", cred ? cred : "",
 		       cred ? "\r\n" : "");
 	if (body && content_length == (size_t)-1)
 		len += snprintf(head + len, sizeof(head) - len,
 				"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n");
 	else if (body)
 		len += snprintf(head + len, sizeof(head) - len,
-				"Content-Type: application/json\r\nContent-Length: %zu\r\n",
-				content_length);
+				"Content-Type: application/json\r\nContent-Length: %zu\r\n", content_length);
 	len += snprintf(head + len, sizeof(head) - len, "\r\n");
 	send(fd, head, len, MSG_NOSIGNAL);
 	if (body && content_length == (size_t)-1) {
@@ -234,7 +231,8 @@ static char *bundle(const char *job, const char *node, const char *text)
 	ck_assert_int_ge(asprintf(&b,
 				  "{\"schema\":\"attrib.bundle/v1\",\"job_id\":\"%s\",\"node\":\"%s\","
 				  "\"collected_at\":\"2026-11-29T08:20:00Z\",\"files\":[{\"name\":"
-				  "\"kern.log\",\"source\":\"/var/log/kern.log\",\"origin\":\"kernel\",\"text\":\"%s\"}],"
+				  "\"kern.log\",\"source\":\"/var/log/"
+				  "kern.log\",\"origin\":\"kernel\",\"text\":\"%s\"}],"
 				  "\"ranks\":[],\"coverage\":[]}",
 				  job, node, text),
 			 0);
@@ -262,8 +260,10 @@ static char *node_addrs[] = { "node-01=127.0.0.1", "node-02=127.0.0.1", "node-03
 			      "node-04=127.0.0.1", "node-05=127.0.0.1", "node-06=127.0.0.1",
 			      "node-07=127.0.0.7" };
 static struct attrib_config tconf = {
-	.allow_from = allow, .nallow_from = 1,
-	.node_addresses = node_addrs, .nnode_addresses = 7,
+	.allow_from = allow,
+	.nallow_from = 1,
+	.node_addresses = node_addrs,
+	.nnode_addresses = 7,
 	.node_table_refresh = 300,
 };
 
@@ -332,7 +332,7 @@ START_TEST(accepts_a_bundle)
 	fclose(f);
 	got[n] = 0;
 	ck_assert_str_eq(got, b);
-	ck_assert_int_eq(read(wake[0], &w, 1), 1);	/* the loop was woken */
+	ck_assert_int_eq(read(wake[0], &w, 1), 1); /* the loop was woken */
 	ck_assert_uint_eq(atomic_load(&svc_metrics.bundles_accepted), 1);
 	free(b);
 	free(c);
@@ -474,7 +474,7 @@ START_TEST(not_a_bundle_400)
 {
 	struct resp r;
 	const char *bodies[] = {
-		"{\"schema\": \"attrib.bundle/v1\", \"job_id\": \"4242\"",	/* cut */
+		"{\"schema\": \"attrib.bundle/v1\", \"job_id\": \"4242\"", /* cut */
 		"{\"schema\":\"attrib.bundle/v1\",\"job_id\":\"4242\",\"node\":\"node-01\"} trailing",
 		"{\"schema\":\"other/v1\",\"job_id\":\"4242\",\"node\":\"node-01\"}",
 		"{\"schema\":\"attrib.bundle/v1\",\"job_id\":\"4243\",\"node\":\"node-01\"}",
@@ -588,10 +588,10 @@ START_TEST(munge_down_503)
 	struct resp r;
 
 	setenv("ATTRIB_MUNGE_SOCKET", "/nonexistent/munge.sock", 1);
-	ck_assert_int_eq(post(c, b, &r), 503);	/* the collector tries again later */
+	ck_assert_int_eq(post(c, b, &r), 503); /* the collector tries again later */
 	ck_assert_uint_eq(rejected(REJ_MUNGE_DOWN), 1);
 	setenv("ATTRIB_MUNGE_SOCKET", munge_sock, 1);
-	ck_assert_int_eq(post(c, b, &r), 202);	/* not consumed by the failed try */
+	ck_assert_int_eq(post(c, b, &r), 202); /* not consumed by the failed try */
 	free(b);
 	free(c);
 }
@@ -704,7 +704,8 @@ START_TEST(slow_head_is_cut)
 	ck_assert_ptr_nonnull(srv);
 	port = http_port(srv);
 	/* a head sent a byte every 200 ms never goes idle, yet is cut */
-	const char *head = "POST /v1/bundle HTTP/1.1\r\nHost: x\r\nX-Attrib-Credential: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	const char *head = "POST /v1/bundle HTTP/1.1\r\nHost: x\r\nX-Attrib-Credential: "
+			   "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 	int fd = connect_from("127.0.0.2", port);
 	struct timespec t0, t1;
 	bool closed = false;
@@ -750,7 +751,8 @@ START_TEST(empty_objects_bounded_memory)
 	struct http_limits lim = HTTP_LIMITS_DEFAULT;
 	char err[256];
 	struct resp r;
-	const char *pre = "{\"schema\":\"attrib.bundle/v1\",\"job_id\":\"4242\",\"node\":\"node-01\",\"ranks\":[";
+	const char *pre =
+		"{\"schema\":\"attrib.bundle/v1\",\"job_id\":\"4242\",\"node\":\"node-01\",\"ranks\":[";
 	size_t n = strlen(pre);
 	char *body = malloc(size + 16);
 
@@ -761,7 +763,7 @@ START_TEST(empty_objects_bounded_memory)
 	memcpy(body, pre, n);
 	while (n + 3 < size)
 		memcpy(body + n, "{},", 3), n += 3;
-	memcpy(body + n - 1, "]}", 3);	/* replaces the last comma */
+	memcpy(body + n - 1, "]}", 3); /* replaces the last comma */
 	char *c = cred_for("4242", "node-01", body, strlen(body), 0, 0);
 	long base = status_kb("VmRSS:");
 	/* the peak is this process's: the server's threads and the client (the
@@ -769,8 +771,8 @@ START_TEST(empty_objects_bounded_memory)
 	ck_assert_int_eq(post(c, body, &r), 400);
 	ck_assert_ptr_nonnull(strstr(r.body, "values"));
 	long peak = status_kb("VmHWM:"), after = status_kb("VmRSS:");
-	fprintf(stderr, "empty objects (64 MiB): RSS %ld MB before, peak %ld MB, %ld MB after\n",
-		base / 1024, peak / 1024, after / 1024);
+	fprintf(stderr, "empty objects (64 MiB): RSS %ld MB before, peak %ld MB, %ld MB after\n", base / 1024,
+		peak / 1024, after / 1024);
 	ck_assert_msg(peak - base < 256 * 1024, "peak %ld kB over %ld kB", peak, base);
 	ck_assert_msg(after - base < 32 * 1024, "%ld kB kept after the request", after - base);
 	free(body);

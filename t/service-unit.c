@@ -34,8 +34,7 @@ START_TEST(sha256_vectors)
 	static const char *abc448 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
 	char *million = malloc(1000000);
 
-	ck_assert_str_eq(hex("", 0, 1),
-			 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	ck_assert_str_eq(hex("", 0, 1), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 	ck_assert_str_eq(hex("abc", 3, 1),
 			 "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 	ck_assert_str_eq(hex(abc448, strlen(abc448), 64),
@@ -60,8 +59,8 @@ END_TEST
 START_TEST(names_that_become_paths)
 {
 	const char *good[] = { "4242", "node-01", "gpu_a.b-c", "4242_7", "x" };
-	const char *bad[] = { "", ".", "..", "a/b", "../etc", "..x", "a..b", ".hidden", "-rf",
-			      "a b", "tab\t", "nl\n", "sémi", "a:b", "a\\b", "/abs" };
+	const char *bad[] = { "",    ".",   "..",    "a/b",  "../etc", "..x", "a..b", ".hidden",
+			      "-rf", "a b", "tab\t", "nl\n", "sémi",   "a:b", "a\\b", "/abs" };
 	char longname[200];
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++)
@@ -118,10 +117,14 @@ START_TEST(credential_payloads)
 	ck_assert_str_eq(bc.node, "node-02");
 	ck_assert_str_eq(bc.sha256, h);
 	const char *bad[] = {
-		"attrib-bundle:v2:4242:node-02:%s", "attrib-bundle:v1::node-02:%s",
-		"attrib-bundle:v1:4242::%s",	     "attrib-bundle:v1:../x:node-02:%s",
-		"attrib-bundle:v1:4242:a/b:%s",	     "attrib-bundle:v1:4242:node:02:%s",
-		"attrib-bundle:v1:4242:node-02:%sff", "attrib-bundle:v1:4242:node-02:%.63s",
+		"attrib-bundle:v2:4242:node-02:%s",
+		"attrib-bundle:v1::node-02:%s",
+		"attrib-bundle:v1:4242::%s",
+		"attrib-bundle:v1:../x:node-02:%s",
+		"attrib-bundle:v1:4242:a/b:%s",
+		"attrib-bundle:v1:4242:node:02:%s",
+		"attrib-bundle:v1:4242:node-02:%sff",
+		"attrib-bundle:v1:4242:node-02:%.63s",
 		"hello %s",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
@@ -129,10 +132,10 @@ START_TEST(credential_payloads)
 		ck_assert_msg(bundle_payload_parse(p, strlen(p), &bc) == -1, "taken: %s", p);
 	}
 	snprintf(p, sizeof(p), "attrib-bundle:v1:4242:node-02:%s", h);
-	p[strlen(p) - 1] = 'F';	/* upper case */
+	p[strlen(p) - 1] = 'F'; /* upper case */
 	ck_assert_int_eq(bundle_payload_parse(p, strlen(p), &bc), -1);
 	snprintf(p, sizeof(p), "attrib-bundle:v1:4242:node-02:%s", h);
-	ck_assert_int_eq(bundle_payload_parse(p, strlen(p) + 1, &bc), -1);	/* a NUL inside */
+	ck_assert_int_eq(bundle_payload_parse(p, strlen(p) + 1, &bc), -1); /* a NUL inside */
 	ck_assert_int_eq(auth_decode(NULL, &c, p, sizeof(p)), REJ_NO_CREDENTIAL);
 	ck_assert_int_eq(auth_decode("", &c, p, sizeof(p)), REJ_NO_CREDENTIAL);
 }
@@ -179,7 +182,7 @@ START_TEST(atomic_write_mode)
 	char *dir = tmpdir(), p[600];
 	struct stat st;
 
-	umask(022);	/* the service sets 077; the write itself asks 0600 */
+	umask(022); /* the service sets 077; the write itself asks 0600 */
 	snprintf(p, sizeof(p), "%s/x.json", dir);
 	ck_assert_int_eq(svc_write_atomic(p, "{}", 2), 0);
 	ck_assert_int_eq(stat(p, &st), 0);
@@ -209,8 +212,15 @@ static struct store_row row(const char *job, long attempt, const char *sub, cons
 	}
 	snprintf(j + n, 512 - n, "]}");
 	struct store_row r = {
-		.job_id = job, .attempt = attempt, .cluster = "lab", .user = user, .state = "FAILED",
-		.sub_domain = sub, .culprits = culprits, .root_code = "xid.149", .created = created,
+		.job_id = job,
+		.attempt = attempt,
+		.cluster = "lab",
+		.user = user,
+		.state = "FAILED",
+		.sub_domain = sub,
+		.culprits = culprits,
+		.root_code = "xid.149",
+		.created = created,
 		.result_json = j,
 	};
 	return r;
@@ -309,7 +319,7 @@ START_TEST(store_queue_survives_reopen)
 	ck_assert_int_eq(store_comment_retry(s, "77", 0, 100 + comment_backoff(0)), 0);
 	ck_assert_int_eq(store_due(s, 100, 10, &items), 0);
 	store_free_items(items, 0);
-	store_close(s);	/* the service stops (or is killed: WAL keeps the commit) */
+	store_close(s); /* the service stops (or is killed: WAL keeps the commit) */
 
 	s = store_open(db, false, err, sizeof(err));
 	ck_assert_msg(s != NULL, "%s", err);
@@ -343,7 +353,8 @@ START_TEST(store_outside_reader_keeps_wal)
 {
 	char *dir = tmpdir(), db[600], err[256];
 	store *s1, *s2;
-	struct store_row r1 = row("1", 0, "InfraHW", "a", "bob", 100), r2 = row("2", 0, "InfraHW", "a", "bob", 200);
+	struct store_row r1 = row("1", 0, "InfraHW", "a", "bob", 100),
+			 r2 = row("2", 0, "InfraHW", "a", "bob", 200);
 	pid_t pid;
 	int st;
 
@@ -389,9 +400,10 @@ START_TEST(store_outside_reader_keeps_wal)
 		out[n > 0 ? n : 0] = 0;
 		close(fds[0]);
 		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-		ck_assert_msg(!strcmp(out, "1\n"),
-			      "a result stored after an outside sqlite3 closed is lost (sqlite3 counts \"%s\")",
-			      out);
+		ck_assert_msg(
+			!strcmp(out, "1\n"),
+			"a result stored after an outside sqlite3 closed is lost (sqlite3 counts \"%s\")",
+			out);
 	}
 	store_close(s2);
 	store_close(s1);
@@ -418,11 +430,11 @@ START_TEST(store_list_filters)
 	ck_assert_int_eq(count(s, (struct store_filter){ .since = 250 }), 2);
 	ck_assert_int_eq(count(s, (struct store_filter){ .sub_domain = "InfraHW" }), 2);
 	ck_assert_int_eq(count(s, (struct store_filter){ .user = "alice" }), 2);
-	ck_assert_int_eq(count(s, (struct store_filter){ .node = "node-2" }), 1);	/* not node-02, node-12 */
+	ck_assert_int_eq(count(s, (struct store_filter){ .node = "node-2" }), 1); /* not node-02, node-12 */
 	ck_assert_int_eq(count(s, (struct store_filter){ .node = "node-02" }), 1);
 	ck_assert_int_eq(count(s, (struct store_filter){ .node = "n_1" }), 1);
 	ck_assert_int_eq(count(s, (struct store_filter){ .node = "nx1" }), 0);
-	ck_assert_int_eq(count(s, (struct store_filter){ .node = "n%" }), 0);	/* LIKE is literal */
+	ck_assert_int_eq(count(s, (struct store_filter){ .node = "n%" }), 0); /* LIKE is literal */
 	ck_assert_int_eq(count(s, (struct store_filter){ .limit = 3 }), 3);
 	store_close(s);
 	rmtree(dir);
@@ -454,7 +466,8 @@ START_TEST(comment_summaries)
 {
 	struct json_object *r = json_tokener_parse(
 		"{\"sub_domain\":\"InfraHW\",\"culprit_nodes\":[\"node-02\",\"node-03\"],"
-		"\"root_cause\":{\"code\":\"xid.149\",\"symptom\":\"NVLink signal \\\"integrity\\\"\\n(Xid 149)\"}}");
+		"\"root_cause\":{\"code\":\"xid.149\",\"symptom\":\"NVLink signal \\\"integrity\\\"\\n(Xid "
+		"149)\"}}");
 	char *c = comment_summary(r);
 
 	ck_assert_str_eq(c, "attrib: InfraHW node-02,node-03 xid.149 NVLink signal integrity (Xid 149)");
@@ -501,11 +514,31 @@ END_TEST
 START_TEST(bundlescan_agrees_with_json_c)
 {
 	const char *in[] = {
-		"{}", "[]", "{\"a\":1}", "{\"a\":[1,2.5,-0.1e+3,true,false,null,\"x\\u00e9\\n\"]}",
-		"{\"a\":{\"b\":{}}} ", "\n{ \"a\" : [ ] }\n",
-		"", "{", "}", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "[1,]", "[1 2]", "{\"a\":01}",
-		"{\"a\":-}", "{\"a\":tru}", "{\"a\":\"\\x\"}",
-		"{} {}", "{}x", "[}", "{]", "{\"a\":1e}", "{1:2}", "{\"a\":\"\\u12g4\"}",
+		"{}",
+		"[]",
+		"{\"a\":1}",
+		"{\"a\":[1,2.5,-0.1e+3,true,false,null,\"x\\u00e9\\n\"]}",
+		"{\"a\":{\"b\":{}}} ",
+		"\n{ \"a\" : [ ] }\n",
+		"",
+		"{",
+		"}",
+		"{\"a\"}",
+		"{\"a\":}",
+		"{\"a\":1,}",
+		"[1,]",
+		"[1 2]",
+		"{\"a\":01}",
+		"{\"a\":-}",
+		"{\"a\":tru}",
+		"{\"a\":\"\\x\"}",
+		"{} {}",
+		"{}x",
+		"[}",
+		"{]",
+		"{\"a\":1e}",
+		"{1:2}",
+		"{\"a\":\"\\u12g4\"}",
 	};
 	for (size_t i = 0; i < sizeof(in) / sizeof(*in); i++) {
 		struct json_tokener *tok = json_tokener_new_ex(JSON_MAX_DEPTH);
@@ -526,8 +559,8 @@ START_TEST(bundlescan_agrees_with_json_c)
 		for (size_t k = 0; in[i][k] && ok; k++)
 			ok = bscan_feed(&b, in[i] + k, 1) == 0;
 		bool bytes = ok && bscan_end(&b) == 0;
-		ck_assert_msg(whole == jc && bytes == jc, "input %zu (%s): json-c %d, scan %d/%d", i,
-			      in[i], jc, whole, bytes);
+		ck_assert_msg(whole == jc && bytes == jc, "input %zu (%s): json-c %d, scan %d/%d", i, in[i],
+			      jc, whole, bytes);
 	}
 	struct bscan s;
 	const char *bundle = "{\"schema\":\"attrib.bundle/v1\",\"x\":{\"node\":\"inner\"},"
@@ -537,7 +570,7 @@ START_TEST(bundlescan_agrees_with_json_c)
 	ck_assert_int_eq(bscan_end(&s), 0);
 	ck_assert_str_eq(s.schema, "attrib.bundle/v1");
 	ck_assert_str_eq(s.job_id, "42");
-	ck_assert_str_eq(s.node, "node-01");	/* not the nested one */
+	ck_assert_str_eq(s.node, "node-01"); /* not the nested one */
 	ck_assert_int_eq(s.top_type, '{');
 	ck_assert_int_eq(s.files_type, '[');
 	/* an escaped name never equals a plain one */
@@ -650,7 +683,8 @@ static void put_bundle(struct svc *v, const char *node, const char *text)
 	snprintf(rel, sizeof(rel), "state/incoming/77/%s.json", node);
 	snprintf(buf, sizeof(buf),
 		 "{\"schema\":\"attrib.bundle/v1\",\"job_id\":\"77\",\"node\":\"%s\","
-		 "\"files\":[{\"name\":\"kern.log\",\"source\":\"/var/log/kern.log\",\"origin\":\"kernel\",\"text\":\"%s\"},"
+		 "\"files\":[{\"name\":\"kern.log\",\"source\":\"/var/log/"
+		 "kern.log\",\"origin\":\"kernel\",\"text\":\"%s\"},"
 		 "{\"name\":\"../../../escape\",\"source\":\"x\",\"text\":\"nothing\\n\"}],"
 		 "\"ranks\":[{\"rank\":0,\"node\":\"%s\",\"step\":\"0\",\"gpu\":\"0\"},"
 		 "{\"rank\":5,\"node\":\"elsewhere\"}],"
@@ -703,10 +737,10 @@ START_TEST(stale_bundle_waited_for)
 		   "{\"schema\":\"attrib.bundle/v1\",\"job_id\":\"77\",\"node\":\"a\",\"files\":[],"
 		   "\"ranks\":[{\"rank\":0,\"node\":\"a\",\"start_time\":\"2025-11-29T07:00:00Z\"}]}");
 	ck_assert_int_eq(process(&v, "77.0.json"), 0);
-	ck_assert(!exists(&v, "state/incoming/77/a.json"));	/* dropped */
+	ck_assert(!exists(&v, "state/incoming/77/a.json")); /* dropped */
 	ck_assert(!exists(&v, "state/cases/77.0"));
 	ck_assert_int_eq(store_has_result(v.s, "77", 0), 0);
-	ck_assert_int_eq(process(&v, "77.0.json"), 0);	/* still waiting, without it */
+	ck_assert_int_eq(process(&v, "77.0.json"), 0); /* still waiting, without it */
 	put_bundle(&v, "a", "2025-11-29T08:12:00+00:00 a kernel: GPU exploded\\n");
 	ck_assert_int_eq(process(&v, "77.0.json"), 1);
 	ck_assert_int_eq(store_has_result(v.s, "77", 0), 1);
@@ -775,13 +809,13 @@ START_TEST(record_attributed_once)
 	put_record(&v, "spool/jobs/77.0.json", "FAILED", "[\"a\"]");
 	put_bundle(&v, "a", "2025-11-29T08:12:00+00:00 a kernel: GPU exploded\\n");
 	ck_assert_int_eq(process(&v, "77.0.json"), 1);
-	ck_assert(!exists(&v, "spool/jobs/77.0.json"));	/* consumed */
+	ck_assert(!exists(&v, "spool/jobs/77.0.json")); /* consumed */
 	ck_assert(!exists(&v, "state/incoming/77"));
 	ck_assert(exists(&v, "state/cases/77.0/job.json"));
 	ck_assert(exists(&v, "state/cases/77.0/nodes/a/kern.log"));
-	ck_assert(exists(&v, "state/cases/77.0/nodes/a/escape"));	/* the name's last part only */
+	ck_assert(exists(&v, "state/cases/77.0/nodes/a/escape")); /* the name's last part only */
 	ck_assert(!exists(&v, "escape"));
-	if (getuid() == 0)	/* (read as the job's user: root here) */
+	if (getuid() == 0) /* (read as the job's user: root here) */
 		ck_assert(exists(&v, "state/cases/77.0/app/slurm-77.out"));
 
 	char *text = store_get(v.s, "77", 0, &att);
@@ -793,7 +827,8 @@ START_TEST(record_attributed_once)
 	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(x, 0)), "a");
 	/* the bundle's own coverage entry is in the result */
 	ck_assert(json_object_object_get_ex(r, "coverage", &x));
-	ck_assert_ptr_nonnull(strstr(json_object_to_json_string_ext(x, JSON_C_TO_STRING_NOSLASHESCAPE), "nodes/a:journal"));
+	ck_assert_ptr_nonnull(
+		strstr(json_object_to_json_string_ext(x, JSON_C_TO_STRING_NOSLASHESCAPE), "nodes/a:journal"));
 	json_object_put(r);
 	/* job.json got the node's rank, not the one claimed for another node */
 	char *jp = path_join(v.dir, "state/cases/77.0/job.json");
@@ -836,7 +871,7 @@ START_TEST(record_attributed_once)
 	ck_assert_int_eq(store_pending_comments(v.s), 1);
 	int n = count(v.s, (struct store_filter){ 0 });
 	ck_assert_int_eq(n, 1);
-	json_object_put(drains);	/* and the policy decided once */
+	json_object_put(drains); /* and the policy decided once */
 	drains = json_object_new_array();
 	ck_assert_int_eq(store_each_drain(v.s, "77", drain_line, drains), 0);
 	ck_assert_int_eq(json_object_array_length(drains), 1);
@@ -853,15 +888,15 @@ START_TEST(record_waits_for_bundles)
 	svc_setup(&v, 120);
 	put_record(&v, "spool/jobs/77.0.json", "NODE_FAIL", "[\"a\",\"b\"]");
 	put_bundle(&v, "a", "2025-11-29T08:12:00+00:00 a kernel: GPU exploded\\n");
-	ck_assert_int_eq(process(&v, "77.0.json"), 0);	/* b's bundle is not in */
+	ck_assert_int_eq(process(&v, "77.0.json"), 0); /* b's bundle is not in */
 	ck_assert(exists(&v, "spool/jobs/77.0.json"));
 	ck_assert_int_eq(store_has_result(v.s, "77", 0), 0);
-	v.conf.bundle_deadline = 0;	/* the deadline passes */
+	v.conf.bundle_deadline = 0; /* the deadline passes */
 	ck_assert_int_eq(process(&v, "77.0.json"), 1);
 	char *text = store_get(v.s, "77", 0, &att);
-	ck_assert_ptr_nonnull(strstr(text, "nodes/b"));	/* missing evidence is said */
+	ck_assert_ptr_nonnull(strstr(text, "nodes/b")); /* missing evidence is said */
 	ck_assert_ptr_nonnull(strstr(text, "missing"));
-	ck_assert_ptr_nonnull(strstr(text, "app/slurm-77.out"));	/* no output file */
+	ck_assert_ptr_nonnull(strstr(text, "app/slurm-77.out")); /* no output file */
 	free(text);
 	svc_teardown(&v);
 }
@@ -910,9 +945,10 @@ END_TEST
 
 START_TEST(bundle_of_earlier_attempt_is_stale)
 {
-	struct json_object *p = json_tokener_parse("{\"schema\": \"attrib.bundle/v1\", \"ranks\": ["
-						   "{\"rank\": 0, \"start_time\": \"2026-11-29T08:00:00Z\"},"
-						   "{\"rank\": 1, \"start_time\": \"2026-11-29T08:00:01Z\"}]}");
+	struct json_object *p = json_tokener_parse(
+		"{\"schema\": \"attrib.bundle/v1\", \"ranks\": ["
+		"{\"rank\": 0, \"start_time\": \"2026-11-29T08:00:00Z\"},"
+		"{\"rank\": 1, \"start_time\": \"2026-11-29T08:00:01Z\"}]}");
 
 	ck_assert_ptr_nonnull(p);
 	/* attempt 1 started at 08:30: these tasks ran in attempt 0 */
@@ -932,8 +968,7 @@ END_TEST
 
 /* ---- drain: what may be drained, and the reason sinfo -R shows ---- */
 
-static struct json_object *result_of(const char *sub, const char *dom, const char *actions,
-				     const char *title)
+static struct json_object *result_of(const char *sub, const char *dom, const char *actions, const char *title)
 {
 	char buf[2048];
 
@@ -941,14 +976,16 @@ static struct json_object *result_of(const char *sub, const char *dom, const cha
 		 "{\"job_id\": \"4242\", \"sub_domain\": \"%s\", \"domain\": \"%s\","
 		 " \"root_cause\": {\"symptom\": \"%s\", \"device\": \"PCI:0000:18:00\"},"
 		 " \"culprit_nodes\": [\"node-02\"], \"affected_nodes\": [\"node-01\", \"node-02\"],"
-		 " \"actions\": %s}", sub, dom, title, actions);
+		 " \"actions\": %s}",
+		 sub, dom, title, actions);
 	return json_tokener_parse(buf);
 }
 
 START_TEST(drain_takes_only_drain_actions)
 {
 	struct json_object *r = result_of("InfraHW", "infra",
-		"[{\"node\": \"node-02\", \"action\": \"drain\"}]", "Xid 149 NVLink SI");
+					  "[{\"node\": \"node-02\", \"action\": \"drain\"}]",
+					  "Xid 149 NVLink SI");
 	struct drain_plan p;
 
 	ck_assert_int_eq(drain_plan(r, NULL, 0, &p), 0);
@@ -997,13 +1034,14 @@ START_TEST(drain_reason_is_short_and_safe)
 	title[300] = 0;
 	memcpy(title, "a \\\"quoted\\\" `$(rm -rf /)`; \\u001b[31m", 36);
 	struct json_object *r = result_of("InfraHW", "infra",
-		"[{\"node\": \"node-02\", \"action\": \"drain\"}]", title);
+					  "[{\"node\": \"node-02\", \"action\": \"drain\"}]", title);
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(drain_plan(r, NULL, 0, &p), 0);
 	ck_assert_int_le(strlen(p.reason), DRAIN_REASON_MAX);
-	ck_assert_msg(strstr(p.reason, "(job 4242)") != NULL, "%s", p.reason);	/* the job survives cutting */
+	ck_assert_msg(strstr(p.reason, "(job 4242)") != NULL, "%s", p.reason); /* the job survives cutting */
 	for (const char *c = p.reason; *c; c++)
-		ck_assert_msg(*c >= 0x20 && *c < 0x7f && !strchr("\"'`\\", *c), "unsafe byte in %s", p.reason);
+		ck_assert_msg(*c >= 0x20 && *c < 0x7f && !strchr("\"'`\\", *c), "unsafe byte in %s",
+			      p.reason);
 	json_object_put(r);
 }
 END_TEST
@@ -1025,9 +1063,10 @@ START_TEST(log_message_is_one_line)
 	close(fd);
 	ck_assert_int_gt(n, 1);
 	buf[n] = 0;
-	ck_assert_ptr_eq(strchr(buf, '\n'), buf + n - 1);	/* one line, the service's */
+	ck_assert_ptr_eq(strchr(buf, '\n'), buf + n - 1); /* one line, the service's */
 	ck_assert_msg(text_is_clean(buf, n - 1), "%s", buf);
-	ck_assert_ptr_nonnull(strstr(buf, "x?2026-12-01T00:00:00Z attrib[1]: error: FORGED??[2J?\xef\xbf\xbd.out"));
+	ck_assert_ptr_nonnull(
+		strstr(buf, "x?2026-12-01T00:00:00Z attrib[1]: error: FORGED??[2J?\xef\xbf\xbd.out"));
 	free(p);
 	rmtree(dir);
 }
@@ -1046,10 +1085,10 @@ START_TEST(json_strings_cleaned)
 	out = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	ck_assert_msg(text_is_clean(out, strlen(out)), "%s", out);
 	ck_assert(json_object_object_get_ex(o, "c", &v));
-	ck_assert_str_eq(json_object_get_string(v), "ok \xc3\xa9");	/* untouched */
+	ck_assert_str_eq(json_object_get_string(v), "ok \xc3\xa9"); /* untouched */
 	ck_assert(json_object_object_get_ex(o, "a", &v));
 	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(v, 0)), "x?y");
-	ck_assert_int_eq(svc_json_clean(o), 0);	/* clean stays clean */
+	ck_assert_int_eq(svc_json_clean(o), 0); /* clean stays clean */
 	json_object_put(o);
 }
 END_TEST
@@ -1060,7 +1099,7 @@ START_TEST(spool_dir_checked)
 
 	snprintf(p, sizeof(p), "%s/spool", dir);
 	snprintf(jobs, sizeof(jobs), "%s/spool/jobs", dir);
-	ck_assert_int_eq(spool_check_dir(p, err, sizeof(err)), 0);	/* not there yet */
+	ck_assert_int_eq(spool_check_dir(p, err, sizeof(err)), 0); /* not there yet */
 	mkdir_p(dir, "spool/jobs");
 	chmod(p, 0755);
 	chmod(jobs, 0700);
@@ -1071,17 +1110,17 @@ START_TEST(spool_dir_checked)
 	chmod(jobs, 0770);
 	ck_assert_int_eq(spool_check_dir(p, err, sizeof(err)), -1);
 	chmod(jobs, 0700);
-	chmod(dir, 0777);	/* a parent anyone may rename entries in */
+	chmod(dir, 0777); /* a parent anyone may rename entries in */
 	ck_assert_int_eq(spool_check_dir(p, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "a parent of SpoolDir"));
-	chmod(dir, 01777);	/* sticky, as /tmp: fine */
+	chmod(dir, 01777); /* sticky, as /tmp: fine */
 	ck_assert_msg(spool_check_dir(p, err, sizeof(err)) == 0, "%s", err);
 	chmod(dir, 0700);
 	if (geteuid() == 0) {
 		ck_assert_int_eq(chown(jobs, 65534, 65534), 0);
 		ck_assert_int_eq(spool_check_dir(p, err, sizeof(err)), -1);
 		ck_assert_ptr_nonnull(strstr(err, "owned by uid 65534"));
-		spool_set_slurm_user(65534);	/* SlurmUser's own spool: fine */
+		spool_set_slurm_user(65534); /* SlurmUser's own spool: fine */
 		ck_assert_msg(spool_check_dir(p, err, sizeof(err)) == 0, "%s", err);
 		spool_set_slurm_user((uid_t)-1);
 		ck_assert_int_eq(chown(jobs, 0, 0), 0);
@@ -1105,7 +1144,7 @@ START_TEST(record_of_ordinary_user_refused)
 	char rec[1024], p[700], q[700];
 
 	if (geteuid() != 0)
-		return;	/* (needs chown) */
+		return; /* (needs chown) */
 	svc_setup(&v, 0);
 	write_file(v.dir, "secret", "TOPSECRET\n");
 	snprintf(p, sizeof(p), "%s/secret", v.dir);
@@ -1113,13 +1152,14 @@ START_TEST(record_of_ordinary_user_refused)
 	snprintf(rec, sizeof(rec),
 		 "{\"schema\":\"attrib.job/v1\",\"job_id\":\"77\",\"nodes\":[],\"reconciled\":true,"
 		 "\"start_time\":\"2025-11-29T08:00:00Z\",\"end_time\":\"2025-11-29T08:20:00Z\","
-		 "\"state\":\"FAILED\",\"uid\":0,\"gid\":0,\"attempt\":0,\"std_out\":\"%s\"}", p);
+		 "\"state\":\"FAILED\",\"uid\":0,\"gid\":0,\"attempt\":0,\"std_out\":\"%s\"}",
+		 p);
 	write_file(v.dir, "spool/jobs/77.0.json", rec);
 	snprintf(q, sizeof(q), "%s/spool/jobs/77.0.json", v.dir);
 	ck_assert_int_eq(chown(q, 65534, 65534), 0);
 	ck_assert_int_eq(process(&v, "77.0.json"), 1);
 	ck_assert(!exists(&v, "spool/jobs/77.0.json"));
-	ck_assert(exists(&v, "spool/jobs/.invalid.77.0.json"));	/* moved aside */
+	ck_assert(exists(&v, "spool/jobs/.invalid.77.0.json")); /* moved aside */
 	ck_assert_int_eq(store_has_result(v.s, "77", 0), 0);
 	ck_assert(!exists(&v, "state/cases/77.0"));
 	/* a hard link (a second name of a file someone else made) is refused too */
@@ -1174,7 +1214,7 @@ START_TEST(service_strings_cleaned)
 	ck_assert_ptr_nonnull(text);
 	struct json_object *r = json_tokener_parse(text);
 	ck_assert_ptr_nonnull(r);
-	ck_assert_int_eq(svc_json_clean(r), 0);	/* every string clean already */
+	ck_assert_int_eq(svc_json_clean(r), 0); /* every string clean already */
 	ck_assert_msg(text_is_clean(text, strlen(text)), "%s", text);
 	ck_assert_ptr_nonnull(strstr(text, "nodes/a:jour?nal?]0;t??"));
 	ck_assert_ptr_nonnull(strstr(text, "x?FORGED?[2J?\xef\xbf\xbd.out"));

@@ -78,8 +78,9 @@ static int before(const char *db, struct stored *out, int max)
 	int n = 0;
 
 	ck_assert_int_eq(sqlite3_open_v2(db, &raw, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_prepare_v2(raw, "SELECT job_id, attempt, result_json FROM results",
-					    -1, &q, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(raw, "SELECT job_id, attempt, result_json FROM results", -1, &q,
+					    NULL),
+			 SQLITE_OK);
 	while (sqlite3_step(q) == SQLITE_ROW && n < max) {
 		snprintf(out[n].job, sizeof(out[n].job), "%s", sqlite3_column_text(q, 0));
 		out[n].attempt = (long)sqlite3_column_int64(q, 1);
@@ -167,23 +168,29 @@ static void upgrade(const char *fixture, int version, bool readonly)
 	ck_assert_int_eq(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
 	/* v4: each result's job end, filled in from its JSON (none for a
 	 * result that is not JSON or has no end_time) */
-	ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM results WHERE ended IS NOT"
-				     " (CASE WHEN json_valid(result_json) THEN CAST(strftime('%s',"
-				     " json_extract(result_json, '$.end_time')) AS INTEGER) END)"), 0);
+	ck_assert_int_eq(raw_int(db,
+				 "SELECT count(*) FROM results WHERE ended IS NOT"
+				 " (CASE WHEN json_valid(result_json) THEN CAST(strftime('%s',"
+				 " json_extract(result_json, '$.end_time')) AS INTEGER) END)"),
+			 0);
 	ck_assert_int_gt(raw_int(db, "SELECT count(*) FROM results WHERE ended > 1700000000"), 0);
 	ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM result_nodes WHERE culprit = 1"), culprit_rows);
 	ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM result_nodes WHERE culprit = 0"), affected_rows);
 	/* and it is a store this attrib writes on */
 	s = store_open(db, false, err, sizeof(err));
 	ck_assert_msg(s != NULL, "%s", err);
-	struct store_row r = { .job_id = "9001", .attempt = 0, .created = 2,
+	struct store_row r = { .job_id = "9001",
+			       .attempt = 0,
+			       .created = 2,
 			       .result_json = "{\"end_time\":\"2026-12-01T00:00:00Z\","
 					      "\"culprit_nodes\":[\"node-77\"]}" };
 	ck_assert_int_eq(store_put(s, &r, "c", 2), 1);
 	store_close(s);
 	ck_assert_int_eq(raw_int(db, "SELECT ended FROM results WHERE job_id = '9001'"), 1796083200);
-	ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM result_nodes WHERE job_id = '9001'"
-				     " AND node = 'node-77' AND culprit = 1"), 1);
+	ck_assert_int_eq(raw_int(db,
+				 "SELECT count(*) FROM result_nodes WHERE job_id = '9001'"
+				 " AND node = 'node-77' AND culprit = 1"),
+			 1);
 	rmtree(d);
 }
 
@@ -242,8 +249,10 @@ START_TEST(failed_step_rolls_back)
 
 	make_store(d, "v3-0.1.0.sql", db, sizeof(db));
 	ck_assert_int_eq(sqlite3_open(db, &raw), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(raw, "ALTER TABLE results ADD COLUMN ended TEXT;"
-				      " UPDATE results SET ended = 'mine'", NULL, NULL, NULL),
+	ck_assert_int_eq(sqlite3_exec(raw,
+				      "ALTER TABLE results ADD COLUMN ended TEXT;"
+				      " UPDATE results SET ended = 'mine'",
+				      NULL, NULL, NULL),
 			 SQLITE_OK);
 	sqlite3_close(raw);
 	long long n = raw_int(db, "SELECT count(*) FROM results");

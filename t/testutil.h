@@ -24,7 +24,8 @@
 	"  - {id: torch, regex: '^\\[rank(?<rank>\\d+)\\]:'}\n" \
 	"  - {id: glog, regex: '^\\[(?<time>[EWIF]\\d{4} \\d\\d:\\d\\d:\\d\\d(?:\\.\\d+)?)[^\\]]*\\] ?'}\n" \
 	"  - {id: iso, regex: '^\\[(?<time>\\d{4}-\\d\\d-\\d\\d[ T]\\d\\d:\\d\\d:\\d\\d)\\] ?'}\n" \
-	"  - {id: nccl, regex: '^(?<node>[A-Za-z0-9][A-Za-z0-9_.-]*):(?<pid>\\d+):\\d+ \\[(?<gpu>\\d+)\\] '}\n"
+	"  - {id: nccl, regex: '^(?<node>[A-Za-z0-9][A-Za-z0-9_.-]*):(?<pid>\\d+):\\d+ \\[(?<gpu>\\d+)\\] " \
+	"'}\n"
 
 #define GOOD_RULE \
 	"codes:\n" \
@@ -33,18 +34,21 @@
 	"  - {code: t.generic, class: user, title: a CUDA error}\n" \
 	"extractors:\n" \
 	"  - id: fault\n    regex: 'GPU exploded'\n    code: t.fault\n    priority: 10\n" \
-	"    tests:\n      - line: 'kernel: GPU exploded'\n      - line: 'GPU imploded'\n        none: true\n" \
+	"    tests:\n      - line: 'kernel: GPU exploded'\n      - line: 'GPU imploded'\n        none: " \
+	"true\n" \
 	"  - id: generic\n    regex: 'CUDA error: (?<what>.+)'\n    code: t.generic\n" \
 	"    tests:\n      - line: 'CUDA error: oops'\n        fields: {what: oops}\n" \
 	"      - line: 'CUDA error: GPU exploded'\n        none: true\n" \
 	"  - id: echo\n    source: app\n    regex: 'echo of the explosion'\n    code: t.echo\n" \
-	"    tests:\n      - line: 'n1:1:1 [0] echo of the explosion'\n        fields: {node: n1, pid: '1'}\n" \
+	"    tests:\n      - line: 'n1:1:1 [0] echo of the explosion'\n        fields: {node: n1, pid: " \
+	"'1'}\n" \
 	"      - line: 'explosion'\n        none: true\n"
 
 #define TEST_REFINER \
 	"refiners:\n  - id: fault-explains-echo\n    symptom: {tags: [echo]}\n" \
 	"    explained_by: {codes: [t.fault]}\n    same: node\n    order: any\n    within: 600\n" \
-	"    tests:\n      - events:\n          - {code: t.fault, node: a}\n          - {code: t.echo, node: a}\n" \
+	"    tests:\n      - events:\n          - {code: t.fault, node: a}\n          - {code: t.echo, " \
+	"node: a}\n" \
 	"        expect: {t.echo: downstream}\n"
 
 static inline char *tmpdir(void)
@@ -106,8 +110,11 @@ static inline void rmtree(char *dir)
 static inline void write_job(const char *dir, const char *without)
 {
 	const char *fields[][2] = {
-		{ "schema", "\"attrib.job/v1\"" }, { "job_id", "\"77\"" }, { "nodes", "[\"a\"]" },
-		{ "start_time", "\"2025-11-29T08:00:00Z\"" }, { "end_time", "\"2025-11-29T08:20:00Z\"" },
+		{ "schema", "\"attrib.job/v1\"" },
+		{ "job_id", "\"77\"" },
+		{ "nodes", "[\"a\"]" },
+		{ "start_time", "\"2025-11-29T08:00:00Z\"" },
+		{ "end_time", "\"2025-11-29T08:20:00Z\"" },
 		{ "state", "\"FAILED\"" },
 	};
 	char buf[1024] = "{";

@@ -49,10 +49,10 @@ START_TEST(time_rfc3164)
 {
 	size_t h;
 
-	ck_assert_double_eq_tol(header("Nov 29 08:12:01 node-02 kernel: [12345.678901] msg", &h),
-				1764403921, 1e-6);
-	ck_assert_double_eq_tol(header("Nov  9 08:12:01 node-02 kernel: msg", &h),
-				1764403921 - 20 * 86400, 1e-6);
+	ck_assert_double_eq_tol(header("Nov 29 08:12:01 node-02 kernel: [12345.678901] msg", &h), 1764403921,
+				1e-6);
+	ck_assert_double_eq_tol(header("Nov  9 08:12:01 node-02 kernel: msg", &h), 1764403921 - 20 * 86400,
+				1e-6);
 	/* a year-less December date seen from a job in early January is last year */
 	struct timectx jan = { .ref = 1767225600.0 /* 2026-01-01 */ };
 	double t;
@@ -109,11 +109,16 @@ START_TEST(time_no_timestamp)
 {
 	double t;
 	size_t h;
-	const char *lines[] = { "3: hello", "Traceback (most recent call last):", "[ 1234.5678] raw dmesg",
-				"2025-13-45T99:00:00Z bogus", "", "Nov 99 08:12:01 x" };
+	const char *lines[] = { "3: hello",
+				"Traceback (most recent call last):",
+				"[ 1234.5678] raw dmesg",
+				"2025-13-45T99:00:00Z bogus",
+				"",
+				"Nov 99 08:12:01 x" };
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(*lines); i++)
-		ck_assert_msg(!time_parse_header(&tc_utc, lines[i], strlen(lines[i]), &t, &h), "%s", lines[i]);
+		ck_assert_msg(!time_parse_header(&tc_utc, lines[i], strlen(lines[i]), &t, &h), "%s",
+			      lines[i]);
 }
 END_TEST
 
@@ -155,8 +160,8 @@ START_TEST(identity_names)
 
 	ck_assert_int_eq(identity_node(id, "node-01"), 0);
 	ck_assert_int_eq(identity_node(id, "NODE-01"), 0);
-	ck_assert_int_eq(identity_node(id, "node-01.cluster.example"), 0);	/* FQDN of a short name */
-	ck_assert_int_eq(identity_node(id, "gpu-b7"), 1);			/* short of an FQDN */
+	ck_assert_int_eq(identity_node(id, "node-01.cluster.example"), 0); /* FQDN of a short name */
+	ck_assert_int_eq(identity_node(id, "gpu-b7"), 1);		   /* short of an FQDN */
 	ck_assert_int_eq(identity_node(id, "gpu-b7.cluster.example"), 1);
 	ck_assert_int_eq(identity_node(id, "node-01<37112>"), 0);
 	ck_assert_int_eq(identity_node(id, "node-99"), -1);
@@ -197,7 +202,7 @@ START_TEST(hostlists)
 	ck_assert(hostlist_expand("n[8-11]", &l, 100));
 	ck_assert_str_eq(l.v[3], "n11");
 	strlist_free(&l);
-	ck_assert(!hostlist_expand("n[1-100000]", &l, 4096));	/* bounded */
+	ck_assert(!hostlist_expand("n[1-100000]", &l, 4096)); /* bounded */
 	strlist_free(&l);
 	ck_assert(!hostlist_expand("n[3-", &l, 100));
 	strlist_free(&l);
@@ -216,7 +221,7 @@ START_TEST(pci_forms)
 	ck_assert_str_eq(b, "0000:61:00");
 	ck_assert(pci_normalise("61:00.0", b, sizeof(b)));
 	ck_assert_str_eq(b, "0000:61:00");
-	ck_assert(pci_normalise("1b000", b, sizeof(b)));	/* NCCL busId */
+	ck_assert(pci_normalise("1b000", b, sizeof(b))); /* NCCL busId */
 	ck_assert_str_eq(b, "0000:1b:00");
 	ck_assert(!pci_normalise("hello", b, sizeof(b)));
 	ck_assert(!pci_normalise("12", b, sizeof(b)));
@@ -304,7 +309,8 @@ START_TEST(rules_broken_regex)
 
 	ck_assert(load_errors("extractors:\n  - id: bad\n    regex: 'Xid (('\n    code: t.fault\n"
 			      "    tests:\n      - line: x\n      - line: y\n        none: true\n"
-			      "codes:\n  - code: t.fault\n    class: hw\n", out, sizeof(out)));
+			      "codes:\n  - code: t.fault\n    class: hw\n",
+			      out, sizeof(out)));
 	ck_assert_msg(strstr(out, "50-test.yaml:3: regex error") != NULL, "%s", out);
 }
 END_TEST
@@ -317,7 +323,8 @@ START_TEST(rules_missing_id)
 
 	ck_assert(load_errors("codes:\n  - code: t.fault\n    class: hw\n"
 			      "extractors:\n  - regex: 'a'\n    code: t.fault\n"
-			      "  - id: x2\n    regex: 'b'\n    code: t.fault\n", out, sizeof(out)));
+			      "  - id: x2\n    regex: 'b'\n    code: t.fault\n",
+			      out, sizeof(out)));
 	ck_assert_msg(strstr(out, "50-test.yaml:5") != NULL, "%s", out);
 }
 END_TEST
@@ -326,11 +333,13 @@ START_TEST(rules_failing_case)
 {
 	char out[4096] = "";
 	/* the positive case does not match: named with file and line */
-	ck_assert(load_errors("codes:\n  - code: t.fault\n    class: hw\n"
-			      "extractors:\n  - id: x1\n    regex: 'GPU exploded'\n    code: t.fault\n"
-			      "    tests:\n      - line: 'GPU imploded'\n      - line: 'fine'\n        none: true\n",
-			      out, sizeof(out)));
-	ck_assert_msg(strstr(out, "50-test.yaml:9: extractor \"x1\": case does not match") != NULL, "%s", out);
+	ck_assert(load_errors(
+		"codes:\n  - code: t.fault\n    class: hw\n"
+		"extractors:\n  - id: x1\n    regex: 'GPU exploded'\n    code: t.fault\n"
+		"    tests:\n      - line: 'GPU imploded'\n      - line: 'fine'\n        none: true\n",
+		out, sizeof(out)));
+	ck_assert_msg(strstr(out, "50-test.yaml:9: extractor \"x1\": case does not match") != NULL, "%s",
+		      out);
 }
 END_TEST
 
@@ -341,7 +350,8 @@ START_TEST(rules_unknown_key_and_code)
 	ck_assert(load_errors("codes:\n  - code: t.fault\n    clas: hw\n", out, sizeof(out)));
 	ck_assert_msg(strstr(out, "unknown key \"clas\"") != NULL, "%s", out);
 	ck_assert(load_errors("extractors:\n  - id: x1\n    regex: 'a'\n    code: no.such\n"
-			      "    tests:\n      - line: a\n      - line: b\n        none: true\n", out, sizeof(out)));
+			      "    tests:\n      - line: a\n      - line: b\n        none: true\n",
+			      out, sizeof(out)));
 	ck_assert_msg(strstr(out, "code \"no.such\" is not in the catalog") != NULL, "%s", out);
 }
 END_TEST
@@ -352,7 +362,8 @@ START_TEST(rules_missing_negative_case)
 
 	ck_assert(load_errors("codes:\n  - code: t.fault\n    class: hw\n"
 			      "extractors:\n  - id: x1\n    regex: 'boom'\n    code: t.fault\n"
-			      "    tests:\n      - line: 'boom'\n", out, sizeof(out)));
+			      "    tests:\n      - line: 'boom'\n",
+			      out, sizeof(out)));
 	ck_assert_msg(strstr(out, "needs a positive and a negative case") != NULL, "%s", out);
 }
 END_TEST
@@ -362,10 +373,13 @@ START_TEST(rules_refiner_case_fails)
 	char out[4096] = "";
 	char *y = xmalloc(4096);
 
-	snprintf(y, 4096, "%s"
-		 "refiners:\n  - id: r1\n    symptom: {codes: [t.echo]}\n    explained_by: {codes: [t.fault]}\n"
+	snprintf(y, 4096,
+		 "%s"
+		 "refiners:\n  - id: r1\n    symptom: {codes: [t.echo]}\n    explained_by: {codes: "
+		 "[t.fault]}\n"
 		 "    same: node\n    tests:\n      - events:\n          - {code: t.fault, node: a}\n"
-		 "          - {code: t.echo, node: b}\n        expect: {t.echo: downstream}\n", GOOD_RULE);
+		 "          - {code: t.echo, node: b}\n        expect: {t.echo: downstream}\n",
+		 GOOD_RULE);
 	ck_assert(load_errors(y, out, sizeof(out)));
 	ck_assert_msg(strstr(out, "refiner \"r1\": t.echo is root, expected downstream") != NULL, "%s", out);
 	free(y);
@@ -390,12 +404,13 @@ START_TEST(extract_priority_and_prefixes)
 	struct line_ctx lc;
 	struct event ev = { 0 }, ids[4];
 	int cand[16], nc = 0, nids;
-	const char *line = "7: [rank7]:[E1129 08:12:03.000001 ProcessGroupNCCL.cpp:1] CUDA error: GPU exploded";
+	const char *line =
+		"7: [rank7]:[E1129 08:12:03.000001 ProcessGroupNCCL.cpp:1] CUDA error: GPU exploded";
 
 	for (int k = 0; k < cat->nextractors; k++)
 		cand[nc++] = cat->by_priority[k];
 	ck_assert(line_extract(cat, &tc, line, strlen(line), SRC_APP, cand, nc, &lc, &ev, ids, &nids, 4));
-	ck_assert_str_eq(ev.code->code, "t.fault");	/* the specific rule beats the generic one */
+	ck_assert_str_eq(ev.code->code, "t.fault"); /* the specific rule beats the generic one */
 	ck_assert_str_eq(event_field(&ev, "rank"), "7");
 	ck_assert(ev.has_time);
 	ck_assert_double_eq_tol(ev.time, 1764403923.000001, 1e-5);
@@ -417,7 +432,7 @@ START_TEST(symptoms_collapse)
 	mkdir_p(dir, "nodes/b");
 	char *p = path_join(dir, "nodes/a/syslog");
 	f = fopen(p, "w");
-	for (int i = 0; i < 10000; i++)	/* a burst: one symptom with a count */
+	for (int i = 0; i < 10000; i++) /* a burst: one symptom with a count */
 		fprintf(f, "2025-11-29T08:10:%02d+00:00 a kernel: GPU exploded\n", i % 60);
 	fclose(f);
 	free(p);
@@ -476,17 +491,20 @@ START_TEST(large_log_window_seek)
 	char *p = path_join(dir, "nodes/a/syslog");
 	FILE *f = fopen(p, "w");
 	for (long k = 0; k < 200000; k++) {
-		long t = 1763884800 + k * 3;	/* 2025-11-23 onwards, 3 s apart */
+		long t = 1763884800 + k * 3; /* 2025-11-23 onwards, 3 s apart */
 		struct tm tm;
 		time_t tt = t;
 
 		gmtime_r(&tt, &tm);
-		fprintf(f, "%04d-%02d-%02dT%02d:%02d:%02d+00:00 a systemd[1]: Started Session %ld of User root with a long tail of text.\n",
+		fprintf(f,
+			"%04d-%02d-%02dT%02d:%02d:%02d+00:00 a systemd[1]: Started Session %ld of User root "
+			"with a long tail of text.\n",
 			tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, k);
 		n++;
-		if (t == 1764403800 || k == 1000) {	/* 08:10 on the job's day; and days before */
-			fprintf(f, "%04d-%02d-%02dT%02d:%02d:%02d+00:00 a kernel: GPU exploded\n", tm.tm_year + 1900,
-				tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		if (t == 1764403800 || k == 1000) { /* 08:10 on the job's day; and days before */
+			fprintf(f, "%04d-%02d-%02dT%02d:%02d:%02d+00:00 a kernel: GPU exploded\n",
+				tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+				tm.tm_sec);
 			if (k != 1000)
 				target = ++n;
 			else
@@ -531,7 +549,7 @@ START_TEST(first_cause_and_ambiguity)
 		struct json_object *a;
 
 		json_object_object_get_ex(json_object_array_get_idx(v, i), "action", &a);
-		ck_assert_str_ne(json_object_get_string(a), "drain");	/* never drain on ambiguity */
+		ck_assert_str_ne(json_object_get_string(a), "drain"); /* never drain on ambiguity */
 	}
 	json_object_put(r);
 	/* the same two a minute apart: the first one is the cause */
@@ -638,18 +656,19 @@ START_TEST(config_defaults_and_values)
 	struct attrib_config c;
 	FILE *err = fmemopen(out, sizeof(out), "w");
 
-	write_file(dir, "attrib.conf", "# comment\n\nStateDir = /srv/attrib\nBundleDeadline = 2m\n"
+	write_file(dir, "attrib.conf",
+		   "# comment\n\nStateDir = /srv/attrib\nBundleDeadline = 2m\n"
 		   "CommentField = comment\nLogSources = /var/log/kern.log, journal\nAppMaxBytes = 8M\n");
 	char *p = path_join(dir, "attrib.conf");
 	ck_assert_int_eq(config_load(p, &c, err), 0);
 	fclose(err);
 	ck_assert_str_eq(c.state_dir, "/srv/attrib");
 	ck_assert_int_eq(c.bundle_deadline, 120);
-	ck_assert_str_eq(c.comment_field, "Comment");	/* canonical spelling */
+	ck_assert_str_eq(c.comment_field, "Comment"); /* canonical spelling */
 	ck_assert_int_eq(c.nlog_sources, 2);
 	ck_assert_str_eq(c.log_sources[1], "journal");
 	ck_assert_int_eq(c.app_max_bytes, 8L << 20);
-	ck_assert_str_eq(c.listen, "127.0.0.1:7411");	/* default */
+	ck_assert_str_eq(c.listen, "127.0.0.1:7411"); /* default */
 	ck_assert(config_has_state(&c, "NODE_FAIL"));
 	ck_assert(!config_has_state(&c, "COMPLETED"));
 	config_free(&c);
@@ -664,7 +683,8 @@ START_TEST(config_rejects_with_line_numbers)
 	struct attrib_config c;
 	FILE *err = fmemopen(out, sizeof(out), "w");
 
-	write_file(dir, "attrib.conf", "StateDir = relative/path\nBundleDeadlin = 5\nListen = nowhere\n"
+	write_file(dir, "attrib.conf",
+		   "StateDir = relative/path\nBundleDeadlin = 5\nListen = nowhere\n"
 		   "CommentField = Notes\nDrainMaxFraction = 3\njust words\n"
 		   /* sizes and times that overflow a long (undefined before; fuzz_conf) */
 		   "AppMaxBytes = 9999999999999999G\nWindowMargin = 9223372036854775807h\n");
@@ -678,7 +698,8 @@ START_TEST(config_rejects_with_line_numbers)
 	ck_assert_msg(strstr(out, "attrib.conf:5: DrainMaxFraction") != NULL, "%s", out);
 	ck_assert_msg(strstr(out, "attrib.conf:6: expected Key = value") != NULL, "%s", out);
 	ck_assert_msg(strstr(out, "attrib.conf:7: AppMaxBytes must be a size") != NULL, "%s", out);
-	ck_assert_msg(strstr(out, "attrib.conf:8: WindowMargin must be a number of seconds") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "attrib.conf:8: WindowMargin must be a number of seconds") != NULL, "%s",
+		      out);
 	config_free(&c);
 	free(p);
 	rmtree(dir);
@@ -692,14 +713,14 @@ START_TEST(scope_cadence_and_clock_offsets)
 	double t[] = { 0, 60, 60, 120, 180, 1000 }, off[4];
 	double seen[] = { 10, 12, 60, -1 }, one[] = { -1, 5, -1 };
 
-	ck_assert_double_eq_tol(cadence_of(t, 6), 60, 1e-9);	/* the median gap, equal times skipped */
+	ck_assert_double_eq_tol(cadence_of(t, 6), 60, 1e-9); /* the median gap, equal times skipped */
 	ck_assert_double_eq(cadence_of(t, 2), 0);
 	ck_assert(clock_offsets(seen, 4, off));
 	ck_assert_double_eq_tol(off[0], -2, 1e-9);
 	ck_assert_double_eq_tol(off[1], 0, 1e-9);
 	ck_assert_double_eq_tol(off[2], 48, 1e-9);
-	ck_assert_double_eq(off[3], 0);			/* not seen: no offset */
-	ck_assert(!clock_offsets(one, 3, off));		/* one node says nothing of skew */
+	ck_assert_double_eq(off[3], 0);		/* not seen: no offset */
+	ck_assert(!clock_offsets(one, 3, off)); /* one node says nothing of skew */
 }
 END_TEST
 
@@ -754,7 +775,8 @@ START_TEST(scope_other_node_set_aside)
 	char *dir = tmpdir(), err[256];
 	struct json_object *r, *s;
 
-	write_job_json(dir, "[\"a\", \"b\"]", "CANCELLED", "2025-11-29T08:00:00Z", "2025-11-29T09:00:00Z", NULL);
+	write_job_json(dir, "[\"a\", \"b\"]", "CANCELLED", "2025-11-29T08:00:00Z", "2025-11-29T09:00:00Z",
+		       NULL);
 	mkdir_p(dir, "scheduler");
 	write_file(dir, "scheduler/slurmctld.log",
 		   "[2025-11-29T08:30:00.000] error: Nodes zz-99 not responding, setting DOWN\n"
@@ -785,7 +807,8 @@ START_TEST(scope_localisation)
 	write_file(dir, "app/out", "RuntimeError: CUDA error: uncorrectable ECC error encountered\n");
 	r = attrib_analyze(cat, dir, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
-	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(field(r, "culprit_nodes"), 0)), "solo");
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(field(r, "culprit_nodes"), 0)),
+			 "solo");
 	rc = field(r, "root_cause");
 	ck_assert_str_eq(json_object_get_string(field(rc, "located_by")), "the only node of the job");
 	json_object_put(r);
@@ -793,11 +816,13 @@ START_TEST(scope_localisation)
 	/* several nodes: the rank on the line, through the job's rank map */
 	write_job_json(dir, "[\"a\", \"b\"]", "FAILED", "2025-11-29T08:00:00Z", "2025-11-29T09:00:00Z",
 		       "[{\"rank\": 0, \"node\": \"a\"}, {\"rank\": 3, \"node\": \"b\"}]");
-	write_file(dir, "app/out", "[rank3]: RuntimeError: CUDA error: uncorrectable ECC error encountered\n");
+	write_file(dir, "app/out",
+		   "[rank3]: RuntimeError: CUDA error: uncorrectable ECC error encountered\n");
 	r = attrib_analyze(cat, dir, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(json_object_array_length(field(r, "culprit_nodes")), 1);
-	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(field(r, "culprit_nodes"), 0)), "b");
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(field(r, "culprit_nodes"), 0)),
+			 "b");
 	rc = field(r, "root_cause");
 	ck_assert_str_eq(json_object_get_string(field(rc, "located_by")),
 			 "the rank on the line, through the job's rank map");
@@ -814,17 +839,20 @@ static struct json_object *pulse_case(attrib_catalog *cat, const char *dir, int 
 	char err[256], *p = path_join(dir, "app/out"), line[256];
 	FILE *f;
 
-	write_job_json(dir, "[\"a\", \"b\"]", "TIMEOUT", "2025-11-29T00:00:00Z", "2025-11-29T06:00:00Z", NULL);
+	write_job_json(dir, "[\"a\", \"b\"]", "TIMEOUT", "2025-11-29T00:00:00Z", "2025-11-29T06:00:00Z",
+		       NULL);
 	mkdir_p(dir, "app");
 	mkdir_p(dir, "nodes/a");
 	f = fopen(p, "w");
 	for (int m = 5; m <= stop_min; m++)
-		fprintf(f, "[2025-11-29 %02d:%02d:00] step %d | loss 2.31 | 190.0 TFLOP/s\n", m / 60, m % 60, m);
+		fprintf(f, "[2025-11-29 %02d:%02d:00] step %d | loss 2.31 | 190.0 TFLOP/s\n", m / 60, m % 60,
+			m);
 	fprintf(f, "slurmstepd: error: *** JOB 77 ON a CANCELLED AT 2025-11-29T06:00:00 DUE TO TIME LIMIT ***\n");
 	fclose(f);
 	free(p);
 	snprintf(line, sizeof(line),
-		 "2025-11-29T%s+00:00 a kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n",
+		 "2025-11-29T%s+00:00 a kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', "
+		 "name=<unknown>, GPU has fallen off the bus.\n",
 		 xid_hms);
 	write_file(dir, "nodes/a/kern.log", line);
 	return attrib_analyze(cat, dir, err, sizeof(err));
@@ -843,7 +871,8 @@ START_TEST(scope_progress_survived_and_hang)
 	ck_assert_str_eq(json_object_get_string(field(r, "sub_domain")), "unattributed");
 	s = symptom_of(r, "xid.79", "a");
 	ck_assert_ptr_nonnull(s);
-	ck_assert_str_eq(json_object_get_string(field(s, "set_aside")), "the job kept making progress after it");
+	ck_assert_str_eq(json_object_get_string(field(s, "set_aside")),
+			 "the job kept making progress after it");
 	h = field(r, "hang");
 	ck_assert_ptr_nonnull(h);
 	ck_assert_str_eq(json_object_get_string(field(h, "since")), "2025-11-29T02:00:00Z");
@@ -854,7 +883,8 @@ START_TEST(scope_progress_survived_and_hang)
 	/* the same Xid where the pulse stopped: it is the hang's cause */
 	r = pulse_case(cat, dir, 120, "02:00:30");
 	ck_assert_str_eq(json_object_get_string(field(r, "sub_domain")), "InfraHW");
-	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(field(r, "culprit_nodes"), 0)), "a");
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(field(r, "culprit_nodes"), 0)),
+			 "a");
 	ck_assert_ptr_nonnull(field(r, "hang"));
 	json_object_put(r);
 
@@ -879,16 +909,22 @@ START_TEST(scope_other_process)
 	for (int own = 0; own < 2; own++) {
 		char kern[512];
 
-		write_job_json(dir, "[\"a\", \"b\"]", "FAILED", "2025-11-29T08:00:00Z", "2025-11-29T09:00:00Z",
-			       "[{\"rank\": 0, \"node\": \"a\", \"gpu\": \"0\"}, {\"rank\": 1, \"node\": \"a\", \"gpu\": \"1\"}]");
+		write_job_json(dir, "[\"a\", \"b\"]", "FAILED", "2025-11-29T08:00:00Z",
+			       "2025-11-29T09:00:00Z",
+			       "[{\"rank\": 0, \"node\": \"a\", \"gpu\": \"0\"}, {\"rank\": 1, \"node\": "
+			       "\"a\", \"gpu\": \"1\"}]");
 		mkdir_p(dir, "app");
 		mkdir_p(dir, "nodes/a");
 		write_file(dir, "app/out",
-			   "a:4101:4101 [0] NCCL INFO comm 0x5555 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x1 - Init COMPLETE\n"
-			   "a:4102:4102 [1] NCCL INFO comm 0x5556 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 43000 commId 0x1 - Init COMPLETE\n"
+			   "a:4101:4101 [0] NCCL INFO comm 0x5555 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId "
+			   "1b000 commId 0x1 - Init COMPLETE\n"
+			   "a:4102:4102 [1] NCCL INFO comm 0x5556 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId "
+			   "43000 commId 0x1 - Init COMPLETE\n"
 			   "[rank0]: ValueError: bad shape\n");
 		snprintf(kern, sizeof(kern),
-			 "2025-11-29T08:30:00+00:00 a kernel: NVRM: Xid (PCI:0000:43:00): 13, pid=%s, name=python3, Graphics SM Warp Exception on (GPC 1, TPC 0, SM 1): Out Of Range Address\n",
+			 "2025-11-29T08:30:00+00:00 a kernel: NVRM: Xid (PCI:0000:43:00): 13, pid=%s, "
+			 "name=python3, Graphics SM Warp Exception on (GPC 1, TPC 0, SM 1): Out Of Range "
+			 "Address\n",
 			 own ? "4102" : "999");
 		write_file(dir, "nodes/a/kern.log", kern);
 		r = attrib_analyze(cat, dir, err, sizeof(err));
@@ -917,7 +953,8 @@ START_TEST(scope_clock_skew_orders_nodes)
 	const char *names[] = { "a", "b", "c" };
 	struct json_object *r;
 
-	write_job_json(dir, "[\"a\", \"b\", \"c\"]", "FAILED", "2025-11-29T08:00:00Z", "2025-11-29T08:30:00Z", NULL);
+	write_job_json(dir, "[\"a\", \"b\", \"c\"]", "FAILED", "2025-11-29T08:00:00Z", "2025-11-29T08:30:00Z",
+		       NULL);
 	for (int i = 0; i < 3; i++) {
 		char rel[64], text[1024];
 
@@ -925,15 +962,21 @@ START_TEST(scope_clock_skew_orders_nodes)
 		mkdir_p(dir, rel);
 		snprintf(rel, sizeof(rel), "nodes/%s/syslog", names[i]);
 		snprintf(text, sizeof(text),
-			 "2025-11-29T08:00:%02d+00:00 %s slurmd[9]: slurmd: launch task StepId=77.0 request from UID:1000 GID:1000 HOST:10.0.0.1 PORT:4000\n%s",
+			 "2025-11-29T08:00:%02d+00:00 %s slurmd[9]: slurmd: launch task StepId=77.0 request "
+			 "from UID:1000 GID:1000 HOST:10.0.0.1 PORT:4000\n%s",
 			 i == 2 ? 41 : 1, names[i],
-			 i == 0 ? "2025-11-29T08:10:10+00:00 a kernel: NVRM: Xid (PCI:0000:1b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n" :
-			 i == 2 ? "2025-11-29T08:10:30+00:00 c kernel: NVRM: Xid (PCI:0000:1b:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error (DBE) has been detected on GPU.\n" : "");
+			 i == 0 ? "2025-11-29T08:10:10+00:00 a kernel: NVRM: Xid (PCI:0000:1b:00): 79, "
+				  "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
+				 : i == 2 ? "2025-11-29T08:10:30+00:00 c kernel: NVRM: Xid (PCI:0000:1b:00): "
+					    "48, pid='<unknown>', name=<unknown>, An uncorrectable double "
+					    "bit error (DBE) has been detected on GPU.\n"
+					  : "");
 		write_file(dir, rel, text);
 	}
 	r = attrib_analyze(cat, dir, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
-	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(field(r, "culprit_nodes"), 0)), "c");
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(field(r, "culprit_nodes"), 0)),
+			 "c");
 	ck_assert_double_eq_tol(json_object_get_double(field(field(r, "clock_offsets"), "c")), 40, 1e-6);
 	json_object_put(r);
 	rmtree(dir);
@@ -954,13 +997,17 @@ START_TEST(text_clean_hostile)
 		{ "\x1b[2J\x1b]0;title\x07red", "?[2J?]0;title?red" },
 		{ "tab\there", "tab here" },
 		{ "del\x7f", "del?" },
-		{ "c1 \xc2\x9b""31m csi", "c1 ?31m csi" },	/* U+009B, an 8-bit CSI */
-		{ "\xe2\x80\xae""evil\xe2\x80\xac", "?evil?" },	/* RLO ... PDF */
+		{ "c1 \xc2\x9b"
+		  "31m csi",
+		  "c1 ?31m csi" }, /* U+009B, an 8-bit CSI */
+		{ "\xe2\x80\xae"
+		  "evil\xe2\x80\xac",
+		  "?evil?" }, /* RLO ... PDF */
 		{ "\xe2\x81\xa6x\xe2\x81\xa9 \xe2\x80\x8e\xe2\x80\x8f \xd8\x9c", "?x? ?? ?" },
 		{ "bad \xff\xc0\xaf end", "bad \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd end" },
 		{ "surrogate \xed\xa0\x80", "surrogate \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
 		{ "cut \xe2\x80", "cut \xef\xbf\xbd\xef\xbf\xbd" },
-		{ "\xe2\x80\x8d zwj stays", "\xe2\x80\x8d zwj stays" },	/* not a bidi control */
+		{ "\xe2\x80\x8d zwj stays", "\xe2\x80\x8d zwj stays" }, /* not a bidi control */
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
@@ -1013,14 +1060,14 @@ START_TEST(config_refuses_unsafe_files)
 	chmod(p, 0666);
 	expect_refused(p, "writable by every user; refused");
 	chmod(p, 0664);
-	if (chown(p, (uid_t)-1, 65534) == 0)	/* nogroup */
+	if (chown(p, (uid_t)-1, 65534) == 0) /* nogroup */
 		expect_refused(p, "writable by a group other than root's; refused");
 	if (geteuid() == 0) {
-		ck_assert_int_eq(chown(p, 65534, 0), 0);	/* nobody */
+		ck_assert_int_eq(chown(p, 65534, 0), 0); /* nobody */
 		chmod(p, 0644);
 		expect_refused(p, "owned by another user");
 		ck_assert_int_eq(chown(p, 0, 0), 0);
-		chmod(p, 0664);	/* group-writable by root's group: accepted */
+		chmod(p, 0664); /* group-writable by root's group: accepted */
 		err = fmemopen(out, sizeof(out), "w");
 		ck_assert_int_eq(config_load(p, &c, err), 0);
 		fclose(err);
@@ -1030,10 +1077,10 @@ START_TEST(config_refuses_unsafe_files)
 	chmod(p, 0644);
 	ck_assert_int_eq(symlink(p, l), 0);
 	expect_refused(l, "is a symbolic link; refused");
-	expect_refused(dir, "is a directory");	/* was: every default, silently */
+	expect_refused(dir, "is a directory"); /* was: every default, silently */
 	char *fifo = path_join(dir, "fifo.conf");
 	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
-	expect_refused(fifo, "is not a regular file");	/* and never blocks */
+	expect_refused(fifo, "is not a regular file"); /* and never blocks */
 	char *none = path_join(dir, "none.conf");
 	expect_refused(none, "No such file");
 	/* the file itself, as it is, is fine */
@@ -1052,12 +1099,12 @@ END_TEST
 START_TEST(config_refuses_odd_numbers)
 {
 	static const char *bad[] = {
-		"DrainMaxFraction = nan", "DrainMaxFraction = NaN", "DrainMaxFraction = inf",
-		"DrainMaxFraction = -0", "DrainMaxFraction = 0x1p-3", "DrainMaxFraction = 5e-2",
-		"DrainMaxFraction = 0.05x", "DrainMaxFraction = .", "DrainMaxFraction = 0.0.5",
-		"WindowMargin = -5", "WindowMargin = +5", "WindowMargin = 5 s", "BundleDeadline = -0",
-		"AppMaxBytes = 5Mjunk", "DrainMaxPerHour = 2.5", "DrainMaxPerHour = -1",
-		"Listen = 127.0.0.1:+80",
+		"DrainMaxFraction = nan",   "DrainMaxFraction = NaN",	 "DrainMaxFraction = inf",
+		"DrainMaxFraction = -0",    "DrainMaxFraction = 0x1p-3", "DrainMaxFraction = 5e-2",
+		"DrainMaxFraction = 0.05x", "DrainMaxFraction = .",	 "DrainMaxFraction = 0.0.5",
+		"WindowMargin = -5",	    "WindowMargin = +5",	 "WindowMargin = 5 s",
+		"BundleDeadline = -0",	    "AppMaxBytes = 5Mjunk",	 "DrainMaxPerHour = 2.5",
+		"DrainMaxPerHour = -1",	    "Listen = 127.0.0.1:+80",
 	};
 	char *dir = tmpdir();
 
@@ -1080,7 +1127,8 @@ START_TEST(config_refuses_odd_numbers)
 	struct attrib_config c;
 	FILE *err = fmemopen(out, sizeof(out), "w");
 
-	write_file(dir, "attrib.conf", "DrainMaxFraction = 0.25\nWindowMargin = 0\nAppMaxBytes = 5M\n"
+	write_file(dir, "attrib.conf",
+		   "DrainMaxFraction = 0.25\nWindowMargin = 0\nAppMaxBytes = 5M\n"
 		   "DrainMaxPerHour = 0\n");
 	char *p = path_join(dir, "attrib.conf");
 	ck_assert_msg(config_load(p, &c, err) == 0, "%s", out);
@@ -1100,16 +1148,16 @@ START_TEST(job_record_round_trip)
 	struct attrib_job_record r = {
 		.job_id = 4242,
 		.cluster = "c1",
-		.user = "kim\xff",	/* not UTF-8: repaired */
+		.user = "kim\xff", /* not UTF-8: repaired */
 		.uid = 1000,
-		.gid = -1,		/* not known: absent */
+		.gid = -1, /* not known: absent */
 		.submit = 1795939200,
-		.start = 0,		/* never started: its end */
+		.start = 0, /* never started: its end */
 		.end = 1795942800,
 		.state = "FAILED",
-		.exit_status = 3 << 8,	/* exited 3 */
-		.derived_exit_status = 9,	/* killed by signal 9 */
-		.time_limit = 1500,	/* minutes */
+		.exit_status = 3 << 8,	  /* exited 3 */
+		.derived_exit_status = 9, /* killed by signal 9 */
+		.time_limit = 1500,	  /* minutes */
 		.array_task_id = JOB_RECORD_NO_VAL,
 		.attempt = 1,
 		.restart_count = 1,
@@ -1124,7 +1172,7 @@ START_TEST(job_record_round_trip)
 	line = job_record_json(&r, &len);
 	ck_assert_ptr_nonnull(line);
 	ck_assert_uint_eq(len, strlen(line));
-	ck_assert(strchr(line, '\n') == line + len - 1);	/* one line */
+	ck_assert(strchr(line, '\n') == line + len - 1); /* one line */
 	o = json_tokener_parse(line);
 	ck_assert_msg(job_record_read(o, &v, err, sizeof(err)), "%s", err);
 	ck_assert_str_eq(v.job_id, "4242");
@@ -1163,7 +1211,7 @@ START_TEST(job_record_round_trip)
 			       "\"nodes\":[\"a/b\"],\"start_time\":\"x\",\"end_time\":\"y\"}");
 	ck_assert(!job_record_read(o, &v, err, sizeof(err)));
 	ck_assert_str_eq(err, "nodes[0] is not a host name");
-	ck_assert_str_eq(v.state, "FAILED");	/* what it has is still there */
+	ck_assert_str_eq(v.state, "FAILED"); /* what it has is still there */
 	json_object_put(o);
 }
 END_TEST

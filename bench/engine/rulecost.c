@@ -31,7 +31,7 @@ static double now(void)
 struct hits {
 	const char *buf;
 	size_t len;
-	size_t *next;		/* per pattern: first offset not yet counted */
+	size_t *next; /* per pattern: first offset not yet counted */
 	long *lines;
 };
 
@@ -102,7 +102,7 @@ static double scan(hs_database_t *db, const char *buf, size_t len, int n, struct
 		}
 		double t0 = now();
 		size_t off = 0;
-		while (off < len) {	/* hs_scan takes an unsigned int length */
+		while (off < len) { /* hs_scan takes an unsigned int length */
 			size_t c = len - off > (1u << 30) ? (1u << 30) : len - off;
 
 			hs_scan(db, buf + off, (unsigned)c, 0, s, on_match, hh);
@@ -225,8 +225,8 @@ int main(int argc, char **argv)
 
 		if (r->loo > -1)
 			snprintf(loo, sizeof(loo), "%.3f", r->loo);
-		printf("%s\t%.3f\t%.0f\t%s\t%ld\t%.100s\n", id[r->i], r->alone, len / 1e6 / r->alone, loo, r->lines,
-		       pat[r->i]);
+		printf("%s\t%.3f\t%.0f\t%s\t%ld\t%.100s\n", id[r->i], r->alone, len / 1e6 / r->alone, loo,
+		       r->lines, pat[r->i]);
 	}
 	return 0;
 }

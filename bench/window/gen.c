@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 	if (!(f = fopen(argv[1], "w")))
 		return perror(argv[1]), 1;
 	setvbuf(f, buf, _IOFBF, sizeof(buf));
-	while (written < size) {	/* time in proportion to the bytes written */
+	while (written < size) { /* time in proportion to the bytes written */
 		time_t t = start + (time_t)(span * (double)written / (double)size);
 		struct tm tm;
 		char ts[32];

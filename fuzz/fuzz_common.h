@@ -10,7 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "internal.h"
+#include "attrib.h"
+#include <json-c/json.h>
 
 #ifndef SRCDIR
 #define SRCDIR "."

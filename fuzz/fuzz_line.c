@@ -10,6 +10,7 @@
  * The engine must neither crash nor break its own invariants. */
 #include <stdint.h>
 #include "fuzz_common.h"
+#include "internal.h" /* the line extractor itself, below the public API */
 
 static int *cand; /* single-line extractors, priority order */
 static int ncand;

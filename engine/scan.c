@@ -830,7 +830,10 @@ static long count_lines_before(int fd, size_t off)
 #define CHUNK_BYTES (4u << 20)
 #define CHUNK_MARGIN (8u * MAX_LINE)	   /* bytes read before and after a chunk's lines */
 #define CHUNK_MARGIN_LONG (64u * MAX_LINE) /* ... when they were too few */
-#define BOUNDARY_REACH (64u << 20)	   /* how far past a cut to look for a line start */
+/* A file of more chunks than this is scanned in order by one task, its
+ * events folded chunk by chunk (memory), not by every worker at once */
+#define SEQ_CHUNKS 64
+#define BOUNDARY_REACH (64u << 20) /* how far past a cut to look for a line start */
 
 /* The chunk size: ATTRIB_CHUNK_BYTES, for tests only (many chunks out of
  * a small file); a size, never the number of threads, decides the cuts. */
@@ -858,6 +861,7 @@ struct work {
 	struct scan_out out;
 	long before; /* chunk 0: newlines in the file before from */
 	bool shrank;
+	bool seq;  /* a chunk of a huge file: scanned by its finish task, in order */
 	bool done; /* scanned (under workers.lock) */
 };
 
@@ -1231,8 +1235,11 @@ static void plan_file(struct analysis *a, struct plan *p, const char *rel, int f
 		w = plan_add(p);
 		w->finish = n;
 		p->scans++;
-		for (int i = p->n - 1 - n; i < p->n - 1; i++)
+		for (int i = p->n - 1 - n; i < p->n - 1; i++) {
 			p->w[i].fin = p->n - 1;
+			/* a huge file: in order, by one task (finish_file_seq) */
+			p->w[i].seq = n > SEQ_CHUNKS;
+		}
 	}
 }
 
@@ -1269,63 +1276,83 @@ struct emu {
 	double prev_time;
 };
 
-static void emulate_file(const struct analysis *a, struct work *w, int n)
+/* The times of chunk k's untimed events, e carried over the chunks before
+ * (first: each chunk's first line number, less one, up to k; chunks k+1
+ * .. scanned-1 scanned: the first timestamped line after chunk k is
+ * looked for there). */
+static void emulate_chunk(const struct analysis *a, struct work *w, int k, int scanned, const long *first,
+			  struct emu *e)
 {
-	long *first = xcalloc(n, sizeof(long)), *nt_line = xcalloc(n, sizeof(long));
-	double *nt_time = xcalloc(n, sizeof(double));
-	bool *nt_found = xcalloc(n, sizeof(bool));
-	struct emu e = { 0 };
+	bool nt_found = false;
+	long nt_line = 0, fl = first[k] + w[k].out.lines;
+	double nt_time = 0;
 
-	first[0] = w[0].before;
-	for (int k = 1; k < n; k++)
-		first[k] = first[k - 1] + w[k - 1].out.lines;
-	/* the first timestamped line after each chunk's lines */
-	for (int k = n - 2; k >= 0; k--) {
-		const struct scan_out *o = &w[k + 1].out;
-
-		nt_found[k] = o->t_found || nt_found[k + 1];
-		nt_line[k] = o->t_found ? first[k + 1] + o->t_line : nt_line[k + 1];
-		nt_time[k] = o->t_found ? o->t_time : nt_time[k + 1];
-	}
-	for (int k = 0; k < n; k++)
-		for (int i = 0; i < w[k].out.nrec; i++) {
-			struct record *r = &w[k].out.rec[i];
-
-			r->ev.line += first[k];
-			if (!r->untimed) {
-				e.prev_found = true;
-				e.prev_time = r->ev.time;
-				continue;
-			}
-			long line = r->ev.line, q = 2 * (first[k] + r->q_line) + !r->q_start;
-			bool t_found = r->t_found ? true : nt_found[k];
-			long t_line = r->t_found ? first[k] + r->t_line : nt_line[k];
-			double t_time = r->t_found ? r->t_time : nt_time[k];
-
-			if (e.next_found && line >= e.next_from && line < e.next_at) {
-				r->ev.time = e.next_time;
-				continue;
-			}
-			e.next_found = false;
-			bool within = e.clear_from <= q && q < e.clear_to;
-			long p = within ? e.clear_to / 2 : q / 2; /* the line the search starts in */
-
-			if (t_found && t_line - p < NEIGHBOUR_LINES) {
-				e.next_found = true;
-				e.next_from = line;
-				e.next_at = t_line;
-				e.next_time = r->ev.time = t_time;
-				continue;
-			}
-			if (!(e.clear_from <= q && q <= e.clear_to))
-				e.clear_from = q;
-			e.clear_to = 2 * (p + NEIGHBOUR_LINES);
-			r->ev.time = e.prev_found ? e.prev_time : a->job.end;
+	for (int j = k + 1; j < scanned; j++) {
+		if (w[j].out.t_found) {
+			nt_found = true;
+			nt_line = fl + w[j].out.t_line;
+			nt_time = w[j].out.t_time;
+			break;
 		}
-	free(first);
-	free(nt_line);
-	free(nt_time);
-	free(nt_found);
+		fl += w[j].out.lines;
+	}
+	for (int i = 0; i < w[k].out.nrec; i++) {
+		struct record *r = &w[k].out.rec[i];
+
+		r->ev.line += first[k];
+		if (!r->untimed) {
+			e->prev_found = true;
+			e->prev_time = r->ev.time;
+			continue;
+		}
+		long line = r->ev.line, q = 2 * (first[k] + r->q_line) + !r->q_start;
+		bool t_found = r->t_found ? true : nt_found;
+		long t_line = r->t_found ? first[k] + r->t_line : nt_line;
+		double t_time = r->t_found ? r->t_time : nt_time;
+
+		if (e->next_found && line >= e->next_from && line < e->next_at) {
+			r->ev.time = e->next_time;
+			continue;
+		}
+		e->next_found = false;
+		bool within = e->clear_from <= q && q < e->clear_to;
+		long p = within ? e->clear_to / 2 : q / 2; /* the line the search starts in */
+
+		if (t_found && t_line - p < NEIGHBOUR_LINES) {
+			e->next_found = true;
+			e->next_from = line;
+			e->next_at = t_line;
+			e->next_time = r->ev.time = t_time;
+			continue;
+		}
+		if (!(e->clear_from <= q && q <= e->clear_to))
+			e->clear_from = q;
+		e->clear_to = 2 * (p + NEIGHBOUR_LINES);
+		r->ev.time = e->prev_found ? e->prev_time : a->job.end;
+	}
+}
+
+/* A chunk's events into the first chunk's symptoms, then let go. */
+static void fold_chunk(struct work *w, int k)
+{
+	for (int i = 0; i < w[k].out.nrec; i++)
+		if (w[k].out.rec[i].ev.code) {
+			w[k].out.rec[i].ev.text = w[k].out.text + w[k].out.rec[i].text_at;
+			symptom_add_event(w[0].sub, &w[k].out.rec[i].ev);
+		}
+	records_free(&w[k].out);
+}
+
+/* A chunk scanned again with far more bytes around it when its lines
+ * were too long for those read. */
+static void rescan_short(struct analysis *a, struct work *w, struct wbuf *wb)
+{
+	if (!w->out.short_read)
+		return;
+	analysis_free_sub(w->sub);
+	records_free(&w->out);
+	w->sub = sub_new(a);
+	scan_chunk(w->sub, w, w->src, CHUNK_MARGIN_LONG, wb, NULL);
 }
 
 /* A chunked file's end, after its chunks are scanned: chunks whose lines
@@ -1334,27 +1361,55 @@ static void emulate_file(const struct analysis *a, struct work *w, int n)
  * chunk's symptoms, in order. */
 static void finish_file(struct analysis *a, struct work *w, int n, struct wbuf *wb)
 {
-	for (int k = 0; k < n; k++)
-		if (w[k].out.short_read) {
-			analysis_free_sub(w[k].sub);
-			records_free(&w[k].out);
-			w[k].sub = sub_new(a);
-			scan_chunk(w[k].sub, &w[k], w[k].src, CHUNK_MARGIN_LONG, wb, NULL);
-		}
-	emulate_file(a, w, n);
+	long *first = xcalloc(n, sizeof(long));
+	struct emu e = { 0 };
 	int nrec = 0;
+
+	for (int k = 0; k < n; k++)
+		rescan_short(a, &w[k], wb);
 	for (int k = 0; k < n; k++)
 		nrec += w[k].out.nrec;
 	if (nrec > 64)
 		symptoms_reserve(w[0].sub, nrec / 4);
 	for (int k = 0; k < n; k++) {
-		for (int i = 0; i < w[k].out.nrec; i++)
-			if (w[k].out.rec[i].ev.code) {
-				w[k].out.rec[i].ev.text = w[k].out.text + w[k].out.rec[i].text_at;
-				symptom_add_event(w[0].sub, &w[k].out.rec[i].ev);
-			}
-		records_free(&w[k].out);
+		first[k] = k ? first[k - 1] + w[k - 1].out.lines : w[0].before;
+		emulate_chunk(a, w, k, n, first, &e);
 	}
+	for (int k = 0; k < n; k++)
+		fold_chunk(w, k);
+	free(first);
+}
+
+/* A huge file's chunks, scanned here in order: each chunk's events get
+ * their times as soon as a timestamped line after it is scanned, and go
+ * into the symptoms then, so that what is held at once is a chunk or a
+ * few, not every event of the file (a log of ten million Xid lines is
+ * one symptom, not ten million records).  The same results as
+ * finish_file. */
+static void finish_file_seq(struct analysis *a, struct work *w, int n, struct wbuf *wb)
+{
+	long *first = xcalloc(n, sizeof(long));
+	struct emu e = { 0 };
+	int scanned = 0;
+
+	for (int k = 0; k < n; k++) {
+		for (;;) {
+			bool ahead = false;
+
+			for (int j = k + 1; j < scanned && !ahead; j++)
+				ahead = w[j].out.t_found;
+			if (scanned > k && (ahead || scanned == n))
+				break;
+			w[scanned].sub = sub_new(a);
+			scan_chunk(w[scanned].sub, &w[scanned], w[scanned].src, CHUNK_MARGIN, wb, NULL);
+			rescan_short(a, &w[scanned], wb);
+			scanned++;
+		}
+		first[k] = k ? first[k - 1] + w[k - 1].out.lines : w[0].before;
+		emulate_chunk(a, w, k, scanned, first, &e);
+		fold_chunk(w, k);
+	}
+	free(first);
 }
 
 static void *worker(void *p)
@@ -1374,7 +1429,10 @@ static void *worker(void *p)
 				while (!c[i].done)
 					pthread_cond_wait(&ws->scanned, &ws->lock);
 			pthread_mutex_unlock(&ws->lock);
-			finish_file(ws->a, c, w->finish, &wb);
+			if (c[0].seq)
+				finish_file_seq(ws->a, c, w->finish, &wb);
+			else
+				finish_file(ws->a, c, w->finish, &wb);
 			pthread_mutex_lock(&ws->lock);
 			w->done = true;
 			pthread_cond_broadcast(&ws->scanned);
@@ -1383,6 +1441,13 @@ static void *worker(void *p)
 		}
 		if (!w->rel)
 			continue; /* a coverage entry */
+		if (w->seq) {	  /* its file's finish task scans it */
+			pthread_mutex_lock(&ws->lock);
+			w->done = true;
+			pthread_cond_broadcast(&ws->scanned);
+			pthread_mutex_unlock(&ws->lock);
+			continue;
+		}
 		w->sub = sub_new(ws->a);
 		if (w->src)
 			scan_chunk(w->sub, w, w->src, CHUNK_MARGIN, &wb, NULL);

@@ -138,20 +138,20 @@ static void captures(pcre2_code *re, pcre2_match_data *md, const char *subj, str
 	}
 }
 
-void line_context(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len,
-		  struct line_ctx *lc)
+/* The catalog's prefixes over the line from pos, each time from the first
+ * that matches something (at most 8 rounds): on_prefix sees each match
+ * (its match data, and where in line it started).  The body's start. */
+static size_t walk_prefixes(const attrib_catalog *cat, const char *line, size_t len, size_t pos,
+			    void (*on_prefix)(pcre2_code *re, pcre2_match_data *md, size_t at, void *arg),
+			    void *arg)
 {
-	size_t pos;
 	bool again = true;
 
-	memset(lc, 0, sizeof(*lc));
-	lc->has_time = time_parse_header(tc, line, len, &lc->time, &pos);
 	for (int guard = 0; again && guard < 8; guard++) {
 		again = false;
 		for (int i = 0; i < cat->nprefixes; i++) {
 			const struct prefix *p = &cat->prefixes[i];
 			PCRE2_SIZE *ov;
-
 			bool own;
 			pcre2_match_data *md;
 
@@ -166,7 +166,7 @@ void line_context(const attrib_catalog *cat, const struct timectx *tc, const cha
 			}
 			ov = pcre2_get_ovector_pointer(md);
 			if (ov[1] > 0) { /* an empty prefix makes no progress */
-				captures(p->re, md, line + pos, &lc->ctx);
+				on_prefix(p->re, md, pos, arg);
 				pos += ov[1];
 				again = true;
 			}
@@ -176,78 +176,87 @@ void line_context(const attrib_catalog *cat, const struct timectx *tc, const cha
 				break;
 		}
 	}
-	lc->body = pos;
+	return pos;
+}
+
+struct ctx_walk {
+	const char *line;
+	struct line_ctx *lc;
+};
+
+static void prefix_captures(pcre2_code *re, pcre2_match_data *md, size_t at, void *arg)
+{
+	struct ctx_walk *w = arg;
+
+	captures(re, md, w->line + at, &w->lc->ctx);
+}
+
+void line_context(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len,
+		  struct line_ctx *lc)
+{
+	size_t pos;
+	struct ctx_walk w = { .line = line, .lc = lc };
+
+	memset(lc, 0, sizeof(*lc));
+	lc->has_time = time_parse_header(tc, line, len, &lc->time, &pos);
+	lc->body = walk_prefixes(cat, line, len, pos, prefix_captures, &w);
 	const char *t = event_field(&lc->ctx, "time");
 	if (!lc->has_time && t)
 		lc->has_time = time_parse_any(tc, t, strlen(t), &lc->time);
 }
 
+/* the last "time" capture of the prefixes (set_field overwrites, so
+ * event_field sees the last) */
+struct time_walk {
+	bool has_t;
+	size_t tpos, tlen;
+};
+
+static void prefix_time(pcre2_code *re, pcre2_match_data *md, size_t at, void *arg)
+{
+	struct time_walk *w = arg;
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+	uint32_t count, size;
+	PCRE2_SPTR table;
+
+	pcre2_pattern_info(re, PCRE2_INFO_NAMECOUNT, &count);
+	pcre2_pattern_info(re, PCRE2_INFO_NAMEENTRYSIZE, &size);
+	pcre2_pattern_info(re, PCRE2_INFO_NAMETABLE, &table);
+	for (uint32_t k = 0; k < count; k++) {
+		const unsigned char *e = table + k * size;
+		int n = (e[0] << 8) | e[1];
+
+		if (ov[2 * n] == PCRE2_UNSET || strcmp((const char *)e + 2, "time"))
+			continue;
+		w->has_t = true;
+		w->tpos = at + ov[2 * n];
+		w->tlen = ov[2 * n + 1] - ov[2 * n];
+	}
+}
+
 /* The time line_context would give the line, without keeping its other
  * fields: the same header, the same prefixes in the same order, the last
- * "time" capture (set_field overwrites, so event_field sees the last).
- * A neighbour's time is asked for far more often than a hit's fields, and
- * copying every capture of every such line was most of its cost. */
+ * "time" capture.  A neighbour's time is asked for far more often than a
+ * hit's fields, and copying every capture of every such line was most of
+ * its cost. */
 bool line_time(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len, double *t)
 {
-	size_t pos, tpos = 0, tlen = 0;
-	bool again = true, has_t = false, ok;
+	size_t pos;
+	struct time_walk w = { 0 };
+	bool ok = false;
 	double time = 0;
 
 	if (time_parse_header(tc, line, len, &time, &pos)) {
 		*t = time;
 		return true;
 	}
-	for (int guard = 0; again && guard < 8; guard++) {
-		again = false;
-		for (int i = 0; i < cat->nprefixes; i++) {
-			const struct prefix *p = &cat->prefixes[i];
-			PCRE2_SIZE *ov;
-			bool own;
-			pcre2_match_data *md;
-
-			if (!p->re)
-				continue;
-			md = thread_match_data(p->re, &own);
-			if (pcre2_match(p->re, (PCRE2_SPTR)line + pos, len - pos, 0, 0, md, match_context()) <
-			    0) {
-				if (own)
-					pcre2_match_data_free(md);
-				continue;
-			}
-			ov = pcre2_get_ovector_pointer(md);
-			if (ov[1] > 0) {
-				uint32_t count, size;
-				PCRE2_SPTR table;
-
-				pcre2_pattern_info(p->re, PCRE2_INFO_NAMECOUNT, &count);
-				pcre2_pattern_info(p->re, PCRE2_INFO_NAMEENTRYSIZE, &size);
-				pcre2_pattern_info(p->re, PCRE2_INFO_NAMETABLE, &table);
-				for (uint32_t k = 0; k < count; k++) {
-					const unsigned char *e = table + k * size;
-					int n = (e[0] << 8) | e[1];
-
-					if (ov[2 * n] == PCRE2_UNSET || strcmp((const char *)e + 2, "time"))
-						continue;
-					has_t = true;
-					tpos = pos + ov[2 * n];
-					tlen = ov[2 * n + 1] - ov[2 * n];
-				}
-				pos += ov[1];
-				again = true;
-			}
-			if (own)
-				pcre2_match_data_free(md);
-			if (again)
-				break;
-		}
-	}
-	ok = false;
-	if (has_t) { /* NUL-terminated, as line_context's copy is */
-		char buf[128], *v = tlen < sizeof(buf) ? buf : strndup_or_die(line + tpos, tlen);
+	walk_prefixes(cat, line, len, pos, prefix_time, &w);
+	if (w.has_t) { /* NUL-terminated, as line_context's copy is */
+		char buf[128], *v = w.tlen < sizeof(buf) ? buf : strndup_or_die(line + w.tpos, w.tlen);
 
 		if (v == buf) {
-			memcpy(buf, line + tpos, tlen);
-			buf[tlen] = 0;
+			memcpy(buf, line + w.tpos, w.tlen);
+			buf[w.tlen] = 0;
 		}
 		ok = time_parse_any(tc, v, strlen(v), &time);
 		if (v != buf)

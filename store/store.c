@@ -13,11 +13,7 @@
 #include <json-c/json.h>
 #include "contract.h"
 #include "timefmt.h"
-#include "store.h"
-
-struct store {
-	sqlite3 *db;
-};
+#include "internal.h"
 
 /* A result's end_time (RFC 3339) as Unix time, NULL when it has none; the
  * JSON is what a store holds, so it may not be JSON at all. */

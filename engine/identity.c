@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/linkhash.h>
+#include "hostlist.h"
 #include "internal.h"
 
 struct identity {
@@ -256,71 +257,13 @@ bool pci_normalise(const char *in, char *out, size_t outlen)
 	return true;
 }
 
-/* One bracket group per name, as Slurm prints node lists: pfx[a-b,c]sfx. */
-static bool expand_one(const char *name, size_t n, struct strlist *out, int max)
+static bool add_name(void *arg, const char *name)
 {
-	const char *lb = memchr(name, '[', n), *rb;
-	char buf[256];
-
-	if (!lb) {
-		if (!n || n >= sizeof(buf))
-			return false;
-		snprintf(buf, sizeof(buf), "%.*s", (int)n, name);
-		strlist_add(out, buf);
-		return out->n <= max;
-	}
-	rb = memchr(lb, ']', n - (lb - name));
-	if (!rb)
-		return false;
-	for (const char *p = lb + 1; p < rb;) {
-		const char *e = memchr(p, ',', rb - p);
-		char *end;
-		long a, b;
-		int width;
-
-		if (!e)
-			e = rb;
-		width = (int)strspn(p, "0123456789");
-		a = strtol(p, &end, 10);
-		if (end == p)
-			return false;
-		b = a;
-		if (*end == '-') {
-			const char *q = end + 1;
-
-			b = strtol(q, &end, 10);
-			if (end == q)
-				return false;
-		}
-		if (end != e || b < a || b - a > max)
-			return false;
-		for (long v = a; v <= b; v++) {
-			snprintf(buf, sizeof(buf), "%.*s%0*ld%.*s", (int)(lb - name), name, width, v,
-				 (int)(n - (rb + 1 - name)), rb + 1);
-			strlist_add(out, buf);
-			if (out->n > max)
-				return false;
-		}
-		p = e + 1;
-	}
+	strlist_add(arg, name);
 	return true;
 }
 
 bool hostlist_expand(const char *list, struct strlist *out, int max)
 {
-	const char *p = list;
-
-	while (p && *p) {
-		size_t n = 0;
-		int depth = 0;
-
-		while (p[n] && (depth || p[n] != ',')) { /* commas inside [] belong to the range */
-			depth += p[n] == '[' ? 1 : p[n] == ']' ? -1 : 0;
-			n++;
-		}
-		if (depth || !expand_one(p, n, out, max))
-			return false;
-		p = p[n] ? p + n + 1 : NULL;
-	}
-	return out->n > 0;
+	return hostlist_each(list, max, add_name, out) && out->n > 0;
 }

@@ -141,8 +141,8 @@ static bool add_child_switch(void *arg, const char *name)
 	if (!count_name(w->p))
 		return false;
 	if (c < 0) {
-		w->rc = fail(w->p, "line %d: switch %s names child switch %.64s, which is not defined", w->line,
-			     t->sw[w->sw].name, name);
+		w->rc = fail(w->p, "line %d: switch %s names child switch %.64s, which is not defined",
+			     w->line, t->sw[w->sw].name, name);
 		return false;
 	}
 	if (c == w->sw) {
@@ -169,7 +169,8 @@ static bool add_node(void *arg, const char *name)
 	if (n >= 0) {
 		if (t->node[n].leaf != w->sw && t->node[n].leaf != -2) {
 			note(t, "node %.64s hangs from several leaf switches (%s, %s): no switch is blamed for it",
-			     name, t->node[n].leaf >= 0 ? t->sw[t->node[n].leaf].name : "?", t->sw[w->sw].name);
+			     name, t->node[n].leaf >= 0 ? t->sw[t->node[n].leaf].name : "?",
+			     t->sw[w->sw].name);
 			if (t->node[n].leaf >= 0)
 				t->sw[t->node[n].leaf].nnodes--;
 			t->node[n].leaf = -2;
@@ -215,17 +216,18 @@ static int resolve(struct parse *p)
 		struct child_walk w = { .p = p, .sw = i, .line = r->line };
 
 		if (!r->nodes && !r->switches)
-			return fail(p, "line %d: switch %.64s has neither Nodes nor Switches", r->line, r->name);
+			return fail(p, "line %d: switch %.64s has neither Nodes nor Switches", r->line,
+				    r->name);
 		if (r->switches && !hostlist_each(r->switches, TOPOLOGY_MAX_NAMES, add_child_switch, &w))
 			return w.rc < 0 || p->names > TOPOLOGY_MAX_NAMES
-				       ? -1
-				       : fail(p, "line %d: Switches=%.64s is not a host list of at most %d names",
-					      r->line, r->switches, TOPOLOGY_MAX_NAMES);
+				? -1
+				: fail(p, "line %d: Switches=%.64s is not a host list of at most %d names",
+				       r->line, r->switches, TOPOLOGY_MAX_NAMES);
 		if (r->nodes && !hostlist_each(r->nodes, TOPOLOGY_MAX_NAMES, add_node, &w))
 			return p->names > TOPOLOGY_MAX_NAMES
-				       ? -1
-				       : fail(p, "line %d: Nodes=%.64s is not a host list of at most %d names", r->line,
-					      r->nodes, TOPOLOGY_MAX_NAMES);
+				? -1
+				: fail(p, "line %d: Nodes=%.64s is not a host list of at most %d names",
+				       r->line, r->nodes, TOPOLOGY_MAX_NAMES);
 	}
 	/* a loop has no root: going up from any of its switches never ends */
 	for (int i = 0; i < t->nsw; i++) {
@@ -307,7 +309,9 @@ static int conf_line(struct parse *p, char *s, int no)
 			if (*s)
 				*s++ = '\0';
 			if (!strcasecmp(key, "Include"))
-				return fail(p, "line %d: Include is not followed: put the whole tree in one file", no);
+				return fail(
+					p, "line %d: Include is not followed: put the whole tree in one file",
+					no);
 			return fail(p, "line %d: \"%.64s\" is not KEY=VALUE", no, key);
 		}
 		eq = s;
@@ -345,7 +349,8 @@ static int conf_line(struct parse *p, char *s, int no)
 	if (name && !*name)
 		return fail(p, "line %d: empty SwitchName", no);
 	if (name)
-		add_record(p, name, nodes && *nodes ? nodes : NULL, switches && *switches ? switches : NULL, no);
+		add_record(p, name, nodes && *nodes ? nodes : NULL, switches && *switches ? switches : NULL,
+			   no);
 	return 0;
 }
 
@@ -370,7 +375,8 @@ static yaml_node_t *member(yaml_document_t *d, yaml_node_t *m, const char *key)
 }
 
 /* Every key of m is one of keys. */
-static int yaml_keys(struct parse *p, yaml_document_t *d, yaml_node_t *m, const char *const *keys, const char *what)
+static int yaml_keys(struct parse *p, yaml_document_t *d, yaml_node_t *m, const char *const *keys,
+		     const char *what)
 {
 	for (yaml_node_pair_t *pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
 		yaml_node_t *kn = yaml_document_get_node(d, pr->key);
@@ -380,8 +386,9 @@ static int yaml_keys(struct parse *p, yaml_document_t *d, yaml_node_t *m, const 
 		for (int i = 0; k && keys[i] && !ok; i++)
 			ok = !strcmp(k, keys[i]);
 		if (!ok)
-			return fail(p, "line %lu: unknown key %.64s in %s", kn ? (unsigned long)kn->start_mark.line + 1 : 0,
-				    k ? k : "(not a string)", what);
+			return fail(p, "line %lu: unknown key %.64s in %s",
+				    kn ? (unsigned long)kn->start_mark.line + 1 : 0, k ? k : "(not a string)",
+				    what);
 	}
 	return 0;
 }
@@ -400,7 +407,8 @@ static int yaml_tree(struct parse *p, yaml_document_t *d, yaml_node_t *root)
 
 	if (!root || root->type != YAML_SEQUENCE_NODE)
 		return fail(p, "not a list of topologies");
-	for (yaml_node_item_t *it = root->data.sequence.items.start; it < root->data.sequence.items.top; it++) {
+	for (yaml_node_item_t *it = root->data.sequence.items.start; it < root->data.sequence.items.top;
+	     it++) {
 		yaml_node_t *t = yaml_document_get_node(d, *it);
 
 		if (!t || t->type != YAML_MAPPING_NODE)
@@ -409,8 +417,9 @@ static int yaml_tree(struct parse *p, yaml_document_t *d, yaml_node_t *root)
 			return -1;
 		/* the cluster's default, else the first (as slurmctld's
 		 * operations not tied to a partition use) */
-		if (!chosen || (yaml_true(scalar(d, member(d, t, "cluster_default"))) &&
-				!yaml_true(scalar(d, member(d, chosen, "cluster_default")))))
+		if (!chosen ||
+		    (yaml_true(scalar(d, member(d, t, "cluster_default"))) &&
+		     !yaml_true(scalar(d, member(d, chosen, "cluster_default")))))
 			chosen = t;
 	}
 	if (!chosen)
@@ -419,7 +428,8 @@ static int yaml_tree(struct parse *p, yaml_document_t *d, yaml_node_t *root)
 	if (!tree) {
 		const char *name = scalar(d, member(d, chosen, "topology"));
 
-		return fail(p, "topology %.64s is not a tree (block or flat): no switches", name ? name : "?");
+		return fail(p, "topology %.64s is not a tree (block or flat): no switches",
+			    name ? name : "?");
 	}
 	if (tree->type != YAML_MAPPING_NODE || yaml_keys(p, d, tree, tree_keys, "tree") < 0)
 		return p->err[0] ? -1 : fail(p, "tree is not a mapping");
@@ -438,7 +448,8 @@ static int yaml_tree(struct parse *p, yaml_document_t *d, yaml_node_t *root)
 		nodes = scalar(d, member(d, s, "nodes"));
 		children = scalar(d, member(d, s, "children"));
 		if (!name || !*name)
-			return fail(p, "line %lu: a switch without a name", (unsigned long)s->start_mark.line + 1);
+			return fail(p, "line %lu: a switch without a name",
+				    (unsigned long)s->start_mark.line + 1);
 		add_record(p, name, nodes && *nodes ? nodes : NULL, children && *children ? children : NULL,
 			   (int)s->start_mark.line + 1);
 	}

@@ -51,6 +51,7 @@ struct json_object *attrib_analyze(const attrib_catalog *cat, const char *dir, c
 	correlate(&a, &v);    /* refiners, first cause, verdict */
 	res = result_build(&a, &v);
 	free(v.roots);
+	free(v.culprit_switch);
 	analysis_free(&a);
 	return res;
 }

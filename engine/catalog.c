@@ -705,9 +705,9 @@ static void load_refiners(struct loader *L, yaml_node_t *seq)
 
 static void load_settings(struct loader *L, yaml_node_t *m)
 {
-	static const char *const keys[] = { "window_before", "window_after", "clock_skew",
-					    "tie_window",    "max_evidence", "history",
-					    "report_lag",    "gpu_tags",     NULL };
+	static const char *const keys[] = { "window_before", "window_after",	 "clock_skew",	 "tie_window",
+					    "max_evidence",  "history",		 "report_lag",	 "gpu_tags",
+					    "switch_window", "switch_min_nodes", "switch_share", NULL };
 	struct settings *s = &L->cat->set;
 
 	known_keys(L, m, keys);
@@ -722,6 +722,13 @@ static void load_settings(struct loader *L, yaml_node_t *m)
 		get_list(L, m, "gpu_tags", &s->gpu_tags);
 	}
 	s->max_evidence = (int)get_num(L, m, "max_evidence", s->max_evidence);
+	s->switch_window = get_num(L, m, "switch_window", s->switch_window);
+	s->switch_min_nodes = (int)get_num(L, m, "switch_min_nodes", s->switch_min_nodes);
+	s->switch_share = get_num(L, m, "switch_share", s->switch_share);
+	if (s->switch_min_nodes < 2)
+		problem(L, m, "switch_min_nodes must be 2 or more (one node's lost link is its own)");
+	if (s->switch_share < 0 || s->switch_share > 1 || s->switch_window < 0)
+		problem(L, m, "switch_share must be 0 to 1, switch_window 0 or more");
 	if (s->max_evidence < 1 || s->max_evidence > 100)
 		problem(L, m, "max_evidence must be 1 to 100");
 }
@@ -735,6 +742,7 @@ static void code_set_flags(const attrib_catalog *cat, struct code *c)
 		{ "progress", CODE_PROGRESS },	 { "clock-sync", CODE_CLOCK_SYNC },
 		{ "ends-hang", CODE_ENDS_HANG }, { "reported-late", CODE_REPORTED_LATE },
 		{ "suspect", CODE_SUSPECT },	 { "boot", CODE_BOOT },
+		{ "link-lost", CODE_LINK_LOST },
 	};
 
 	c->flags = 0;
@@ -877,6 +885,9 @@ attrib_catalog *attrib_catalog_load(const char *path, FILE *err)
 				      .tie_window = 5,
 				      .history = 86400,
 				      .report_lag = 600,
+				      .switch_window = 10,
+				      .switch_min_nodes = 2,
+				      .switch_share = 0.5,
 				      .max_evidence = 3 };
 	cat->path = realpath(path, NULL);
 	if (!cat->path)

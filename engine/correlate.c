@@ -413,7 +413,9 @@ void correlate(struct analysis *a, struct verdict *v)
 	free(corroborated);
 
 	int node = -1;
-	if (ns && !doubtful && group_count(c, ns, &node) == 1) {
+	if (ns && !doubtful && switch_blame(a, c, nc, &ns, v)) {
+		/* v names the leaf switch: no node is the culprit */
+	} else if (ns && !doubtful && group_count(c, ns, &node) == 1) {
 		v->sub_domain = c[0]->code->sub_domain;
 		v->root = c[0];
 		for (int i = 0; i < ns; i++) /* the root names the culprit if any does */

@@ -72,6 +72,7 @@ enum {
 	CODE_SUSPECT = 16,	/* suspect: with no cause found, its node is the one to inspect */
 	CODE_GPU = 32,		/* one of settings.gpu_tags: its device is a GPU */
 	CODE_BOOT = 64,		/* boot: the node booted */
+	CODE_LINK_LOST = 128,	/* link-lost: a node lost its network link (the switch may be why) */
 };
 
 struct code_row {
@@ -151,6 +152,10 @@ struct settings {
 	double report_lag; /* s after the job's end a late-reported event still counts */
 	int max_evidence;
 	struct strlist gpu_tags; /* codes with one of these tags name a GPU by their device */
+	/* several nodes' lost links blame their leaf switch (switch.c) */
+	double switch_window; /* s: losses this close to the first one are one event */
+	int switch_min_nodes; /* at least this many nodes */
+	double switch_share;  /* and this share of the job's nodes under the leaf */
 };
 
 struct attrib_catalog {
@@ -456,7 +461,14 @@ struct verdict {
 	int nroots;
 	bool pass;
 	const struct symptom *recurring; /* a fault that follows a GPU across programs */
+	char *culprit_switch;		 /* the leaf switch blamed (switch.c), or NULL */
 };
+
+/* The first cause (c[0..*ns) of nc candidates, by time) is lost links on
+ * several nodes under one leaf switch of the case's topology: true, with
+ * the verdict set on that switch and every such loss moved into the
+ * causes.  Otherwise false, and a coverage entry says why no switch. */
+bool switch_blame(struct analysis *a, struct symptom **c, int nc, int *ns, struct verdict *v);
 
 bool selector_match(const struct selector *s, const struct symptom *sym);
 void refine(const attrib_catalog *cat, struct symptom **sym, int n);

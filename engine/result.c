@@ -247,7 +247,24 @@ static char *explanation(const struct analysis *a, const struct verdict *v, int 
 			"ended %s. ",
 			since, quiet, a->job.state);
 	}
-	if (r) {
+	if (r && v->culprit_switch) {
+		bool *seen = xcalloc(a->job.nodes.n + 1, sizeof(bool));
+		int n = 0;
+
+		time_format(r->first, when, sizeof(when));
+		fprintf(m, "%s at %s on ", r->code->title, when);
+		for (int i = 0; i < v->nroots; i++)
+			if (!seen[v->roots[i]->node]) {
+				seen[v->roots[i]->node] = true;
+				fprintf(m, "%s%s", n++ ? ", " : "", a->job.nodes.v[v->roots[i]->node]);
+			}
+		free(seen);
+		fprintf(m,
+			": %d nodes under leaf switch %s lost their links within %g s, which one node's "
+			"cable or adapter does not explain. The switch (or its uplink) is the likely cause: "
+			"inspect it; no node is drained for it.",
+			n, v->culprit_switch, a->cat->set.switch_window);
+	} else if (r) {
 		time_format(r->first, when, sizeof(when));
 		if (r->device)
 			snprintf(dev, sizeof(dev), " (device PCI:%s)", r->device);
@@ -328,7 +345,7 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 	for (int i = 0; i < v->nroots && !v->pass; i++) {
 		const struct symptom *r = v->roots[i];
 
-		if (names_node(r, v) && (!v->root || r->node == v->root->node))
+		if (names_node(r, v) && (!v->root || r->node == v->root->node) && !v->culprit_switch)
 			culprit[r->node] = true;
 	}
 	for (int i = 0; i < a->nsym; i++) {
@@ -365,6 +382,9 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 			json_object_object_add(rc, "resolution", str(v->root->code->resolution));
 		if (v->root->unauthenticated)
 			json_object_object_add(rc, "trust", str("unauthenticated"));
+		/* attribd looks across jobs for losses under one switch */
+		if (v->root->code->flags & CODE_LINK_LOST)
+			json_object_object_add(rc, "lost_link", json_object_new_boolean(1));
 		json_object_object_add(rc, "evidence", evidence(a, v->root));
 		json_object_object_add(o, "root_cause", rc);
 	} else {
@@ -372,6 +392,19 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 	}
 	json_object_object_add(o, "culprit_nodes", node_list(a, culprit));
 	json_object_object_add(o, "affected_nodes", node_list(a, affected));
+	int nunder = 0; /* nodes under the switch blamed */
+	if (v->culprit_switch) {
+		bool *under = xcalloc(a->job.nodes.n + 1, sizeof(bool));
+
+		for (int i = 0; i < v->nroots; i++) /* switch_blame: each root is on a node */
+			if (!under[v->roots[i]->node]) {
+				under[v->roots[i]->node] = true;
+				nunder++;
+			}
+		json_object_object_add(o, "culprit_switch", str(v->culprit_switch));
+		json_object_object_add(o, "switch_nodes", node_list(a, under));
+		free(under);
+	}
 
 	struct symptom **sorted = xcalloc(a->nsym + 1, sizeof(*sorted));
 	memcpy(sorted, a->sym, a->nsym * sizeof(*sorted));
@@ -386,7 +419,17 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 	free(sorted);
 
 	arr = json_object_new_array();
-	if (v->root && !v->pass) {
+	if (v->culprit_switch) {
+		struct json_object *act = json_object_new_object();
+		char reason[REASON_MAX];
+
+		snprintf(reason, sizeof(reason), "%d nodes under it lost their links: %s (job %s)", nunder,
+			 v->root->code->title, a->job.job_id);
+		json_object_object_add(act, "switch", str(v->culprit_switch));
+		json_object_object_add(act, "action", str("inspect"));
+		json_object_object_add(act, "reason", str(reason));
+		json_object_array_add(arr, act);
+	} else if (v->root && !v->pass) {
 		char reason[REASON_MAX];
 
 		action_reason(a, v->root, reason, sizeof(reason));

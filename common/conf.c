@@ -128,6 +128,22 @@ static const struct key keys[] = {
 	  "A connection silent this long is closed (a bundle's body included)." },
 	{ "HttpThreads", T_INT, O(http_threads), 0, "4", NULL,
 	  "Threads of the HTTP server (each with its own epoll set)." },
+	{ "TopologyFile", T_PATH, O(topology_file), 0, "", NULL,
+	  "Slurm's network topology (topology.conf's tree, or topology.yaml's cluster_default tree): "
+	  "which leaf switch each node hangs from. Empty: the topology.yaml, else topology.conf, beside "
+	  "the slurm.conf Slurm uses ($SLURM_CONF, else /etc/slurm/slurm.conf), when there. The service "
+	  "copies it into each case directory, so the engine blames a leaf switch when several of a "
+	  "job's nodes under it lose their links at once; and it looks across stored diagnoses for "
+	  "lost links under one leaf (SwitchWindow, SwitchMinNodes). Without one, no switch is blamed "
+	  "and the diagnosis's coverage says so when it would have mattered." },
+	{ "SwitchWindow", T_SECONDS, O(switch_window), 0, "60", NULL,
+	  "Across jobs: lost links (a diagnosis whose root cause is a node's lost link) on nodes "
+	  "under one leaf switch whose times are this close are one event of the switch." },
+	{ "SwitchMinNodes", T_INT, O(switch_min_nodes), 0, "2", NULL,
+	  "Across jobs: the nodes under one leaf switch that must lose their links within "
+	  "SwitchWindow for the service to blame the switch: it then records a fleet finding (kind "
+	  "switch) citing the jobs, and its drain policy drains none of those nodes for it (each "
+	  "refusal recorded as \"switch NAME blamed\")." },
 };
 #define NKEYS (sizeof(keys) / sizeof(*keys))
 

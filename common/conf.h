@@ -45,6 +45,9 @@ struct attrib_config {
 	long http_header_timeout; /* HttpHeaderTimeout, seconds */
 	long http_idle_timeout;	  /* HttpIdleTimeout, seconds */
 	long http_threads;	  /* HttpThreads */
+	char *topology_file;	  /* TopologyFile, or NULL: Slurm's beside slurm.conf */
+	long switch_window;	  /* SwitchWindow, seconds */
+	long switch_min_nodes;	  /* SwitchMinNodes */
 };
 
 /* Defaults, then path (a missing file at the default path is not an

@@ -6,6 +6,7 @@
  *                   have written each node file, as its collector says
  *   app/F           the job's std_out and std_err, read as the job's user
  *   scheduler/slurmctld.log   the lines of SlurmctldLog naming the job
+ *   topology.conf   the site's topology (TopologyFile), or topology.yaml
  *
  * The job's output files are the only user-controlled paths the service
  * opens (only with ReadJobOutput; else the batch host's collector sends
@@ -516,6 +517,8 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 	if (jr.std_out_guessed)
 		log_msg(LOGL_DEBUG, "job %s: std_out guessed as %s", job_id, so);
 	sched_log(conf, dir, job_id, cov);
+	if (topology_site_copy(conf, dir, why, sizeof(why)) < 0)
+		cov_add(cov, "topology", "error", "%s", why);
 
 	/* a job that never started has no start time: its window is its end */
 	if (!json_str(job, "start_time") && json_str(job, "end_time"))

@@ -238,3 +238,29 @@ void drain_policy_apply(const struct attrib_config *conf, const attrib_catalog *
 			drain_mode_name(d.mode), text);
 	}
 }
+
+void drain_policy_refuse_switch(store *s, struct json_object *result, const char *job_id, long attempt,
+				const char *sw, long long now)
+{
+	struct drain_plan plan;
+	struct json_object *under = NULL;
+	char why[200];
+
+	snprintf(why, sizeof(why), "switch %s blamed", sw);
+	if (drain_plan(result, NULL, 0, &plan) < 0)
+		plan.n = 0;
+	json_object_object_get_ex(result, "switch_nodes", &under);
+	for (size_t i = 0; i < result_array_len(under) && plan.n < DRAIN_MAX_NODES; i++)
+		if (result_array_str(under, i))
+			plan.nodes[plan.n++] = result_array_str(under, i);
+	for (int i = 0; i < plan.n; i++) {
+		if (store_add_drain(s, job_id, attempt, plan.nodes[i], why, DRAIN_REFUSED, "attribd (switch)",
+				    now) < 0)
+			log_msg(LOGL_ERROR, "job %s attempt %ld: cannot record the drain decision for %s",
+				job_id, attempt, plan.nodes[i]);
+		else
+			metrics_note_drain(DRAIN_REFUSED);
+		log_msg(LOGL_INFO, "job %s attempt %ld: %s not drained: %s", job_id, attempt, plan.nodes[i],
+			why);
+	}
+}

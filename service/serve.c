@@ -295,7 +295,13 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 			kick_accounting();
 			metrics_note_result(res, jr.end_time, &began);
 			webhook_kick();
-			drain_policy_apply(conf, cat, s, res, rn->job_id, rn->attempt, now);
+			char sw[NAME_MAX_LEN + 1];
+
+			/* lost links under one leaf switch: the switch, not a node */
+			if (switch_finding(conf, s, res, rn->job_id, rn->attempt, now, sw, sizeof(sw)))
+				drain_policy_refuse_switch(s, res, rn->job_id, rn->attempt, sw, now);
+			else
+				drain_policy_apply(conf, cat, s, res, rn->job_id, rn->attempt, now);
 		}
 		finish_inputs(conf, path, rn->job_id, rec);
 	}
@@ -897,6 +903,7 @@ out:
 	if (nodetable_started)
 		nodetable_stop();
 	store_close(s);
+	topology_site_free();
 	if (pidfile)
 		unlink(conf->pid_file);
 	return status;

@@ -425,4 +425,35 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 int serve_record(const struct attrib_config *conf, const attrib_catalog *cat, store *s, const char *dir,
 		 const char *file, const struct record_name *rn, long long now);
 
+/* ---- topology_site.c: the site's network tree (TopologyFile) ------------- */
+
+struct topology;
+/* TopologyFile, else topology.yaml or topology.conf beside slurm.conf
+ * ($SLURM_CONF or /etc/slurm/slurm.conf) when there: false when none. */
+bool topology_site_path(const struct attrib_config *conf, char *buf, size_t len);
+/* The tree, read again when the file changed; NULL with a reason when
+ * there is none or it is unusable.  Always pair with topology_site_put
+ * (the tree is valid until then). */
+struct topology *topology_site_get(const struct attrib_config *conf, char *err, size_t errlen);
+void topology_site_put(void);
+void topology_site_free(void);
+/* Copies the site's topology file into the case directory (as
+ * topology.conf or topology.yaml): 1 copied, 0 there is none, -1 with a
+ * reason. */
+int topology_site_copy(const struct attrib_config *conf, const char *case_dir, char *err, size_t errlen);
+
+/* ---- switchfind.c: lost links under one leaf switch, across jobs --------- */
+
+/* After a result is stored: 1 with the switch's name in sw when it blames
+ * a leaf switch (its own culprit_switch, or lost links of other stored
+ * results under the same leaf within SwitchWindow, SwitchMinNodes nodes in
+ * all): a FINDING_SWITCH is recorded (one per switch an hour).  0 when
+ * not. */
+int switch_finding(const struct attrib_config *conf, store *s, struct json_object *res, const char *job_id,
+		   long attempt, long long now, char *sw, size_t swlen);
+/* drain_policy.c: records a refusal, "switch SW blamed", for every node
+ * the result would drain and every node under the switch it names. */
+void drain_policy_refuse_switch(store *s, struct json_object *result, const char *job_id, long attempt,
+				const char *sw, long long now);
+
 #endif

@@ -11,6 +11,11 @@
 #                   the others lose their NCCL peer a moment later and exit 1
 #        user-exception  rank 3 raises KeyError: 'labels'; the others lose
 #                   their NCCL peer and exit 1
+#        link-down  the first rank on each node of $ATTRIB_LINK_NODES (space
+#                   separated) appends the mlx5 driver's real-format "Link down"
+#                   of its IB port to that node's fake kernel ring, prints NCCL's
+#                   "port error" async event and exits 1; the others lose
+#                   their NCCL peer and exit 1 (a leaf switch failing)
 #        ok         prints a line, exits 0
 #        sleep      sleeps (time limit, cancel, node failure)
 #        requeue    sleeps in the job's first attempt, gpu-fault in the next
@@ -89,6 +94,21 @@ EOF
 		exit 1
 	fi
 	remote_error node-02
+	;;
+link-down)
+	sleep 1
+	case " ${ATTRIB_LINK_NODES:-} " in
+	*" $node "*)
+		if [ "$local" = 0 ]; then
+			# mlx5e_update_carrier's netdev_info: "<driver> <pci> <netdev>: Link down"
+			awk -v m="mlx5_core 0000:3b:00.0 ibp59s0: Link down" \
+				'{ printf "6,9,%.0f,-;%s\n", $1 * 1000000, m }' /proc/uptime >>"$dir/nodes/$node/kmsg"
+		fi
+		nccl "transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error"
+		exit 1
+		;;
+	esac
+	remote_error "${ATTRIB_LINK_NODES%% *}"
 	;;
 ok)
 	echo "rank $rank on $node: done"

@@ -85,7 +85,15 @@ void render_text(FILE *out, struct json_object *r)
 		}
 	}
 	fputs("Culprit      ", out);
-	node_list(out, rv.culprit_nodes);
+	if (json_str(r, "culprit_switch")) { /* a leaf switch, over the nodes that lost links */
+		struct json_object *under = NULL;
+
+		json_object_object_get_ex(r, "switch_nodes", &under);
+		fprintf(out, "leaf switch %s, over ", json_str(r, "culprit_switch"));
+		node_list(out, under);
+	} else {
+		node_list(out, rv.culprit_nodes);
+	}
 	fputs("\nAffected     ", out);
 	node_list(out, rv.affected_nodes);
 	fputs("\n\n", out);
@@ -193,8 +201,10 @@ void render_text(FILE *out, struct json_object *r)
 	for (size_t i = 0; acts && i < json_object_array_length(acts); i++) {
 		struct json_object *c = json_object_array_get_idx(acts, i);
 
-		fprintf(out, "%s%s %s: %s\n", i ? "             " : "", json_str(c, "action"),
-			json_str(c, "node"), json_str(c, "reason"));
+		const char *sw = json_str(c, "switch");
+
+		fprintf(out, "%s%s %s%s: %s\n", i ? "             " : "", json_str(c, "action"),
+			sw ? "switch " : "", sw ? sw : json_str(c, "node"), json_str(c, "reason"));
 	}
 	fprintf(out, "\n%s\n", rv.explanation);
 	if (json_str(r, "catalog"))

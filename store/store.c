@@ -73,6 +73,13 @@ static const char *const migrations[] = {
 	"INSERT OR IGNORE INTO result_nodes SELECT r.job_id, r.attempt, n.value, 0"
 	" FROM results r, json_each(r.result_json, '$.affected_nodes') n"
 	" WHERE json_valid(r.result_json) AND n.type = 'text';",
+	/* 6: every requeue of a failed job without its culprits, done,
+	 * suggested, refused or failed, and who decided it (store/requeue.c) */
+	"CREATE TABLE requeues("
+	" job_id TEXT NOT NULL, attempt INTEGER NOT NULL, nodes TEXT NOT NULL,"
+	" excluded TEXT NOT NULL, reason TEXT NOT NULL, decision TEXT NOT NULL,"
+	" decided_by TEXT NOT NULL, created INTEGER NOT NULL);"
+	"CREATE INDEX requeues_job ON requeues(job_id);",
 };
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == STORE_SCHEMA_VERSION,
 	       "STORE_SCHEMA_VERSION is the number of migrations");

@@ -96,7 +96,7 @@ wait_for 10 grep -q "job $ja attempt 0: requeue without node-02 suggested" "$W/a
 check "byhand: the service only suggested the requeue (RequeuePolicy suggest)" \
 	test "$(decisions "$ja")" = "suggested|attribd (policy suggest)|node-02||attrib: GPU has fallen off the bus (Xid 79) PCI:0000:3b:00 (job $ja)"
 check "byhand: job $ja is still FAILED in slurmctld" test "$(job_field "$ja" JobState)" = FAILED
-note "attrib requeue $ja ($(($(date +%s) - $(date -d "$(field "$ja" End)" +%s))) s after its end; MinJobAge 30)"
+note "attrib requeue $ja (slurmctld forgets it MinJobAge = 30 s after its end)"
 "$A" requeue "$ja" --config "$W/attrib.conf" >"$W/requeue-$ja.out" 2>&1
 rc=$?
 echo "# attrib requeue $ja: exit $rc: $(cat "$W/requeue-$ja.out")"
@@ -126,6 +126,12 @@ rc=$?
 echo "# attrib requeue $jb: exit $rc: $(cat "$W/requeue-$jb.out")"
 check "attrib requeue $jb is refused (exit 5): not submitted requeueable" \
 	sh -c "[ $rc = 5 ] && grep -q 'refusing to requeue: job $jb was not submitted requeueable (sbatch --requeue' '$W/requeue-$jb.out'"
+# why requeue_job requeues first: slurmctld refuses to change a finished job
+scontrol update jobid="$jb" ExcNodeList=node-02 >"$W/update.out" 2>&1
+rc=$?
+echo "# scontrol update jobid=$jb ExcNodeList=node-02 (a FAILED job): exit $rc: $(cat "$W/update.out")"
+check "slurmctld refuses an ExcNodeList on a finished job (hence: requeue held, then exclude)" \
+	sh -c "[ $rc != 0 ] && grep -qi 'completed' '$W/update.out'"
 check "norequeue: job $jb stays FAILED, nothing excluded" \
 	test "$(job_field "$jb" JobState)|$(job_field "$jb" ExcNodeList)" = "FAILED|(null)"
 check "norequeue: both refusals recorded (the service's, attrib requeue's)" \
@@ -144,8 +150,10 @@ service_up "attribd restarts with RequeueClasses gpu-hardware:auto"
 jc=$(gpu_fault policy --requeue)
 jobs_started="$jobs_started $jc"
 note "job $jc: requeueable, GPU fault on node-02"
-check "policy: job $jc ends FAILED" test "$(sacct_final "$jc" 90)" = FAILED
+# (sacct may never show it FAILED: the service requeues it as soon as it is
+# diagnosed, and the attempt's accounting record becomes REQUEUED)
 check "policy: job $jc is diagnosed InfraHW, culprit node-02" diagnosed_hw "$jc"
+check "policy: the diagnosed attempt ended FAILED" test "$(jv "$W/show-$jc.json" 'r["terminal_state"]')" = FAILED
 wait_for 15 grep -q "job $jc attempt 0: requeue without node-02 requeued" "$W/attrib.log"
 echo "# scontrol show job $jc: JobState=$(job_field "$jc" JobState) Restarts=$(job_field "$jc" Restarts) ExcNodeList=$(job_field "$jc" ExcNodeList)"
 check "policy: scontrol show job $jc: ExcNodeList=node-02, pending again, Restarts=1" \

@@ -131,7 +131,7 @@ scontrol update jobid="$jb" ExcNodeList=node-02 >"$W/update.out" 2>&1
 rc=$?
 echo "# scontrol update jobid=$jb ExcNodeList=node-02 (a FAILED job): exit $rc: $(cat "$W/update.out")"
 check "slurmctld refuses an ExcNodeList on a finished job (hence: requeue held, then exclude)" \
-	sh -c "[ $rc != 0 ] && grep -qi 'completed' '$W/update.out'"
+	sh -c "[ $rc != 0 ] && grep -q 'Job has already finished' '$W/update.out'"
 check "norequeue: job $jb stays FAILED, nothing excluded" \
 	test "$(job_field "$jb" JobState)|$(job_field "$jb" ExcNodeList)" = "FAILED|(null)"
 check "norequeue: both refusals recorded (the service's, attrib requeue's)" \
@@ -142,10 +142,7 @@ check "metrics: 1 suggested, 1 refused, 0 requeued, 0 failed (the service's own)
 
 # ---- the policy: RequeueClasses = gpu-hardware:auto -------------------------------------
 check "SIGTERM stops attribd (exit 0)" stop_service
-cat >>"$W/attrib.conf" <<EOF2
-RequeuePolicy = off
-RequeueClasses = gpu-hardware:auto
-EOF2
+echo "RequeueClasses = gpu-hardware:auto" >>"$W/attrib.conf"	# its own mode; the others: suggest
 service_up "attribd restarts with RequeueClasses gpu-hardware:auto"
 jc=$(gpu_fault policy --requeue)
 jobs_started="$jobs_started $jc"

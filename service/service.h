@@ -230,6 +230,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 		long attempt, struct json_object *cov, int *stale, char *err, size_t errlen);
 
 #include "store.h"
+#include "requeue.h"
 #include "slurmapi.h"
 
 /* ---- drain.c: draining the culprits of a stored diagnosis --------------- */

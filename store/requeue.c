@@ -1,8 +1,9 @@
-/* The requeue decisions (table requeues): every failed batch job requeued
+/* The requeue decisions (requeue.h, table requeues): every failed batch job requeued
  * without its culprits, suggested, refused with the reason or failed with
  * Slurm's error, by attribd's policy or attrib requeue, with who decided. */
 #include <sqlite3.h>
 #include "internal.h"
+#include "requeue.h"
 
 int store_add_requeue(store *s, const struct requeue_row *r)
 {

@@ -1,6 +1,5 @@
 /* The store: STATE/attrib.db (SQLite), written by attribd, read (and its
- * drain and requeue decisions written) by attrib show, list, nodes, drain
- * and requeue.  It links
+ * drain decisions written) by attrib show, list, nodes and drain.  It links
  * SQLite and json-c only, so the command line can read it without the
  * daemon's libraries (Slurm, microhttpd, MUNGE).
  *
@@ -13,7 +12,7 @@
 #include <stddef.h>
 
 /* the newest schema: the number of store.c's migrations */
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 
 typedef struct store store;
 
@@ -119,29 +118,5 @@ long store_count_drains(store *s, long long since);
 /* The drain decisions of a job (every attempt), oldest first. */
 int store_each_drain(store *s, const char *job_id, int (*fn)(const struct drain_row *r, void *arg),
 		     void *arg);
-
-/* ---- requeue.c: the requeue decisions ------------------------------------ */
-
-/* Decisions in the requeues table (column decision). */
-#define REQUEUE_DONE "requeued"
-#define REQUEUE_SUGGESTED "suggested"
-#define REQUEUE_REFUSED "refused"
-#define REQUEUE_FAILED "failed"
-#define REQUEUE_DRY_RUN "dry-run"
-
-struct requeue_row {
-	const char *job_id;
-	long attempt;	      /* the diagnosed attempt */
-	const char *nodes;    /* the culprits to exclude, comma-separated ("" when none) */
-	const char *excluded; /* the job's ExcNodeList set (REQUEUE_DONE), else "" */
-	const char *reason;   /* why: the refusal, Slurm's error, or the root cause */
-	const char *decision; /* REQUEUE_* */
-	const char *by;	      /* "attribd (policy auto)", "attrib requeue (uid 0, alice)" */
-	long long created;
-};
-int store_add_requeue(store *s, const struct requeue_row *r);
-/* The requeue decisions of a job (every attempt), oldest first. */
-int store_each_requeue(store *s, const char *job_id, int (*fn)(const struct requeue_row *r, void *arg),
-		       void *arg);
 
 #endif

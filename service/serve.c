@@ -302,6 +302,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 				drain_policy_refuse_switch(s, res, rn->job_id, rn->attempt, sw, now);
 			else
 				drain_policy_apply(conf, cat, s, res, rn->job_id, rn->attempt, now);
+			requeue_policy_apply(conf, s, res, rn->job_id, rn->attempt, now);
 		}
 		finish_inputs(conf, path, rn->job_id, rec);
 	}

@@ -8,6 +8,7 @@
 #include "hostlist.h"
 
 #define NAME_MAX_LEN 256
+#define NUMBER_MAX 1000000000000000L
 
 struct walk {
 	int max, count;
@@ -54,7 +55,8 @@ static bool expand(struct walk *w, const char *name, size_t n, char *out, size_t
 				return false;
 			b = strtol(q, &end, 10);
 		}
-		if (end != e || b < a || b - a > w->max)
+		/* (no host number is this large; the loop below must not overflow) */
+		if (end != e || b < a || b - a > w->max || b >= NUMBER_MAX)
 			return false;
 		for (long v = a; v <= b; v++) {
 			int k = snprintf(out + done, NAME_MAX_LEN - done, "%0*ld", width, v);

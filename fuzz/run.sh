@@ -9,7 +9,7 @@
 set -u
 secs=${1:-30}
 [ $# -gt 0 ] && shift
-targets=${*:-line job bundle rules conf}
+targets=${*:-line job bundle rules conf topology}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 out=${FUZZ_OUT:-$here/build}
@@ -33,7 +33,7 @@ for target in $targets; do
 	case $target in
 	rules) max_len=131072 ;;
 	bundle) max_len=65536 ;;
-	conf) max_len=4096 ;;
+	conf | topology) max_len=4096 ;;
 	*) max_len=16384 ;;
 	esac
 	bin="$out/fuzz_$target"

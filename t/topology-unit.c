@@ -55,6 +55,9 @@ START_TEST(hostlist_forms)
 	ck_assert(!hostlist_each("n1]", 100, keep, &l));
 	ck_assert(!hostlist_each("n[1-100000]", 4096, keep, &l)); /* bounded */
 	ck_assert(!hostlist_each("", 100, keep, &l));
+	/* a number at the end of long's range: refused, never overflowed */
+	ck_assert(!hostlist_each("n[9223372036854775807]", 100, keep, &l));
+	ck_assert(!hostlist_each("n[9223372036854775806-9223372036854775807]", 100, keep, &l));
 }
 END_TEST
 

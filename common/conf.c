@@ -93,6 +93,35 @@ static const struct key keys[] = {
 	  "(counting those Slurm already shows so, in every partition of the node): the fraction of the "
 	  "partition's node count rounded down, but at least one node when above 0; 0: the policy "
 	  "never drains." },
+	{ "DrainMaxNodes", T_INT, O(drain_max_nodes), 0, "10", NULL,
+	  "The policy never has more than this many nodes drained by attrib at once, in the whole "
+	  "cluster: the nodes Slurm shows drained with a reason starting \"attrib:\" (the policy's, attrib "
+	  "drain's, or an administrator's with that prefix) count, with the one to drain; beside "
+	  "DrainMaxFraction, which a large partition's fraction makes loose. 0: the policy never "
+	  "drains." },
+	{ "Undrain", T_ENUM, O(undrain), 0, "off", "off|suggest|auto",
+	  "What attribd does when a passing health check (attrib-collect --health) comes from a node "
+	  "attrib drained: off: nothing; suggest: record that it would return the node to service; "
+	  "auto: return it (scontrol's RESUME). Only a node Slurm shows drained with attrib's reason, "
+	  "whose latest drain in the store is attrib's own, UndrainQuiet after that drain, whose latest "
+	  "health check since passed, and not drained by attrib twice within UndrainWindow (that one "
+	  "needs a person: attrib undrain --force). Every decision is recorded with its reason "
+	  "(attrib show JOBID --drains). attrib undrain NODE applies the same checks by hand." },
+	{ "UndrainQuiet", T_SECONDS, O(undrain_quiet), 0, "1h", NULL,
+	  "Time from attrib's drain of a node to its return to service, at least (attrib undrain "
+	  "--force overrides)." },
+	{ "UndrainWindow", T_SECONDS, O(undrain_window), 0, "7d", NULL,
+	  "A node attrib drained twice within this time is never returned to service automatically "
+	  "(attrib undrain --force does, by hand)." },
+	{ "HealthCheck", T_STR, O(health_check), 0, "", NULL,
+	  "On compute nodes: the command attrib-collect --health runs (from slurmd's "
+	  "HealthCheckProgram) and reports, such as /usr/bin/dcgmi diag -r 1, /usr/bin/nvidia-smi -q "
+	  "or /usr/sbin/nhc. Split at blanks into the program (an absolute path) and its arguments, "
+	  "and run directly, not by a shell; exit status 0 passes. Empty: attrib-collect --health "
+	  "runs nothing and reports nothing." },
+	{ "HealthCheckTimeout", T_SECONDS, O(health_check_timeout), 0, "60", NULL,
+	  "Time limit of HealthCheck; past it its process group is killed and the check fails. "
+	  "Keep it below slurmd's own limit for HealthCheckProgram (60 s)." },
 	{ "Webhook", T_URL, O(webhook), 0, "", NULL,
 	  "URL each stored result is POSTed to as JSON (empty: none); a delivery that "
 	  "fails is retried with backoff, also after a restart." },
@@ -162,6 +191,8 @@ static int parse_number(const char *v, long *out, int kind)
 			unit = 60, end++;
 		else if (*end == 'h')
 			unit = 3600, end++;
+		else if (*end == 'd')
+			unit = 86400, end++;
 	} else if (kind == T_SIZE) {
 		if (*end == 'K' || *end == 'k')
 			unit = 1L << 10, end++;
@@ -233,7 +264,7 @@ static const char *set(struct attrib_config *c, const struct key *k, const char 
 	case T_SIZE:
 	case T_INT:
 		if (parse_number(v, &n, k->type))
-			return k->type == T_SECONDS ? "must be a number of seconds (or Nm, Nh)"
+			return k->type == T_SECONDS ? "must be a number of seconds (or Nm, Nh, Nd)"
 				: k->type == T_SIZE ? "must be a size (N, NK, NM, NG)"
 						    : "must be a non-negative whole number";
 		*(long *)((char *)c + k->off) = n;
@@ -450,7 +481,8 @@ void config_man(FILE *out)
 	      "not case-sensitive. An unknown key or a bad value stops the program at start with the file "
 	      "name "
 	      "and line number. A missing file at the default path means every default below.\n"
-	      ".PP\nDurations are seconds, or a number followed by \\fBm\\fR or \\fBh\\fR; sizes are bytes, "
+	      ".PP\nDurations are seconds, or a number followed by \\fBm\\fR, \\fBh\\fR or \\fBd\\fR; sizes "
+	      "are bytes, "
 	      "or a "
 	      "number followed by \\fBK\\fR, \\fBM\\fR or \\fBG\\fR; lists are separated by commas.\n"
 	      ".PP\nThe file is refused, as MUNGE refuses its key, when it is a symbolic link (name the "

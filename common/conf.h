@@ -31,6 +31,12 @@ struct attrib_config {
 	int ndrain_classes;
 	long drain_max_per_hour;   /* DrainMaxPerHour */
 	double drain_max_fraction; /* DrainMaxFraction of a partition */
+	long drain_max_nodes;	   /* DrainMaxNodes drained by attrib at once */
+	char *undrain;		   /* Undrain: off | suggest | auto */
+	long undrain_quiet;	   /* UndrainQuiet, seconds */
+	long undrain_window;	   /* UndrainWindow, seconds */
+	char *health_check;	   /* HealthCheck: a command line, no shell */
+	long health_check_timeout; /* HealthCheckTimeout, seconds */
 	char *webhook;		   /* Webhook URL, or NULL */
 	long webhook_timeout;	   /* WebhookTimeout, seconds */
 	char *log_file;		   /* LogFile, or NULL for stderr */

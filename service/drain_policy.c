@@ -15,7 +15,11 @@
  *     or down with this one must stay within floor(fraction * nodes), at
  *     least 1 when the fraction is above 0 (a 3-node partition at 0.05 may
  *     lose one node, not none: otherwise small partitions could never be
- *     drained automatically, and 0 says "never" plainly).
+ *     drained automatically, and 0 says "never" plainly);
+ *   - DrainMaxNodes: the nodes of the whole cluster Slurm shows drained
+ *     with attrib's reason prefix, with this one and those decided just
+ *     before, stay within it: an absolute cap, since a fraction of a
+ *     10,000-node partition is hundreds of nodes.
  * A suggestion goes through the same limits, so "suggested" means the
  * policy in auto mode would have drained the node.
  */
@@ -168,6 +172,13 @@ void drain_policy_decide(const struct attrib_config *conf, struct json_object *r
 			snprintf(v->why, sizeof(v->why),
 				 "DrainMaxPerHour (%ld) reached: %ld drain%s in the last hour%s",
 				 conf->drain_max_per_hour, drains_last_hour, drains_last_hour == 1 ? "" : "s",
+				 done ? " and earlier nodes of this diagnosis" : "");
+			continue;
+		}
+		if (st.attrib_drained + done + 1 > conf->drain_max_nodes) {
+			snprintf(v->why, sizeof(v->why),
+				 "DrainMaxNodes (%ld) reached: %d node%s drained by attrib%s",
+				 conf->drain_max_nodes, st.attrib_drained, st.attrib_drained == 1 ? "" : "s",
 				 done ? " and earlier nodes of this diagnosis" : "");
 			continue;
 		}

@@ -13,6 +13,10 @@
 
 /* ---- drain.c ------------------------------------------------------------- */
 
+/* How every reason attrib gives a drain starts (sinfo -R): what tells
+ * attrib's drains from others in Slurm's view (DrainMaxNodes, undrain). */
+#define ATTRIB_DRAIN_PREFIX "attrib:"
+
 /* slurm_update_node(DRAIN) with the reason. */
 int drain_node(const char *node, const char *reason, char *err, size_t errlen);
 
@@ -28,6 +32,8 @@ struct drain_node_state {
 	char state[48];					   /* "down", "drained", "failing" (joined) or "up" */
 	struct drain_partition part[DRAIN_MAX_PARTITIONS]; /* the node's partitions */
 	int npart;
+	/* nodes of the cluster drained with a reason starting ATTRIB_DRAIN_PREFIX */
+	int attrib_drained;
 };
 /* Where the policy learns a node's state: drain_slurm_state, or the tests'. */
 typedef int (*drain_state_fn)(const char *node, struct drain_node_state *st, char *err, size_t errlen,

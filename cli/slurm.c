@@ -73,3 +73,14 @@ void node_states_free(struct node_state_map *ns)
 	if (ns)
 		mod->node_states_free(ns);
 }
+
+int node_drain_info(const char *node, struct node_drain_info *ni, char *err, size_t errlen)
+{
+	memset(ni, 0, sizeof(*ni));
+	return load(err, errlen) ? mod->node_drain_info(node, ni, err, errlen) : -1;
+}
+
+int resume_node(const char *node, char *err, size_t errlen)
+{
+	return load(err, errlen) ? mod->resume_node(node, err, errlen) : -1;
+}

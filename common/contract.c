@@ -337,18 +337,22 @@ static int copy_part(char *dst, size_t cap, const char *p, size_t n)
 	return 0;
 }
 
-int bundle_payload_parse(const char *p, size_t len, struct bundle_claim *c)
+/* prefix, then JOBID: when with_job, then NODE:SHA256HEX */
+static int payload_parse(const char *p, size_t len, const char *prefix, bool with_job, struct bundle_claim *c)
 {
-	size_t pre = strlen(BUNDLE_PAYLOAD_PREFIX);
+	size_t pre = strlen(prefix);
 	const char *end = p + len, *a, *b;
 
-	if (len <= pre || memcmp(p, BUNDLE_PAYLOAD_PREFIX, pre) || memchr(p, 0, len))
+	memset(c, 0, sizeof(*c));
+	if (len <= pre || memcmp(p, prefix, pre) || memchr(p, 0, len))
 		return -1;
 	a = p + pre;
-	b = memchr(a, ':', end - a);
-	if (!b || copy_part(c->job_id, sizeof(c->job_id), a, b - a))
-		return -1;
-	a = b + 1;
+	if (with_job) {
+		b = memchr(a, ':', end - a);
+		if (!b || copy_part(c->job_id, sizeof(c->job_id), a, b - a))
+			return -1;
+		a = b + 1;
+	}
 	b = memchr(a, ':', end - a);
 	if (!b || copy_part(c->node, sizeof(c->node), a, b - a))
 		return -1;
@@ -358,9 +362,31 @@ int bundle_payload_parse(const char *p, size_t len, struct bundle_claim *c)
 	for (int i = 0; i < 64; i++)
 		if (!strchr("0123456789abcdef", c->sha256[i]) || !c->sha256[i])
 			return -1;
-	if (!contract_valid_name(c->job_id) || !contract_valid_name(c->node))
+	if ((with_job && !contract_valid_name(c->job_id)) || !contract_valid_name(c->node))
 		return -1;
 	return 0;
+}
+
+int bundle_payload_parse(const char *p, size_t len, struct bundle_claim *c)
+{
+	return payload_parse(p, len, BUNDLE_PAYLOAD_PREFIX, true, c);
+}
+
+/* ---- a node's health check ---- */
+
+int health_payload_format(const char *node, const char *sha256, char *buf, size_t len)
+{
+	int n;
+
+	if (!contract_valid_name(node))
+		return -1;
+	n = snprintf(buf, len, "%s%s:%s", HEALTH_PAYLOAD_PREFIX, node, sha256);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int health_payload_parse(const char *p, size_t len, struct bundle_claim *c)
+{
+	return payload_parse(p, len, HEALTH_PAYLOAD_PREFIX, false, c);
 }
 
 /* ---- the result ---- */

@@ -140,6 +140,20 @@ int bundle_payload_format(const struct bundle_claim *c, char *buf, size_t len);
 /* 0 when p (len bytes) is a payload with valid parts, else -1. */
 int bundle_payload_parse(const char *p, size_t len, struct bundle_claim *c);
 
+/* ---- a node's health check (attrib.health/v1) ----------------------------- */
+
+#define ATTRIB_HEALTH_SCHEMA "attrib.health/v1"
+#define HEALTH_URL_PATH "/v1/healthcheck"
+#define HEALTH_PAYLOAD_PREFIX "attrib-health:v1:"
+/* a report's largest body: its output is a bounded tail */
+#define HEALTH_MAX_BYTES 16384
+#define HEALTH_OUTPUT_MAX 4096
+/* The MUNGE payload "attrib-health:v1:NODE:SHA256HEX" of a health report:
+ * another prefix than a bundle's, so neither credential passes for the
+ * other.  c->job_id is "" */
+int health_payload_format(const char *node, const char *sha256, char *buf, size_t len);
+int health_payload_parse(const char *p, size_t len, struct bundle_claim *c);
+
 /* ---- the result (attrib.result/v1) ---------------------------------------- */
 
 /* Every field a result may hold, for doc/formats.md and t/formats.sh:

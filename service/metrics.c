@@ -214,6 +214,17 @@ char *metrics_render(void)
 	for (int i = 0; i < DSTAT_N; i++)
 		fprintf(f, "attrib_drains_total{decision=\"%s\"} %lu\n", drain_stats[i],
 			(unsigned long)atomic_load(&m->drains[i]));
+	COUNTER("health_reports_total", "Health checks of nodes (attrib-collect --health) accepted.",
+		m->health_reports);
+	COUNTER("health_failed_total", "Accepted health checks whose check failed or timed out.",
+		m->health_failed);
+	fputs("# HELP attrib_undrains_total Undrain decisions recorded by the service, by decision.\n"
+	      "# TYPE attrib_undrains_total counter\n",
+	      f);
+	for (int i = 0; i < 4; i++)
+		fprintf(f, "attrib_undrains_total{decision=\"%s\"} %lu\n",
+			(const char *[]){ "undrained", "suggested", "refused", "failed" }[i],
+			(unsigned long)atomic_load(&m->undrains[i]));
 	COUNTER("webhook_delivered_total", "Results POSTed to the Webhook and accepted (2xx).",
 		m->webhook_delivered);
 	COUNTER("webhook_failures_total", "Failed Webhook deliveries (retried with backoff).",

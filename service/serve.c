@@ -786,6 +786,10 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 		log_msg(LOGL_ERROR, "StateDir: %s", err);
 		goto out;
 	}
+	if (health_prepare(conf->state_dir, err, sizeof(err)) < 0) {
+		log_msg(LOGL_ERROR, "StateDir: %s", err);
+		goto out;
+	}
 	snprintf(db, sizeof(db), "%s/attrib.db", conf->state_dir);
 	if (!(s = store_open(db, false, err, sizeof(err)))) {
 		log_msg(LOGL_ERROR, "store: %s", err);
@@ -872,6 +876,7 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 		}
 		spool_each_record(rec, record_cb, &l);
 		revise_late(&l);
+		health_intake(conf, s, l.now);
 		atomic_store(&svc_metrics.pending_jobs, l.pending);
 		if (l.now >= next_gc) {
 			spool_gc(conf->state_dir, 86400 + conf->bundle_deadline);

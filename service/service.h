@@ -129,6 +129,9 @@ struct metrics {
 	atomic_ulong http_refused_address; /* closed at accept: not in AllowFrom */
 	atomic_ulong http_header_timeouts; /* closed: headers slower than HttpHeaderTimeout */
 	atomic_ulong jobs_revised;	   /* diagnoses redone for late evidence */
+	atomic_ulong health_reports;	   /* health checks of nodes accepted */
+	atomic_ulong health_failed;	   /* of which the check failed */
+	atomic_ulong undrains[4];	   /* by enum undrain_decision, recorded */
 };
 extern struct metrics svc_metrics;
 const char *reject_name(enum reject_reason r);
@@ -157,6 +160,9 @@ const char *auth_socket(void);
 /* Decodes cred with munged; on success fills c.  Anything else is a
  * rejection reason (REJ_UID for a valid credential of another user). */
 enum reject_reason auth_decode(const char *cred, struct auth_claim *c, char *why, size_t whylen);
+/* A bundle's (health false) or a health report's credential. */
+enum reject_reason auth_decode_kind(const char *cred, bool health, struct auth_claim *c, char *why,
+				    size_t whylen);
 #define AUTH_OK REJ_N
 
 /* ---- spool.c: job records in, bundles in ---------------------------------- */
@@ -291,6 +297,46 @@ void drain_policy_set_defaults(const attrib_catalog *cat);
 void drain_policy_apply(const struct attrib_config *conf, const attrib_catalog *cat, store *s,
 			struct json_object *result, const char *job_id, long attempt, long long now);
 
+/* ---- undrain.c: returning a node attrib drained to service (Undrain,
+ * UndrainQuiet, UndrainWindow; attrib undrain) ------------------------------- */
+enum undrain_decision { UNDECIDE_DO, UNDECIDE_SUGGEST, UNDECIDE_REFUSE, UNDECIDE_FAILED };
+/* What undrain_decide looks at: Slurm's view of the node and the store's. */
+struct undrain_facts {
+	bool slurm_ok; /* else slurm_err */
+	char slurm_err[200];
+	struct node_drain_info slurm;
+	int have_event; /* store_last_drain_event: 1, 0 or -1 */
+	struct node_drain_event last;
+	long drains_in_window; /* attrib's drains of the node within UndrainWindow */
+	int have_health;       /* a health check since last.created: 1, 0 or -1 */
+	bool health_passed;    /* the latest one's */
+	long long health_received;
+};
+/* Undo (auto, or by hand), suggest or refuse (why).  *ours: the node is
+ * attrib's drain (false: not drained, another's, Slurm cannot tell).
+ * force (by hand) overrides UndrainWindow and UndrainQuiet only.  Pure. */
+enum undrain_decision undrain_decide(const struct attrib_config *conf, enum drain_mode mode, bool force,
+				     const struct undrain_facts *f, long long now, char *why, size_t len,
+				     bool *ours);
+/* The facts from Slurm (node_drain_info) and the store; -1 when the store
+ * cannot count the node's drains. */
+int undrain_facts_load(store *s, const char *node, long window, struct undrain_facts *f, long long now);
+const char *undrain_decision_name(enum undrain_decision d, bool force);
+/* Decides, resumes through Slurm (UNDECIDE_DO) and records the decision
+ * (by: who asks) in the drains table under the job of the drain undone.
+ * record_foreign false (attribd): nothing is recorded for a node that is
+ * not attrib's, nor a refusal recorded already with the same reason. */
+enum undrain_decision undrain_apply(const struct attrib_config *conf, store *s, const char *node,
+				    enum drain_mode mode, bool force, bool record_foreign, const char *by,
+				    long long now, char *why, size_t len, bool *recorded);
+/* ---- health.c: nodes' health checks, taken in ------------------------------ */
+/* STATE/health, where http.c keeps each node's latest report. */
+int health_prepare(const char *state_dir, char *err, size_t errlen);
+/* Undrain's mode (attrib.conf's Undrain). */
+enum drain_mode undrain_mode(const struct attrib_config *conf);
+/* Each report in STATE/health recorded in the store and removed; a passing
+ * one asks undrain (Undrain = suggest|auto). */
+void health_intake(const struct attrib_config *conf, store *s, long long now);
 /* ---- accounting.c: the summary in the job's accounting record ------------- */
 
 #define COMMENT_MAX 250

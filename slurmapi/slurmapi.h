@@ -42,6 +42,19 @@ typedef int (*drain_state_fn)(const char *node, struct drain_node_state *st, cha
  * -1 with a reason when Slurm cannot tell. */
 int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, size_t errlen, void *arg);
 
+/* ---- undrain.c: a drained node, and its return to service ----------------- */
+
+struct node_drain_info {
+	bool drained;	       /* Slurm's DRAIN flag (drained or draining) */
+	char state[48];	       /* node_state_name */
+	char reason[256];      /* "" when none */
+	long long reason_time; /* when the reason was set (Unix time), 0: unknown */
+};
+/* -1 with a reason when Slurm cannot tell or knows no such node. */
+int node_drain_info(const char *node, struct node_drain_info *ni, char *err, size_t errlen);
+/* slurm_update_node(RESUME). */
+int resume_node(const char *node, char *err, size_t errlen);
+
 /* ---- nodestate.c: libslurm, and every node's current state ------------- */
 
 /* $SLURM_CONF, else /etc/slurm/slurm.conf. */
@@ -69,7 +82,7 @@ const struct node_info_msg *node_states_msg(const struct node_state_map *ns);
 
 /* ---- module.c: what attrib_slurm.so gives the attrib command ------------ */
 
-#define SLURMAPI_MODULE_VERSION 1
+#define SLURMAPI_MODULE_VERSION 2
 #define SLURMAPI_MODULE_SYMBOL "attrib_slurm_module"
 struct slurmapi_module {
 	int version; /* SLURMAPI_MODULE_VERSION */
@@ -78,6 +91,8 @@ struct slurmapi_module {
 	bool (*node_state_of)(const struct node_state_map *ns, const char *node, const char **state,
 			      const char **reason);
 	void (*node_states_free)(struct node_state_map *ns);
+	int (*node_drain_info)(const char *node, struct node_drain_info *ni, char *err, size_t errlen);
+	int (*resume_node)(const char *node, char *err, size_t errlen);
 };
 
 #endif

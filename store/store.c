@@ -73,6 +73,14 @@ static const char *const migrations[] = {
 	"INSERT OR IGNORE INTO result_nodes SELECT r.job_id, r.attempt, n.value, 0"
 	" FROM results r, json_each(r.result_json, '$.affected_nodes') n"
 	" WHERE json_valid(r.result_json) AND n.type = 'text';",
+	/* 6: the nodes' health checks (attrib-collect --health, store/health.c),
+	 * and the drains of one node found by its name (undrain) */
+	"CREATE TABLE health_checks("
+	" node TEXT NOT NULL, received INTEGER NOT NULL, checked INTEGER NOT NULL,"
+	" command TEXT NOT NULL, status INTEGER NOT NULL, timed_out INTEGER NOT NULL,"
+	" passed INTEGER NOT NULL, duration_ms INTEGER NOT NULL, output TEXT NOT NULL);"
+	"CREATE INDEX health_checks_node ON health_checks(node, received);"
+	"CREATE INDEX drains_node ON drains(node, created);",
 };
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == STORE_SCHEMA_VERSION,
 	       "STORE_SCHEMA_VERSION is the number of migrations");

@@ -119,9 +119,11 @@ static const struct key keys[] = {
 	  "or /usr/sbin/nhc. Split at blanks into the program (an absolute path) and its arguments, "
 	  "and run directly, not by a shell; exit status 0 passes. Empty: attrib-collect --health "
 	  "runs nothing and reports nothing." },
-	{ "HealthCheckTimeout", T_SECONDS, O(health_check_timeout), 0, "60", NULL,
+	{ "HealthCheckTimeout", T_SECONDS, O(health_check_timeout), 0, "45", NULL,
 	  "Time limit of HealthCheck; past it its process group is killed and the check fails. "
-	  "Keep it below slurmd's own limit for HealthCheckProgram (60 s)." },
+	  "attrib-collect --health then sends the report within 5 seconds more (never to an outbox: "
+	  "a late report would vouch for a node's later state); the whole stays below slurmd's "
+	  "60-second limit for HealthCheckProgram at the default." },
 	{ "Webhook", T_URL, O(webhook), 0, "", NULL,
 	  "URL each stored result is POSTed to as JSON (empty: none); a delivery that "
 	  "fails is retried with backoff, also after a restart." },

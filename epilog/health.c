@@ -24,6 +24,7 @@
 #include "conf.h"
 #include "contract.h"
 #include "text.h"
+#include "timefmt.h"
 #include "collect.h"
 
 #define MAX_ARGS 64
@@ -180,7 +181,10 @@ int health_main(const struct attrib_config *conf, struct collect_ctx *cx, bool p
 
 	json_object_object_add(r, "schema", json_object_new_string(ATTRIB_HEALTH_SCHEMA));
 	json_object_object_add(r, "node", json_object_new_string(cx->node));
-	json_object_object_add(r, "checked", json_object_new_int64((int64_t)time(NULL)));
+	char when[64];
+
+	time_format_sec(time(NULL), when, sizeof(when));
+	json_object_object_add(r, "checked", json_object_new_string(when));
 	json_object_object_add(r, "command", json_object_new_string(cmd));
 	json_object_object_add(r, "status", json_object_new_int(o.status));
 	json_object_object_add(r, "timed_out", json_object_new_boolean(o.timed_out));

@@ -56,13 +56,17 @@ static void take(const struct attrib_config *conf, store *s, const char *node, s
 	struct health_row h = {
 		.node = node,
 		.received = now,
-		.checked = num(o, "checked"),
+		.checked = 0,
 		.command = cmd ? cmd : "",
 		.status = (int)num(o, "status"),
 		.timed_out = flag(o, "timed_out"),
 		.duration_ms = (long)num(o, "duration_ms"),
 	};
 	size_t len = out ? strlen(out) : 0;
+	double checked;
+
+	if (json_str(o, "checked") && time_parse_rfc3339(json_str(o, "checked"), &checked))
+		h.checked = (long long)checked;
 
 	/* the collector sends a bounded tail already; the service holds to it */
 	snprintf(tail, sizeof(tail), "%s",

@@ -262,6 +262,15 @@ static int count_row_any(const struct health_row *h, void *arg)
 	return 0;
 }
 
+static int first_row(const struct health_row *h, void *arg)
+{
+	char *buf = arg;
+
+	snprintf(buf, 256, "%lld %lld %s %d %d %d %ld %s", h->received, h->checked, h->command, h->status,
+		 h->timed_out, h->passed, h->duration_ms, h->output);
+	return 1;
+}
+
 START_TEST(store_keeps_the_newest_checks)
 {
 	int n = 0;
@@ -319,7 +328,7 @@ START_TEST(intake_records_and_removes)
 	snprintf(path, sizeof(path), "%s/health/node-06.json", dir);
 	f = fopen(path, "w");
 	ck_assert_ptr_nonnull(f);
-	fputs("{\"schema\":\"attrib.health/v1\",\"node\":\"node-06\",\"checked\":1800000000,"
+	fputs("{\"schema\":\"attrib.health/v1\",\"node\":\"node-06\",\"checked\":\"2027-01-15T08:00:00Z\","
 	      "\"command\":\"/usr/bin/true\",\"status\":0,\"timed_out\":false,\"duration_ms\":3,"
 	      "\"output\":\"fine\"}",
 	      f);
@@ -331,6 +340,9 @@ START_TEST(intake_records_and_removes)
 	ck_assert_int_eq(access(path, F_OK), -1);
 	ck_assert_int_eq(store_each_health(s, "node-06", 0, count_row_any, &n), 0);
 	ck_assert_int_eq(n, 1);
+	char row[256];
+	ck_assert_int_eq(store_each_health(s, "node-06", 0, first_row, row), 0);
+	ck_assert_str_eq(row, "1800000000 1800000000 /usr/bin/true 0 0 1 3 fine");
 	char d[32], r[256];
 	ck_assert_int_eq(store_last_undrain(s, "node-06", 0, d, sizeof(d), r, sizeof(r)), 0);
 	ck_assert_int_eq(undrain_mode(&conf), DRAIN_MODE_AUTO);

@@ -152,6 +152,17 @@ enum undrain_decision undrain_apply(const struct attrib_config *conf, store *s, 
 	char err[256], last_dec[32], last_why[512];
 
 	*recorded = false;
+	if (!record_foreign) {
+		/* attribd asks on every node's every passing check: slurmctld is
+		 * asked only about the nodes the store says attrib drained */
+		struct node_drain_event e;
+		int have = store_last_drain_event(s, node, &e);
+
+		if (have != 1 || (strcmp(e.decision, DRAIN_DONE) && strcmp(e.decision, DRAIN_DONE_FORCED))) {
+			snprintf(why, len, "not drained by attrib");
+			return UNDECIDE_REFUSE;
+		}
+	}
 	undrain_facts_load(s, node, conf->undrain_window, &f, now);
 	if (f.drains_in_window < 0)
 		f.drains_in_window = 2; /* cannot be counted: as if twice, a person decides */
@@ -162,12 +173,12 @@ enum undrain_decision undrain_apply(const struct attrib_config *conf, store *s, 
 		d = UNDECIDE_FAILED;
 		snprintf(why, len, "Slurm refused the resume: %s", err);
 	}
-	/* attribd asks on every health check: a refusal recorded once per
-	 * reason, not every few minutes */
-	if (!record_foreign && d == UNDECIDE_REFUSE &&
+	/* attribd asks on every health check: a refusal or a suggestion is
+	 * recorded once per drain and reason, not every few minutes */
+	if (!record_foreign && (d == UNDECIDE_REFUSE || d == UNDECIDE_SUGGEST) &&
 	    store_last_undrain(s, node, f.last.created, last_dec, sizeof(last_dec), last_why,
 			       sizeof(last_why)) == 1 &&
-	    !strcmp(last_dec, UNDRAIN_REFUSED) && !strcmp(last_why, why))
+	    !strcmp(last_dec, undrain_decision_name(d, force)) && !strcmp(last_why, why))
 		return d;
 	if (store_add_drain(s, f.have_event == 1 ? f.last.job_id : "-",
 			    f.have_event == 1 ? f.last.attempt : 0, node, why,

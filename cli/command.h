@@ -13,7 +13,7 @@ enum { EXIT_USAGE = 1, EXIT_CASE = 2, EXIT_RULES = 3, EXIT_STORE = 4 };
 /* What a command is given: every command's options parse into one place. */
 struct ctx {
 	const char *config;
-	bool json, drains, dry_run;
+	bool json, drains, requeues, dry_run;
 	bool force_all;	       /* --force without a node (attrib undrain) */
 	long attempt;	       /* -1: the latest */
 	struct store_filter f; /* since, sub_domain, node, user, limit */
@@ -40,6 +40,9 @@ int cmd_list(struct ctx *x);
 /* drain.c */
 void usage_drain(FILE *out);
 int cmd_drain(struct ctx *x);
+/* requeue.c */
+void usage_requeue(FILE *out);
+int cmd_requeue(struct ctx *x);
 /* undrain.c */
 void usage_undrain(FILE *out);
 int cmd_undrain(struct ctx *x);

@@ -4,6 +4,7 @@
  * and only the latest decides an undrain. */
 #include <string.h>
 #include "internal.h"
+#include "health.h"
 
 int store_add_health(store *s, const struct health_row *h)
 {

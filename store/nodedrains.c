@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
+#include "nodedrains.h"
 
 static void copy_col(sqlite3_stmt *st, int col, char *buf, size_t len)
 {

@@ -73,7 +73,21 @@ static const char *const migrations[] = {
 	"INSERT OR IGNORE INTO result_nodes SELECT r.job_id, r.attempt, n.value, 0"
 	" FROM results r, json_each(r.result_json, '$.affected_nodes') n"
 	" WHERE json_valid(r.result_json) AND n.type = 'text';",
-	/* 6: the nodes' health checks (attrib-collect --health, store/health.c),
+	/* 6: fleet findings (store/findings.c): conclusions across jobs, each
+	 * citing its job attempts */
+	"CREATE TABLE findings("
+	" id INTEGER PRIMARY KEY, kind TEXT NOT NULL, subject TEXT NOT NULL,"
+	" summary TEXT NOT NULL, jobs TEXT NOT NULL, created INTEGER NOT NULL);"
+	"CREATE INDEX findings_subject ON findings(kind, subject, created);"
+	"CREATE INDEX findings_created ON findings(created);",
+	/* 7: every requeue of a failed job without its culprits, done,
+	 * suggested, refused or failed, and who decided it (store/requeue.c) */
+	"CREATE TABLE requeues("
+	" job_id TEXT NOT NULL, attempt INTEGER NOT NULL, nodes TEXT NOT NULL,"
+	" excluded TEXT NOT NULL, reason TEXT NOT NULL, decision TEXT NOT NULL,"
+	" decided_by TEXT NOT NULL, created INTEGER NOT NULL);"
+	"CREATE INDEX requeues_job ON requeues(job_id);",
+	/* 8: the nodes' health checks (attrib-collect --health, store/health.c),
 	 * and the drains of one node found by its name (undrain) */
 	"CREATE TABLE health_checks("
 	" node TEXT NOT NULL, received INTEGER NOT NULL, checked INTEGER NOT NULL,"

@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 /* the newest schema: the number of store.c's migrations */
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 8
 
 typedef struct store store;
 
@@ -118,55 +118,5 @@ long store_count_drains(store *s, long long since);
 /* The drain decisions of a job (every attempt), oldest first. */
 int store_each_drain(store *s, const char *job_id, int (*fn)(const struct drain_row *r, void *arg),
 		     void *arg);
-
-/* ---- undrain (store/nodedrains.c): a node's drains and undrains ---------- */
-
-/* Decisions of undrain in the drains table, beside the drains': the row's
- * job is that of the drain it undoes ("-" when there is none). */
-#define UNDRAIN_DONE "undrained"
-#define UNDRAIN_DONE_FORCED "undrained (forced)"
-#define UNDRAIN_SUGGESTED "undrain suggested"
-#define UNDRAIN_REFUSED "undrain refused"
-#define UNDRAIN_FAILED "undrain failed"
-
-struct node_drain_event {
-	char job_id[128];
-	long attempt;
-	char decision[32]; /* DRAIN_DONE, DRAIN_DONE_FORCED, UNDRAIN_DONE, UNDRAIN_DONE_FORCED */
-	char reason[256];
-	long long created;
-};
-/* The node's latest drain or undrain done by attrib: 1 found, 0 none, -1
- * on error. */
-int store_last_drain_event(store *s, const char *node, struct node_drain_event *e);
-/* Drains of the node done by attrib since then; -1 on error. */
-long store_count_node_drains(store *s, const char *node, long long since);
-/* The latest undrain decision recorded for the node since then (any of
- * UNDRAIN_*): 1 found (decision and reason copied), 0 none, -1 error. */
-int store_last_undrain(store *s, const char *node, long long since, char *decision, size_t dlen, char *reason,
-		       size_t rlen);
-
-/* ---- health checks (store/health.c) ---------------------------------------- */
-
-/* One node's health check as attrib-collect --health reported it. */
-struct health_row {
-	const char *node;
-	long long received, checked; /* by the service; on the node (both Unix time) */
-	const char *command;	     /* as configured (HealthCheck) */
-	int status;		     /* exit status; 128+N: killed by signal N */
-	bool timed_out;		     /* HealthCheckTimeout passed: killed */
-	bool passed;		     /* status 0, in time */
-	long duration_ms;
-	const char *output; /* the end of its output, cleaned */
-};
-/* Kept: the newest HEALTH_KEEP checks of each node. */
-#define HEALTH_KEEP 20
-int store_add_health(store *s, const struct health_row *h);
-/* The node's latest check received at or after since: 1 found (passed and
- * received set), 0 none, -1 on error. */
-int store_last_health(store *s, const char *node, long long since, bool *passed, long long *received);
-/* The node's checks, newest first, at most limit. */
-int store_each_health(store *s, const char *node, int limit, int (*fn)(const struct health_row *h, void *arg),
-		      void *arg);
 
 #endif

@@ -161,9 +161,9 @@ static enum MHD_Result reject(struct MHD_Connection *c, enum reject_reason r, co
 
 	atomic_fetch_add(&svc_metrics.bundles_rejected[r], 1);
 	log_msg(r == REJ_INTERNAL || r == REJ_MUNGE_DOWN ? LOGL_ERROR : LOGL_WARNING,
-		"bundle from %s rejected (%s%s%s%s%s): %s", peer(c, addr, sizeof(addr)), reject_name(r),
-		job && *job ? ", job " : "", job ? job : "", node && *node ? ", node " : "", node ? node : "",
-		why);
+		"%s from %s rejected (%s%s%s%s%s): %s", job && !*job ? "health report" : "bundle",
+		peer(c, addr, sizeof(addr)), reject_name(r), job && *job ? ", job " : "", job ? job : "",
+		node && *node ? ", node " : "", node ? node : "", why);
 	return reply_json(c, status[r], "error", why);
 }
 
@@ -516,10 +516,10 @@ static enum MHD_Result start_health(struct MHD_Connection *c, void **con_cls)
 
 	if (cl && (strtoull(cl, NULL, 10) > HEALTH_MAX_BYTES || strspn(cl, "0123456789") != strlen(cl)))
 		return reject(c, REJ_TOO_LARGE, "health report larger than " STR(HEALTH_MAX_BYTES) " bytes",
-			      NULL, NULL);
+			      "", NULL);
 	if (!(u = calloc(1, sizeof(*u))) || !(u->mem = malloc(HEALTH_MAX_BYTES + 1))) {
 		free(u);
-		return reject(c, REJ_INTERNAL, "out of memory", NULL, NULL);
+		return reject(c, REJ_INTERNAL, "out of memory", "", NULL);
 	}
 	u->fd = -1;
 	u->health = true;

@@ -45,6 +45,11 @@ struct attrib_config {
 	long http_header_timeout; /* HttpHeaderTimeout, seconds */
 	long http_idle_timeout;	  /* HttpIdleTimeout, seconds */
 	long http_threads;	  /* HttpThreads */
+	char *dashboard;	    /* Dashboard: off | on */
+	char *dashboard_listen;	    /* DashboardListen */
+	char *dashboard_tls_cert;   /* DashboardTLSCert, or NULL */
+	char *dashboard_tls_key;    /* DashboardTLSKey, or NULL */
+	char *dashboard_token_file; /* DashboardTokenFile, or NULL */
 };
 
 /* Defaults, then path (a missing file at the default path is not an

@@ -73,6 +73,9 @@ static const char *const migrations[] = {
 	"INSERT OR IGNORE INTO result_nodes SELECT r.job_id, r.attempt, n.value, 0"
 	" FROM results r, json_each(r.result_json, '$.affected_nodes') n"
 	" WHERE json_valid(r.result_json) AND n.type = 'text';",
+	/* 6: the dashboard's pages by keyset (store/api.c), and a job's drains */
+	"CREATE INDEX results_page ON results(created, job_id, attempt);"
+	"CREATE INDEX drains_job ON drains(job_id, attempt);",
 };
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == STORE_SCHEMA_VERSION,
 	       "STORE_SCHEMA_VERSION is the number of migrations");

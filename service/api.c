@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "api.h"
+#include "findings.h"
 #include "service.h"
 
 #define API_LIMIT_DEFAULT 50
@@ -329,6 +330,22 @@ static unsigned jobs(store *s, struct api_req *q, struct json_object **out)
 	return 200;
 }
 
+static int finding_cb(const struct finding_row *f, void *arg)
+{
+	struct json_object *o = json_object_new_object(), *jobs = f->jobs_json ? json_tokener_parse(f->jobs_json) : NULL;
+	char t[32];
+
+	iso(f->created, t, sizeof(t));
+	json_object_object_add(o, "id", json_object_new_int64(f->id));
+	json_object_object_add(o, "kind", str_or_null(f->kind));
+	json_object_object_add(o, "subject", str_or_null(f->subject));
+	json_object_object_add(o, "summary", str_or_null(f->summary));
+	json_object_object_add(o, "time", json_object_new_string(t));
+	json_object_object_add(o, "jobs", jobs ? jobs : json_object_new_array());
+	json_object_array_add(arg, o);
+	return 0;
+}
+
 static unsigned job(store *s, struct api_req *q, const char *id, struct json_object **out)
 {
 	static const char *const allowed[] = { "attempt", NULL };
@@ -366,6 +383,13 @@ static unsigned job(store *s, struct api_req *q, const char *id, struct json_obj
 	json_object_object_add(*out, "attempt", json_object_new_int64(got));
 	json_object_object_add(*out, "result", res);
 	json_object_object_add(*out, "drains", drains_of(s, id, got));
+	struct json_object *findings = json_object_new_array();
+
+	if (store_job_findings(s, id, finding_cb, findings) < 0) {
+		json_object_put(findings);
+		return 500;
+	}
+	json_object_object_add(*out, "findings", findings);
 	return 200;
 }
 

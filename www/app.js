@@ -262,7 +262,7 @@
 			kids.push(el('h2', { text: 'Drain decisions' }), el('ul', {}, r.drains.map(d =>
 				el('li', { text: utc(d.time) + ' ' + d.node + ': ' + d.decision + ' by ' + d.by + ' \u2014 ' + d.reason }))));
 		if ((r.findings || []).length)
-			kids.push(el('h2', { text: 'Fleet findings' }), el('ul', {}, r.findings.map(f => el('li', { text: JSON.stringify(f) }))));
+			kids.push(el('h2', { text: 'Fleet findings' }), el('ul', {}, r.findings.map(f => el('li', { class: 'finding', text: utc(f.time) + ' ' + f.kind + ' ' + f.subject + ': ' + f.summary }))));
 		if ((res.coverage || []).length)
 			kids.push(el('h2', { text: 'Coverage' }), el('ul', {}, res.coverage.map(c => el('li', { text: c.source + ': ' + c.status + (c.detail ? ' \u2014 ' + c.detail : '') }))));
 		show(...kids);

@@ -82,6 +82,8 @@ static const char *const migrations[] = {
 	"CREATE INDEX findings_created ON findings(created);",
 	/* 7: the dashboard's pages by keyset (store/api.c), and a job's drains */
 	"CREATE INDEX results_page ON results(created, job_id, attempt);"
+	"CREATE INDEX results_sub ON results(sub_domain, created, job_id, attempt);"
+	"CREATE INDEX results_user ON results(user, created, job_id, attempt);"
 	"CREATE INDEX drains_job ON drains(job_id, attempt);",
 };
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == STORE_SCHEMA_VERSION,

@@ -11,15 +11,16 @@
 FILL=${DASH_FILL:-$(dirname "$A")/t/dash-fill}
 HOSTILE_NAME='<script>alert("x")</script>'"'"'&amp;<img src=x onerror=alert(1)>'
 
-# the 256-node case: one node's Xid 149, the others' job start
-dash_case256() { # DIR
-	python3 - "$1" <<'PY'
+# a large case (N nodes, default 256, job 9256): gpu-137's Xid 149, the
+# others' job start, gpu-200..202 sent nothing
+dash_case256() { # DIR [N JOBID]
+	python3 - "$1" "${2:-256}" "${3:-9256}" <<'PY'
 import json, os, sys
-d = sys.argv[1]
-nodes = ["gpu-%03d" % i for i in range(1, 257)]
+d, n, job = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+nodes = ["gpu-%03d" % i for i in range(1, n + 1)]
 os.makedirs(d + "/nodes", exist_ok=True)
-json.dump({"schema": "attrib.job/v1", "job_id": "9256", "cluster": "lab", "user": "bob",
-           "partition": "big", "name": "pretrain-256", "nodes": nodes,
+json.dump({"schema": "attrib.job/v1", "job_id": job, "cluster": "lab", "user": "bob",
+           "partition": "big", "name": "pretrain-%d" % n, "nodes": nodes,
            "start_time": "2026-11-30T10:00:00Z", "end_time": "2026-11-30T10:30:00Z",
            "state": "FAILED", "exit_code": "1:0", "log_timezone": "UTC"}, open(d + "/job.json", "w"))
 for n in nodes:
@@ -27,7 +28,7 @@ for n in nodes:
         continue	# sent nothing
     os.makedirs("%s/nodes/%s" % (d, n))
     with open("%s/nodes/%s/journal.txt" % (d, n), "w") as f:
-        f.write("2026-11-30T09:59:59+0000 %s slurmd[3120]: slurmd: launch task StepId=9256.0 request from UID:1001 GID:1001 HOST:10.10.0.1 PORT:41234\n" % n)
+        f.write("2026-11-30T09:59:59+0000 %s slurmd[3120]: slurmd: launch task StepId=%s.0 request from UID:1001 GID:1001 HOST:10.10.0.1 PORT:41234\n" % (n, job))
         if n == "gpu-137":
             f.write("2026-11-30T10:20:01+0000 gpu-137 kernel: NVRM: Xid (PCI:0000:43:00): 149, NETIR_LINK_EVT Fatal XC0 i0 Link 04 (0x0024c1c6 0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)\n")
 PY

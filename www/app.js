@@ -46,27 +46,13 @@
 		return { path: i < 0 ? h : h.slice(0, i), q: new URLSearchParams(i < 0 ? '' : h.slice(i + 1)) };
 	}
 
-	/* the bearer token, when the service asks for one (DashboardTokenFile):
-	 * kept for this tab only */
 	async function api(path) {
-		const headers = {};
-		const tok = sessionStorage.getItem('attrib-token');
-		if (tok) headers.Authorization = 'Bearer ' + tok;
-		const r = await fetch(path, { headers, credentials: 'same-origin' });
-		if (r.status === 401) throw { auth: true };
+		const r = await fetch(path, { credentials: 'same-origin' });
 		const body = await r.json().catch(() => ({ error: 'not JSON (HTTP ' + r.status + ')' }));
 		if (!r.ok) throw { status: r.status, message: body.error || ('HTTP ' + r.status) };
 		return body;
 	}
 	function failed(e) {
-		if (e && e.auth) {
-			const inp = el('input', { type: 'password', id: 'token', autocomplete: 'off', 'aria-label': 'Bearer token' });
-			show(el('h1', { text: 'A token is needed' }),
-				el('p', { text: 'This dashboard asks for the bearer token of its DashboardTokenFile. It is kept in this tab only.' }),
-				el('p', {}, [inp, ' ', el('button', { text: 'Use it', onclick: () => { sessionStorage.setItem('attrib-token', inp.value); route(); } })]));
-			inp.focus();
-			return;
-		}
 		show(el('p', { class: 'error', role: 'alert', text: (e && e.message) || String(e) }));
 		if (!(e && e.status)) console.error(e);
 	}

@@ -155,11 +155,11 @@ extern const size_t result_nfields;
  * keys: pointers into r (valid while r is), NULL when absent. */
 struct result_view {
 	const char *job_id, *terminal_state, *outcome, *domain, *sub_domain, *explanation;
-	const char *end_time;		/* service: the record's end_time */
+	const char *end_time;			       /* service: the record's end_time */
 	const char *start_time, *job_name, *partition; /* service: the record's */
 	struct json_object *job_nodes;		       /* service: the record's nodes */
-	long attempt;			/* service: -1 when absent */
-	struct json_object *root_cause; /* object or NULL */
+	long attempt;				       /* service: -1 when absent */
+	struct json_object *root_cause;		       /* object or NULL */
 	const char *root_code, *root_class, *root_title, *root_device;
 	struct json_object *culprit_nodes, *affected_nodes, *symptoms, *actions, *coverage;
 };

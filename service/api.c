@@ -48,8 +48,7 @@ static const char *arg(struct api_req *q, const char *name)
 /* Every parameter is one of allowed (NULL-terminated). */
 static bool only(struct api_req *q, const char *const *allowed)
 {
-	json_object_object_foreach(q->args, k, v)
-	{
+	json_object_object_foreach (q->args, k, v) {
 		bool ok = false;
 
 		(void)v;
@@ -87,7 +86,11 @@ static bool time_arg(struct api_req *q, const char *name, long long def, long lo
 		if (!*end)
 			unit = -1;
 		else if (!end[1])
-			unit = *end == 'd' ? 86400 : *end == 'h' ? 3600 : *end == 'm' ? 60 : *end == 's' ? 1 : 0;
+			unit = *end == 'd'    ? 86400
+				: *end == 'h' ? 3600
+				: *end == 'm' ? 60
+				: *end == 's' ? 1
+					      : 0;
 		if (unit == -1) {
 			*out = n;
 			return true;
@@ -264,7 +267,9 @@ static bool cursor_arg(struct api_req *q, struct store_cursor *c, char *job, siz
 
 static unsigned jobs(store *s, struct api_req *q, struct json_object **out)
 {
-	static const char *const allowed[] = { "since", "sub_domain", "node", "user", "limit", "cursor", NULL };
+	static const char *const allowed[] = {
+		"since", "sub_domain", "node", "user", "limit", "cursor", NULL
+	};
 	struct store_filter f = { 0 };
 	struct store_cursor c;
 	struct page p = { .s = s };
@@ -273,13 +278,12 @@ static unsigned jobs(store *s, struct api_req *q, struct json_object **out)
 	long total;
 	int n;
 
-	if (!only(q, allowed) || !time_arg(q, "since", 0, &f.since) ||
-	    !name_arg(q, "node", true, &f.node) || !name_arg(q, "user", false, &f.user) ||
-	    !cursor_arg(q, &c, job, sizeof(job)))
+	if (!only(q, allowed) || !time_arg(q, "since", 0, &f.since) || !name_arg(q, "node", true, &f.node) ||
+	    !name_arg(q, "user", false, &f.user) || !cursor_arg(q, &c, job, sizeof(job)))
 		return 400;
 	if ((f.sub_domain = arg(q, "sub_domain")) && sub_domain_index(f.sub_domain) < 0) {
-		snprintf(q->err, q->errlen, "sub_domain: \"%.64s\" is not a sub-domain (InfraHW, UserCode, ...)",
-			 f.sub_domain);
+		snprintf(q->err, q->errlen,
+			 "sub_domain: \"%.64s\" is not a sub-domain (InfraHW, UserCode, ...)", f.sub_domain);
 		return 400;
 	}
 	f.limit = API_LIMIT_DEFAULT;
@@ -325,14 +329,16 @@ static unsigned jobs(store *s, struct api_req *q, struct json_object **out)
 	} else
 		json_object_object_add(*out, "next_cursor", NULL);
 	json_object_object_add(*out, "total", json_object_new_int64(total));
-	json_object_object_add(*out, "count", json_object_new_int64((int64_t)json_object_array_length(p.jobs)));
+	json_object_object_add(*out, "count",
+			       json_object_new_int64((int64_t)json_object_array_length(p.jobs)));
 	json_object_object_add(*out, "jobs", p.jobs);
 	return 200;
 }
 
 static int finding_cb(const struct finding_row *f, void *arg)
 {
-	struct json_object *o = json_object_new_object(), *jobs = f->jobs_json ? json_tokener_parse(f->jobs_json) : NULL;
+	struct json_object *o = json_object_new_object(),
+			   *jobs = f->jobs_json ? json_tokener_parse(f->jobs_json) : NULL;
 	char t[32];
 
 	iso(f->created, t, sizeof(t));
@@ -468,7 +474,8 @@ static int day_cb(const char *node, long long day, long count, void *arg)
 
 static int by_faults(const void *x, const void *y)
 {
-	struct json_object *a = *(struct json_object *const *)x, *b = *(struct json_object *const *)y, *va, *vb;
+	struct json_object *a = *(struct json_object *const *)x, *b = *(struct json_object *const *)y, *va,
+			   *vb;
 	long long fa, fb;
 
 	json_object_object_get_ex(a, "faults", &va);
@@ -557,7 +564,8 @@ unsigned api_handle(store *s, const char *path, struct json_object *args, long l
 		json_object_put(out);
 		out = error_body(*err ? err : "internal error (see the service's log)");
 	}
-	*body = strdup(json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	*body = strdup(
+		json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(out);
 	return *body ? status : 500;
 }

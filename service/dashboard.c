@@ -42,10 +42,11 @@ static const char csp[] = "default-src 'self'; script-src 'self'; style-src 'sel
 			  "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, const char *type, const void *body,
-			    size_t len, bool copy, bool cache)
+			       size_t len, bool copy, bool cache)
 {
-	struct MHD_Response *r =
-		MHD_create_response_from_buffer(len, (void *)body, copy ? MHD_RESPMEM_MUST_COPY : MHD_RESPMEM_PERSISTENT);
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body,
+								 copy ? MHD_RESPMEM_MUST_COPY
+								      : MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret;
 
 	if (!r)
@@ -164,7 +165,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		return send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "read only: GET and HEAD");
 	}
 	if (d->token) {
-		const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+		const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							    MHD_HTTP_HEADER_AUTHORIZATION);
 
 		if (!h || strncasecmp(h, "Bearer ", 7) || !token_ok(d->token, h + 7))
 			return send_error(c, MHD_HTTP_UNAUTHORIZED,
@@ -176,8 +178,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		url = "/index.html";
 	for (size_t i = 0; i < www_nfiles; i++)
 		if (!strcmp(url + 1, www_files[i].path))
-			return respond(c, MHD_HTTP_OK, www_files[i].type, www_files[i].data, www_files[i].len, false,
-				    true);
+			return respond(c, MHD_HTTP_OK, www_files[i].type, www_files[i].data, www_files[i].len,
+				       false, true);
 	return send_error(c, MHD_HTTP_NOT_FOUND, "no such page");
 }
 
@@ -234,7 +236,8 @@ static char *read_token(const char *path, char *err, size_t errlen)
 		if (t[i] <= ' ' || t[i] > '~')
 			n = 0;
 	if (n < 16) {
-		snprintf(err, errlen, "%s: the token must be one line of at least 16 printable characters", path);
+		snprintf(err, errlen, "%s: the token must be one line of at least 16 printable characters",
+			 path);
 		free(t);
 		return NULL;
 	}
@@ -322,8 +325,10 @@ struct dashboard *dashboard_start(const struct attrib_config *conf, const char *
 				d->cert ? tls : tls + 2, MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (!d->d) {
-		snprintf(err, errlen, "dashboard: cannot listen on %s (in use, not an address of this host, "
-			 "or a TLS certificate and key that do not go together)", listen);
+		snprintf(err, errlen,
+			 "dashboard: cannot listen on %s (in use, not an address of this host, "
+			 "or a TLS certificate and key that do not go together)",
+			 listen);
 		goto fail;
 	}
 	return d;

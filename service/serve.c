@@ -835,8 +835,9 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 			log_msg(LOGL_ERROR, "%s", err);
 			goto out;
 		}
-		log_msg(LOGL_INFO, "dashboard on %s%s (read only%s)", conf->dashboard_tls_cert ? "https://" : "http://",
-			conf->dashboard_listen, conf->dashboard_token_file ? ", bearer token" : "");
+		log_msg(LOGL_INFO, "dashboard on %s%s (read only%s)",
+			conf->dashboard_tls_cert ? "https://" : "http://", conf->dashboard_listen,
+			conf->dashboard_token_file ? ", bearer token" : "");
 	}
 	/* (threads after drop_capabilities: capabilities are per thread) */
 	if (webhook_start(conf, s, db, err, sizeof(err)) < 0) {

@@ -27,7 +27,8 @@ static const char *col(sqlite3_stmt *st, int i)
 static void where_of(const struct store_filter *f, char *buf, size_t len)
 {
 	snprintf(buf, len, " WHERE created >= ?1%s%s%s", f->sub_domain ? " AND sub_domain = ?2" : "",
-		 f->node ? " AND (job_id, attempt) IN (SELECT job_id, attempt FROM result_nodes WHERE node = ?3)"
+		 f->node ? " AND (job_id, attempt) IN (SELECT job_id, attempt FROM result_nodes WHERE node = "
+			   "?3)"
 			 : "",
 		 f->user ? " AND user = ?4" : "");
 }
@@ -101,8 +102,8 @@ long store_count(store *s, const struct store_filter *f)
 	return n;
 }
 
-int store_node_days(store *s, long long since, int (*fn)(const char *node, long long day, long count, void *arg),
-		    void *arg)
+int store_node_days(store *s, long long since,
+		    int (*fn)(const char *node, long long day, long count, void *arg), void *arg)
 {
 	sqlite3_stmt *st;
 	int rc;

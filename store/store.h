@@ -113,8 +113,8 @@ int store_page(store *s, const struct store_filter *f, const struct store_cursor
 long store_count(store *s, const struct store_filter *f);
 /* Per culprit node, per day (Unix day: time / 86400 of the job's end) of
  * the results stored since since: how many jobs it was to blame for. */
-int store_node_days(store *s, long long since, int (*fn)(const char *node, long long day, long count, void *arg),
-		    void *arg);
+int store_node_days(store *s, long long since,
+		    int (*fn)(const char *node, long long day, long count, void *arg), void *arg);
 
 /* Decisions in the drains table (column decision). */
 #define DRAIN_DONE "drained"

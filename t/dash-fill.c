@@ -46,7 +46,9 @@ int main(int argc, char **argv)
 	sqlite3_exec(s->db, "PRAGMA synchronous = OFF", NULL, NULL, NULL);
 	result_view_of(res, &v);
 	char *culprits = result_join_culprits(&v);
-	const char *text = json_object_to_json_string_ext(res, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *text = json_object_to_json_string_ext(res,
+							  JSON_C_TO_STRING_PLAIN |
+								  JSON_C_TO_STRING_NOSLASHESCAPE);
 	int rc = 0;
 
 	for (long c = 1; c <= copies && rc >= 0; c++) {

@@ -198,9 +198,11 @@ static int job_row(const struct store_row *r, void *arg)
 	struct json_object *res = r->result_json ? json_tokener_parse(r->result_json) : NULL;
 	struct json_object *j = json_object_new_object(), *acts = json_object_new_array();
 	struct result_view v;
+	struct json_object *culprits;
 	char t[32];
 
 	result_view_of(res, &v);
+	culprits = copy_of(v.culprit_nodes);
 	json_object_object_add(j, "job_id", json_object_new_string(r->job_id ? r->job_id : ""));
 	json_object_object_add(j, "attempt", json_object_new_int64(r->attempt));
 	json_object_object_add(j, "cluster", str_or_null(r->cluster));
@@ -212,8 +214,7 @@ static int job_row(const struct store_row *r, void *arg)
 	json_object_object_add(j, "domain", str_or_null(v.domain));
 	json_object_object_add(j, "root_code", str_or_null(r->root_code));
 	json_object_object_add(j, "root_title", str_or_null(v.root_title));
-	json_object_object_add(j, "culprit_nodes",
-			       copy_of(v.culprit_nodes) ? copy_of(v.culprit_nodes) : json_object_new_array());
+	json_object_object_add(j, "culprit_nodes", culprits ? culprits : json_object_new_array());
 	json_object_object_add(j, "nodes", json_object_new_int64((int64_t)result_array_len(v.job_nodes)));
 	json_object_object_add(j, "start_time", str_or_null(v.start_time));
 	json_object_object_add(j, "end_time", str_or_null(v.end_time));

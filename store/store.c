@@ -80,7 +80,14 @@ static const char *const migrations[] = {
 	" summary TEXT NOT NULL, jobs TEXT NOT NULL, created INTEGER NOT NULL);"
 	"CREATE INDEX findings_subject ON findings(kind, subject, created);"
 	"CREATE INDEX findings_created ON findings(created);",
-	/* 7: the dashboard's pages by keyset (store/api.c), and a job's drains */
+	/* 7: every requeue of a failed job without its culprits, done,
+	 * suggested, refused or failed, and who decided it (store/requeue.c) */
+	"CREATE TABLE requeues("
+	" job_id TEXT NOT NULL, attempt INTEGER NOT NULL, nodes TEXT NOT NULL,"
+	" excluded TEXT NOT NULL, reason TEXT NOT NULL, decision TEXT NOT NULL,"
+	" decided_by TEXT NOT NULL, created INTEGER NOT NULL);"
+	"CREATE INDEX requeues_job ON requeues(job_id);",
+	/* 8: the dashboard's pages by keyset (store/api.c), and a job's drains */
 	"CREATE INDEX results_page ON results(created, job_id, attempt);"
 	"CREATE INDEX results_sub ON results(sub_domain, created, job_id, attempt);"
 	"CREATE INDEX results_user ON results(user, created, job_id, attempt);"

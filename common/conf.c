@@ -179,6 +179,19 @@ static const struct key keys[] = {
 	  "A connection silent this long is closed (a bundle's body included)." },
 	{ "HttpThreads", T_INT, O(http_threads), 0, "4", NULL,
 	  "Threads of the HTTP server (each with its own epoll set)." },
+	{ "Dashboard", T_ENUM, O(dashboard), 0, "off", "off|on",
+	  "The read-only dashboard (a web page and its JSON API, /api/v1/) on DashboardListen. It shows "
+	  "users' names and job names: see the admin guide for who should reach it." },
+	{ "DashboardListen", T_HOSTPORT, O(dashboard_listen), 0, "127.0.0.1:8081", NULL,
+	  "Address and port of the dashboard; loopback unless DashboardTLSCert or a reverse proxy "
+	  "guards it." },
+	{ "DashboardTLSCert", T_PATH, O(dashboard_tls_cert), 0, "", NULL,
+	  "PEM certificate (chain) of the dashboard: with DashboardTLSKey it speaks HTTPS." },
+	{ "DashboardTLSKey", T_PATH, O(dashboard_tls_key), 0, "", NULL,
+	  "PEM private key of DashboardTLSCert; readable by the service's user only." },
+	{ "DashboardTokenFile", T_PATH, O(dashboard_token_file), 0, "", NULL,
+	  "File holding a bearer token (mode 0600, one line): every request must then send "
+	  "\"Authorization: Bearer TOKEN\" (401 without)." },
 };
 #define NKEYS (sizeof(keys) / sizeof(*keys))
 

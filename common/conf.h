@@ -49,12 +49,17 @@ struct attrib_config {
 	int nallow_from;
 	char **node_addresses; /* NodeAddresses: NAME=ADDRESS beside Slurm's node table */
 	int nnode_addresses;
-	long node_table_refresh;  /* NodeTableRefresh, seconds */
-	long http_connections;	  /* HttpConnections */
-	long http_per_address;	  /* HttpPerAddress */
-	long http_header_timeout; /* HttpHeaderTimeout, seconds */
-	long http_idle_timeout;	  /* HttpIdleTimeout, seconds */
-	long http_threads;	  /* HttpThreads */
+	long node_table_refresh;    /* NodeTableRefresh, seconds */
+	long http_connections;	    /* HttpConnections */
+	long http_per_address;	    /* HttpPerAddress */
+	long http_header_timeout;   /* HttpHeaderTimeout, seconds */
+	long http_idle_timeout;	    /* HttpIdleTimeout, seconds */
+	long http_threads;	    /* HttpThreads */
+	char *dashboard;	    /* Dashboard: off | on */
+	char *dashboard_listen;	    /* DashboardListen */
+	char *dashboard_tls_cert;   /* DashboardTLSCert, or NULL */
+	char *dashboard_tls_key;    /* DashboardTLSKey, or NULL */
+	char *dashboard_token_file; /* DashboardTokenFile, or NULL */
 };
 
 /* Defaults, then path (a missing file at the default path is not an

@@ -464,6 +464,10 @@ const struct result_field result_fields[] = {
 	{ "explanation", "string", "engine" },
 	{ "attempt", "integer", "service" },
 	{ "end_time", "string", "service" },
+	{ "job_name", "string", "service" },
+	{ "partition", "string", "service" },
+	{ "start_time", "string", "service" },
+	{ "job_nodes", "array of strings", "service" },
 	{ "revised", "integer", "service" },
 	{ "revisions", "array", "service" },
 	{ "revisions[].at", "string", "service" },
@@ -497,6 +501,10 @@ bool result_view_of(struct json_object *r, struct result_view *v)
 	v->sub_domain = json_str(r, "sub_domain");
 	v->explanation = json_str(r, "explanation");
 	v->end_time = json_str(r, "end_time");
+	v->start_time = json_str(r, "start_time");
+	v->job_name = json_str(r, "job_name");
+	v->partition = json_str(r, "partition");
+	v->job_nodes = typed(r, "job_nodes", json_type_array);
 	if ((a = typed(r, "attempt", json_type_int)))
 		v->attempt = (long)json_object_get_int64(a);
 	v->root_cause = typed(r, "root_cause", json_type_object);
@@ -571,6 +579,30 @@ bool result_action_at(const struct result_view *v, size_t n, const char **node, 
 	*node = json_str(a, "node");
 	*action = json_str(a, "action");
 	return *node && *action;
+}
+
+void result_add_job(struct json_object *res, const struct job_record_view *jr)
+{
+	if (jr->end_time) /* when its nodes were last seen (attrib nodes) */
+		json_object_object_add(res, "end_time", json_object_new_string(jr->end_time));
+	if (jr->start_time)
+		json_object_object_add(res, "start_time", json_object_new_string(jr->start_time));
+	if (jr->name)
+		json_object_object_add(res, "job_name", json_object_new_string(jr->name));
+	if (jr->partition)
+		json_object_object_add(res, "partition", json_object_new_string(jr->partition));
+	if (jr->nodes && json_object_is_type(jr->nodes, json_type_array)) {
+		struct json_object *a = json_object_new_array();
+
+		for (size_t i = 0; a && i < json_object_array_length(jr->nodes); i++) {
+			struct json_object *n = json_object_array_get_idx(jr->nodes, i);
+
+			if (json_object_is_type(n, json_type_string))
+				json_object_array_add(a, json_object_get(n));
+		}
+		if (a)
+			json_object_object_add(res, "job_nodes", a);
+	}
 }
 
 struct json_object *result_unusable(const char *job_id, const char *state, const char *why)

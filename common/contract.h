@@ -169,9 +169,11 @@ extern const size_t result_nfields;
  * keys: pointers into r (valid while r is), NULL when absent. */
 struct result_view {
 	const char *job_id, *terminal_state, *outcome, *domain, *sub_domain, *explanation;
-	const char *end_time;		/* service: the record's end_time */
-	long attempt;			/* service: -1 when absent */
-	struct json_object *root_cause; /* object or NULL */
+	const char *end_time;			       /* service: the record's end_time */
+	const char *start_time, *job_name, *partition; /* service: the record's */
+	struct json_object *job_nodes;		       /* service: the record's nodes */
+	long attempt;				       /* service: -1 when absent */
+	struct json_object *root_cause;		       /* object or NULL */
 	const char *root_code, *root_class, *root_title, *root_device;
 	struct json_object *culprit_nodes, *affected_nodes, *symptoms, *actions, *coverage;
 };
@@ -188,6 +190,11 @@ bool result_names_node(const struct result_view *v, const char *node);
 /* The n-th of the view's actions: false past the end or when it lacks
  * its node or action. */
 bool result_action_at(const struct result_view *v, size_t n, const char **node, const char **action);
+
+/* The service's fields from the job record (doc/formats.md): end_time,
+ * start_time, job_name, partition and job_nodes (the job's hosts: the
+ * dashboard's lanes), where the record has them. */
+void result_add_job(struct json_object *res, const struct job_record_view *jr);
 
 /* The result of a case the engine could not read (no or invalid job.json):
  * unattributed, with why as its coverage entry.  NULL when out of memory. */

@@ -95,6 +95,11 @@ static const char *const migrations[] = {
 	" passed INTEGER NOT NULL, duration_ms INTEGER NOT NULL, output TEXT NOT NULL);"
 	"CREATE INDEX health_checks_node ON health_checks(node, received);"
 	"CREATE INDEX drains_node ON drains(node, created);",
+	/* 9: the dashboard's pages by keyset (store/api.c), and a job's drains */
+	"CREATE INDEX results_page ON results(created, job_id, attempt);"
+	"CREATE INDEX results_sub ON results(sub_domain, created, job_id, attempt);"
+	"CREATE INDEX results_user ON results(user, created, job_id, attempt);"
+	"CREATE INDEX drains_job ON drains(job_id, attempt);",
 };
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == STORE_SCHEMA_VERSION,
 	       "STORE_SCHEMA_VERSION is the number of migrations");

@@ -45,6 +45,12 @@ struct attrib_config {
 	long http_header_timeout; /* HttpHeaderTimeout, seconds */
 	long http_idle_timeout;	  /* HttpIdleTimeout, seconds */
 	long http_threads;	  /* HttpThreads */
+	/* repeat offenders (service/repeat.c) */
+	long repeat_window;   /* RepeatWindow, seconds */
+	long repeat_jobs;     /* RepeatJobs (0: no repeat-offender findings) */
+	long repeat_users;    /* RepeatUsers */
+	char **repeat_causes; /* RepeatCauses: sub-domains and root codes counted */
+	int nrepeat_causes;
 };
 
 /* Defaults, then path (a missing file at the default path is not an

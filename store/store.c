@@ -80,6 +80,9 @@ static const char *const migrations[] = {
 	" summary TEXT NOT NULL, jobs TEXT NOT NULL, created INTEGER NOT NULL);"
 	"CREATE INDEX findings_subject ON findings(kind, subject, created);"
 	"CREATE INDEX findings_created ON findings(created);",
+	/* 7: a drain decided for a fleet finding (a repeat offender) names it;
+	 * NULL for a drain decided for one job's diagnosis */
+	"ALTER TABLE drains ADD COLUMN finding INTEGER;",
 };
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == STORE_SCHEMA_VERSION,
 	       "STORE_SCHEMA_VERSION is the number of migrations");

@@ -16,7 +16,9 @@ void usage_show(FILE *out)
 	      "Prints the stored diagnosis of a job (its latest attempt unless --attempt)\n"
 	      "as `attrib analyze` does, then the drain decisions made for the job (by\n"
 	      "attribd's policy or attrib drain); --json prints the stored result\n"
-	      "object.  --drains prints only the drain decisions, one a line:\n"
+	      "object, with \"findings\" when fleet findings (repeat offenders) cite the\n"
+	      "job; the text lists them after the drain decisions.\n"
+	      "--drains prints only the job's drain decisions, one a line:\n"
 	      "TIME ATTEMPT NODE DECISION BY: REASON (--json: a JSON array).\n"
 	      "Exit status: 0 printed; 4 no stored result, or the store cannot be read.\n",
 	      out);
@@ -248,6 +250,11 @@ int cmd_show(struct ctx *x)
 	/* results stored by an older service, or a store written by anything
 	 * else, may hold strings that would break the terminal or the JSON */
 	svc_json_clean(r);
+	/* the fleet findings citing the job: the service's, beside the
+	 * engine's result (which stays as stored) */
+	struct json_object *findings = findings_of_job(s, job);
+	if (json && json_object_array_length(findings))
+		json_object_object_add(r, "findings", json_object_get(findings));
 	if (json) {
 		printf("%s\n",
 		       json_object_to_json_string_ext(r,
@@ -259,7 +266,12 @@ int cmd_show(struct ctx *x)
 			printf("\nDrain decisions:\n");
 			print_drains(drains, false);
 		}
+		if (json_object_array_length(findings)) {
+			printf("\nFleet findings citing this job:\n");
+			findings_print(stdout, findings);
+		}
 	}
+	json_object_put(findings);
 	json_object_put(drains);
 	json_object_put(r);
 	return 0;

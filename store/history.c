@@ -39,7 +39,7 @@ int store_node_history(store *s, const char *node, long long since, const char *
 		    "  AND (r.sub_domain IN (SELECT value FROM json_each(?3))"
 		    "   OR r.root_code IN (SELECT value FROM json_each(?3)))"
 		    "  AND coalesce(r.sub_domain, '') NOT IN (SELECT value FROM json_each(?4))"
-		    " ORDER BY t, r.job_id, r.attempt",
+		    " ORDER BY t, CAST(r.job_id AS INTEGER), r.job_id, r.attempt",
 		    -1, &st, NULL) != SQLITE_OK)
 		goto done;
 	sqlite3_bind_text(st, 1, node, -1, SQLITE_STATIC);

@@ -126,9 +126,8 @@ wait_for 10 grep -q "repeat offender node-02" "$W/attrib.log"
 sed 's/^/#   /' "$W/nodes.txt"
 check "attrib nodes marks node-02 (node-02*)" grep -q '^node-02\* ' "$W/nodes.txt"
 # (the text is wrapped: its lines joined)
-check "attrib nodes lists the finding: node-02: 3 failed jobs of 3 users, the three jobs" \
-	grep -q "repeat-offender: node-02: 3 failed jobs of 3 users in .*; jobs $j1, $j2, $j3" \
-	<(tr -s ' \n' ' ' <"$W/nodes.txt")
+check "attrib nodes lists the finding: node-02: 3 failed jobs of 3 users" \
+	grep -q "repeat-offender: node-02: 3 failed jobs of 3 users in " <(tr -s ' \n' ' ' <"$W/nodes.txt")
 check "attrib nodes: every line within 80 columns" sh -c "! awk 'length > 80' '$W/nodes.txt' | grep -q ."
 "$A" nodes --json --config "$W/attrib.conf" >"$W/nodes.json" 2>/dev/null
 check "attrib nodes --json: node-02 has one finding citing the three jobs" \

@@ -13,7 +13,7 @@ enum { EXIT_USAGE = 1, EXIT_CASE = 2, EXIT_RULES = 3, EXIT_STORE = 4 };
 /* What a command is given: every command's options parse into one place. */
 struct ctx {
 	const char *config;
-	bool json, drains, dry_run;
+	bool json, drains, requeues, dry_run;
 	long attempt;	       /* -1: the latest */
 	struct store_filter f; /* since, sub_domain, node, user, limit */
 	char *force[DRAIN_MAX_NODES];
@@ -39,6 +39,9 @@ int cmd_list(struct ctx *x);
 /* drain.c */
 void usage_drain(FILE *out);
 int cmd_drain(struct ctx *x);
+/* requeue.c */
+void usage_requeue(FILE *out);
+int cmd_requeue(struct ctx *x);
 /* nodes.c: the fleet view */
 void usage_nodes(FILE *out);
 int cmd_nodes(struct ctx *x);

@@ -97,6 +97,26 @@ static const struct key keys[] = {
 	  "(counting those Slurm already shows so, in every partition of the node): the fraction of the "
 	  "partition's node count rounded down, but at least one node when above 0; 0: the policy "
 	  "never drains." },
+	{ "RequeuePolicy", T_ENUM, O(requeue_policy), 0, "off", "off|suggest|auto",
+	  "What attribd does, for each class of RequeueClasses without a mode of its own, when it has "
+	  "diagnosed a failed batch job with confidence (an infrastructure root cause of a culprit node, "
+	  "from authenticated evidence, neither ambiguous nor unattributed): off: nothing; suggest: "
+	  "record the requeue it would do; auto: requeue the job through Slurm (scontrol requeue) with "
+	  "its culprit nodes added to its ExcNodeList. Only a job submitted requeueable (sbatch "
+	  "--requeue, or JobRequeue=1), still known to slurmctld (MinJobAge after its end), ended FAILED, "
+	  "NODE_FAIL or TIMEOUT, and requeued fewer than RequeueMax times is requeued; every decision, "
+	  "refusals with their reason included, is kept in the store and shown by attrib show JOBID. "
+	  "attrib requeue JOBID does it by hand, whatever this policy." },
+	{ "RequeueClasses", T_LIST, O(requeue_classes), O(nrequeue_classes), "", "off|suggest|auto",
+	  "Rule classes (rules/00-base.yaml) whose failed jobs the policy may requeue, each CLASS "
+	  "(RequeuePolicy applies) or CLASS:MODE with a mode of its own (off, suggest or auto), as "
+	  "DrainClasses, e.g. gpu-hardware:auto,nvlink with RequeuePolicy = suggest. Jobs of any "
+	  "other class are never requeued by the policy (the refusal is recorded). Not set: every "
+	  "class, in RequeuePolicy's mode." },
+	{ "RequeueMax", T_INT, O(requeue_max), 0, "1", NULL,
+	  "A job is requeued (by the policy or attrib requeue) only when Slurm has requeued it fewer "
+	  "than this many times before (its restart count, whoever requeued it): 1, the default, "
+	  "requeues a job once; 0 never." },
 	{ "RepeatWindow", T_SECONDS, O(repeat_window), 0, "24h", NULL,
 	  "The history attribd looks at after each diagnosis, for every node the diagnosis names: "
 	  "the jobs that ended this long ago or later. It is also how long a repeat-offender finding "

@@ -31,11 +31,15 @@ struct attrib_config {
 	int ndrain_classes;
 	long drain_max_per_hour;   /* DrainMaxPerHour */
 	double drain_max_fraction; /* DrainMaxFraction of a partition */
-	char *webhook;		   /* Webhook URL, or NULL */
-	long webhook_timeout;	   /* WebhookTimeout, seconds */
-	char *log_file;		   /* LogFile, or NULL for stderr */
-	char *pid_file;		   /* PidFile, or NULL for none */
-	char **allow_from;	   /* AllowFrom: "slurm", addresses, CIDR ranges */
+	char *requeue_policy;	   /* RequeuePolicy: off | suggest | auto */
+	char **requeue_classes;	   /* RequeueClasses: classes the policy may requeue for */
+	int nrequeue_classes;
+	long requeue_max;     /* RequeueMax: requeues a job may have had before */
+	char *webhook;	      /* Webhook URL, or NULL */
+	long webhook_timeout; /* WebhookTimeout, seconds */
+	char *log_file;	      /* LogFile, or NULL for stderr */
+	char *pid_file;	      /* PidFile, or NULL for none */
+	char **allow_from;    /* AllowFrom: "slurm", addresses, CIDR ranges */
 	int nallow_from;
 	char **node_addresses; /* NodeAddresses: NAME=ADDRESS beside Slurm's node table */
 	int nnode_addresses;

@@ -31,6 +31,7 @@ const char *reject_name(enum reject_reason r)
 static const char *const cov_sources[COV_SRC_N] = { "nodes",   "app",  "scheduler", "job",  "kernel_log",
 						    "journal", "kmsg", "log_file",  "other" };
 static const char *const cov_statuses[COV_ST_N] = { "missing", "error", "other" };
+static const char *const requeue_stats[RQSTAT_N] = { "requeued", "suggested", "refused", "failed", "other" };
 static const char *const drain_stats[DSTAT_N] = {
 	"drained", "forced", "suggested", "dry_run", "refused", "failed", "other",
 };
@@ -134,6 +135,20 @@ void metrics_note_drain(const char *decision)
 	atomic_fetch_add(&svc_metrics.drains[d], 1);
 }
 
+void metrics_note_requeue(const char *decision)
+{
+	static const char *const known[] = { [RQSTAT_DONE] = REQUEUE_DONE,
+					     [RQSTAT_SUGGESTED] = REQUEUE_SUGGESTED,
+					     [RQSTAT_REFUSED] = REQUEUE_REFUSED,
+					     [RQSTAT_FAILED] = REQUEUE_FAILED };
+	enum requeue_stat d = RQSTAT_OTHER;
+
+	for (int i = 0; decision && i < RQSTAT_OTHER; i++)
+		if (!strcmp(decision, known[i]))
+			d = (enum requeue_stat)i;
+	atomic_fetch_add(&svc_metrics.requeues[d], 1);
+}
+
 static void render_histogram(FILE *f, const char *name, const char *help, struct histogram *h,
 			     const double *le)
 {
@@ -215,6 +230,12 @@ char *metrics_render(void)
 	for (int i = 0; i < DSTAT_N; i++)
 		fprintf(f, "attrib_drains_total{decision=\"%s\"} %lu\n", drain_stats[i],
 			(unsigned long)atomic_load(&m->drains[i]));
+	fputs("# HELP attrib_requeues_total Requeue decisions recorded by the service, by decision.\n"
+	      "# TYPE attrib_requeues_total counter\n",
+	      f);
+	for (int i = 0; i < RQSTAT_N; i++)
+		fprintf(f, "attrib_requeues_total{decision=\"%s\"} %lu\n", requeue_stats[i],
+			(unsigned long)atomic_load(&m->requeues[i]));
 	COUNTER("webhook_delivered_total", "Results POSTed to the Webhook and accepted (2xx).",
 		m->webhook_delivered);
 	COUNTER("webhook_failures_total", "Failed Webhook deliveries (retried with backoff).",

@@ -97,6 +97,8 @@ enum drain_stat {
 	DSTAT_OTHER,
 	DSTAT_N
 };
+/* requeue decisions recorded in the store, as /metrics counts them */
+enum requeue_stat { RQSTAT_DONE, RQSTAT_SUGGESTED, RQSTAT_REFUSED, RQSTAT_FAILED, RQSTAT_OTHER, RQSTAT_N };
 #define LATENCY_BUCKETS 11 /* seconds; then +Inf */
 
 struct histogram {
@@ -123,6 +125,7 @@ struct metrics {
 	struct histogram attribution_latency;		 /* job end -> result stored */
 	struct histogram analysis_duration;		 /* case build + engine */
 	atomic_ulong drains[DSTAT_N];			 /* recorded by this process */
+	atomic_ulong requeues[RQSTAT_N];		 /* recorded by this process */
 	atomic_ulong webhook_delivered;
 	atomic_ulong webhook_failures;
 	atomic_long webhook_queue;	   /* gauge: deliveries waiting */
@@ -141,6 +144,8 @@ char *metrics_render(void);
 void metrics_note_result(struct json_object *result, const char *job_end, const struct timespec *began);
 /* A drain decision was recorded (store_add_drain's decision). */
 void metrics_note_drain(const char *decision);
+/* A requeue decision was recorded (requeue_row's decision). */
+void metrics_note_requeue(const char *decision);
 
 /* ---- auth.c: MUNGE credentials of bundles --------------------------------- */
 
@@ -226,6 +231,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 		long attempt, struct json_object *cov, int *stale, char *err, size_t errlen);
 
 #include "store.h"
+#include "requeue.h"
 #include "slurmapi.h"
 
 /* ---- drain.c: draining the culprits of a stored diagnosis --------------- */
@@ -298,13 +304,60 @@ void drain_policy_set_defaults(const attrib_catalog *cat);
  * logs it.  Slurm's errors are recorded (DRAIN_FAILED), never fatal. */
 void drain_policy_apply(const struct attrib_config *conf, const attrib_catalog *cat, store *s,
 			struct json_object *result, const char *job_id, long attempt, long long now);
-
 /* attribd, after raising finding (about node, of class_name): as
  * drain_policy_apply, each decision recorded under the job attempt whose
  * diagnosis raised it, naming the finding. */
 void drain_policy_apply_finding(const struct attrib_config *conf, store *s, long long finding,
 				const char *class_name, const char *node, const char *reason,
 				const char *job_id, long attempt, long long now);
+
+/* ---- requeue.c: a failed batch job requeued without its culprits --------- */
+
+enum requeue_mode { REQUEUE_MODE_OFF, REQUEUE_MODE_SUGGEST, REQUEUE_MODE_AUTO };
+enum requeue_decision { RQ_NONE, RQ_REQUEUE, RQ_SUGGEST, RQ_REFUSE, RQ_FAILED };
+
+struct requeue_verdict {
+	enum requeue_decision decision;	    /* RQ_NONE: nothing to decide, nothing recorded */
+	char class_name[64];		    /* the root cause's rule class ("" when none) */
+	enum requeue_mode mode;		    /* of that class (the policy's) */
+	const char *nodes[DRAIN_MAX_NODES]; /* the culprits, pointing into the result */
+	int n;
+	char node_list[512];  /* the same, comma-separated */
+	char exc_nodes[1024]; /* the job's ExcNodeList now (from Slurm) */
+	char why[512];	      /* RQ_REFUSE: the reason; else the root cause (drain_reason) */
+};
+
+const char *requeue_mode_name(enum requeue_mode m);
+/* REQUEUE_DONE, REQUEUE_SUGGESTED, ... (store.h) */
+const char *requeue_decision_name(enum requeue_decision d);
+/* The policy's mode for a rule class: its own in RequeueClasses
+ * (CLASS:MODE), else RequeuePolicy; *listed false (and off) when
+ * RequeueClasses is set and does not name it; not set: every class. */
+enum requeue_mode requeue_class_mode(const struct attrib_config *conf, const char *class_name, bool *listed);
+/* Whether the diagnosis names an infrastructure culprit with confidence:
+ * an infra domain, neither ambiguous nor unattributed, a root cause not
+ * from unauthenticated evidence, at least one culprit node.  false with
+ * why. */
+bool requeue_confident(struct json_object *result, char *why, size_t whylen);
+/* Decides for the job's stored diagnosis of attempt: requeue, suggest or
+ * refuse (with why).  by_policy: attribd's (RequeuePolicy, RequeueClasses;
+ * off, or a diagnosis outside the infra domain: RQ_NONE); else attrib
+ * requeue (no class policy).  Then what Slurm says of the job (state() is
+ * asked only past the diagnosis' checks): known, batch, requeueable, not
+ * pending again, ended FAILED/NODE_FAIL/TIMEOUT, at the diagnosed attempt,
+ * fewer than RequeueMax requeues, a culprit not excluded yet.  Pure but
+ * for state(). */
+void requeue_decide(const struct attrib_config *conf, struct json_object *result, const char *job_id,
+		    long attempt, bool by_policy, requeue_state_fn state, void *arg,
+		    struct requeue_verdict *v);
+
+/* ---- requeue_policy.c: attribd's requeue policy --------------------------- */
+
+/* attribd, after storing a new result: decides, requeues through Slurm
+ * (auto), records the decision in the store, counts it in the metrics
+ * and logs it.  Slurm's errors are recorded (REQUEUE_FAILED), never fatal. */
+void requeue_policy_apply(const struct attrib_config *conf, store *s, struct json_object *result,
+			  const char *job_id, long attempt, long long now);
 
 /* ---- repeat.c: repeat offenders (RepeatWindow, RepeatJobs, RepeatUsers,
  * RepeatCauses) --------------------------------------------------------------- */

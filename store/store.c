@@ -80,7 +80,14 @@ static const char *const migrations[] = {
 	" summary TEXT NOT NULL, jobs TEXT NOT NULL, created INTEGER NOT NULL);"
 	"CREATE INDEX findings_subject ON findings(kind, subject, created);"
 	"CREATE INDEX findings_created ON findings(created);",
-	/* 7: a drain decided for a fleet finding (a repeat offender) names it;
+	/* 7: every requeue of a failed job without its culprits, done,
+	 * suggested, refused or failed, and who decided it (store/requeue.c) */
+	"CREATE TABLE requeues("
+	" job_id TEXT NOT NULL, attempt INTEGER NOT NULL, nodes TEXT NOT NULL,"
+	" excluded TEXT NOT NULL, reason TEXT NOT NULL, decision TEXT NOT NULL,"
+	" decided_by TEXT NOT NULL, created INTEGER NOT NULL);"
+	"CREATE INDEX requeues_job ON requeues(job_id);",
+	/* 8: a drain decided for a fleet finding (a repeat offender) names it;
 	 * NULL for a drain decided for one job's diagnosis */
 	"ALTER TABLE drains ADD COLUMN finding INTEGER;",
 };

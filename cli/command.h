@@ -50,4 +50,12 @@ int cmd_undrain(struct ctx *x);
 void usage_nodes(FILE *out);
 int cmd_nodes(struct ctx *x);
 
+/* findings.c: fleet findings (repeat offenders), each with its drain
+ * decisions, as JSON arrays: those raised since since (standing), those
+ * citing a job; printed wrapped within 80 columns. */
+struct json_object *findings_standing(store *s, long long since);
+struct json_object *findings_of_job(store *s, const char *job_id);
+bool findings_name(struct json_object *findings, const char *subject);
+void findings_print(FILE *out, struct json_object *findings);
+
 #endif

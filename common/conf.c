@@ -83,8 +83,12 @@ static const struct key keys[] = {
 	  "Rule classes (rules/00-base.yaml) whose culprits the policy may drain, each CLASS (DrainPolicy "
 	  "applies) or CLASS:MODE with a mode of its own (off, suggest or auto), e.g. "
 	  "gpu-hardware:auto,nvlink with DrainPolicy = suggest. Culprits of any other class are never "
-	  "drained by the policy. Not set: the classes the rules mark drain_by_default (the shipped "
-	  "rules: gpu-hardware, gpu-memory, nvlink)." },
+	  "drained by the policy. Besides the rules' classes, repeat-offender is the class of a node "
+	  "with a repeat-offender finding (RepeatJobs): the policy drains or suggests that node, "
+	  "with a reason naming the finding. Not set: the classes the rules mark drain_by_default (the "
+	  "shipped rules: gpu-hardware, gpu-memory, nvlink) in DrainPolicy's mode, and "
+	  "repeat-offender:suggest; set, only the classes it names (add repeat-offender:suggest to keep "
+	  "the suggestions)." },
 	{ "DrainMaxPerHour", T_INT, O(drain_max_per_hour), 0, "2", NULL,
 	  "At most this many drains in any hour, counting those of the policy and of attrib drain; "
 	  "beyond it the policy and attrib drain refuse (attrib drain --force overrides) and record why." },
@@ -144,6 +148,29 @@ static const struct key keys[] = {
 	  "A job is requeued (by the policy or attrib requeue) only when Slurm has requeued it fewer "
 	  "than this many times before (its restart count, whoever requeued it): 1, the default, "
 	  "requeues a job once; 0 never." },
+	{ "RepeatWindow", T_SECONDS, O(repeat_window), 0, "24h", NULL,
+	  "The history attribd looks at after each diagnosis, for every node the diagnosis names: "
+	  "the jobs that ended this long ago or later. It is also how long a repeat-offender finding "
+	  "stands: no second one is raised about the node within this time of the first." },
+	{ "RepeatJobs", T_INT, O(repeat_jobs), 0, "3", NULL,
+	  "A node named (culprit or affected) by the diagnoses of at least this many distinct jobs "
+	  "in RepeatWindow, each with one of RepeatCauses, of at least RepeatUsers users, gets a "
+	  "repeat-offender finding: shown by attrib nodes and attrib show, counted in "
+	  "attrib_findings_total, acted on by the drain policy as class repeat-offender (DrainClasses). "
+	  "Attempts of one job count once; each job's own diagnosis is left as it is. 0: never." },
+	{ "RepeatUsers", T_INT, O(repeat_users), 0, "2", NULL,
+	  "The distinct users those jobs must belong to (one user's bug repeated is no node's "
+	  "fault); jobs whose user is not known count for none." },
+	{ "RepeatCauses", T_LIST, O(repeat_causes), O(nrepeat_causes),
+	  "InfraHW,InfraNet,InfraSW,InfraStorage,ambiguous,unattributed,py.segfault,cuda.unknown_error,"
+	  "cuda.illegal_address,nccl.timeout,nccl.remote_error",
+	  NULL,
+	  "The outcomes that count towards a repeat-offender finding: sub-domains and root cause "
+	  "codes (rules/). The default: every infrastructure sub-domain, ambiguous and unattributed "
+	  "diagnoses, and the failures that look like the user's code but are typical of a bad node "
+	  "(segmentation faults, CUDA unknown errors and illegal memory accesses, NCCL timeouts and "
+	  "remote errors). Scheduler outcomes (SchedTimeLimit, SchedPreempted, SchedCancelled) and "
+	  "Pass never count, even when listed." },
 	{ "Webhook", T_URL, O(webhook), 0, "", NULL,
 	  "URL each stored result is POSTed to as JSON (empty: none); a delivery that "
 	  "fails is retried with backoff, also after a restart." },

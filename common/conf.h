@@ -60,6 +60,12 @@ struct attrib_config {
 	char *dashboard_tls_cert;   /* DashboardTLSCert, or NULL */
 	char *dashboard_tls_key;    /* DashboardTLSKey, or NULL */
 	char *dashboard_token_file; /* DashboardTokenFile, or NULL */
+	/* repeat offenders (service/repeat.c) */
+	long repeat_window;   /* RepeatWindow, seconds */
+	long repeat_jobs;     /* RepeatJobs (0: no repeat-offender findings) */
+	long repeat_users;    /* RepeatUsers */
+	char **repeat_causes; /* RepeatCauses: sub-domains and root codes counted */
+	int nrepeat_causes;
 };
 
 /* Defaults, then path (a missing file at the default path is not an

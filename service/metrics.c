@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 #include "service.h"
+#include "findings.h"
 
 struct metrics svc_metrics;
 
@@ -258,6 +259,11 @@ char *metrics_render(void)
 		m->http_header_timeouts);
 	COUNTER("jobs_revised_total", "Stored diagnoses redone because evidence arrived late.",
 		m->jobs_revised);
+	fputs("# HELP attrib_findings_total Fleet findings raised by the service, by kind.\n"
+	      "# TYPE attrib_findings_total counter\n",
+	      f);
+	fprintf(f, "attrib_findings_total{kind=\"%s\"} %lu\n", FINDING_REPEAT_OFFENDER,
+		(unsigned long)atomic_load(&m->findings_repeat));
 #undef COUNTER
 #undef GAUGE
 	fclose(f);

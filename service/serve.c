@@ -297,6 +297,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 			webhook_kick();
 			drain_policy_apply(conf, cat, s, res, rn->job_id, rn->attempt, now);
 			requeue_policy_apply(conf, s, res, rn->job_id, rn->attempt, now);
+			repeat_after(conf, s, res, rn->job_id, rn->attempt, now);
 		}
 		finish_inputs(conf, path, rn->job_id, rec);
 	}

@@ -135,6 +135,7 @@ struct metrics {
 	atomic_ulong health_reports;	   /* health checks of nodes accepted */
 	atomic_ulong health_failed;	   /* of which the check failed */
 	atomic_ulong undrains[4];	   /* by enum undrain_decision, recorded */
+	atomic_ulong findings_repeat;	   /* repeat-offender findings raised */
 };
 extern struct metrics svc_metrics;
 const char *reject_name(enum reject_reason r);
@@ -256,6 +257,8 @@ struct drain_plan {
 /* "attrib: <root cause> <device> (job N)", sanitised, at most
  * DRAIN_REASON_MAX characters (sinfo -R shows it). */
 void drain_reason(struct json_object *result, char *buf, size_t len);
+/* "attrib: repeat offender: <what> (finding N)", sanitised as above. */
+void drain_reason_finding(const char *what, long long finding, char *buf, size_t len);
 /* The nodes to drain: the result's drain actions, or force[] (each must be
  * a node the diagnosis names).  -1 with p->refusal when it refuses. */
 int drain_plan(struct json_object *result, char *const *force, int nforce, struct drain_plan *p);
@@ -296,6 +299,11 @@ int drain_fraction_allowed(double fraction, int total);
  * Pure but for state(). */
 void drain_policy_decide(const struct attrib_config *conf, struct json_object *result, long drains_last_hour,
 			 drain_state_fn state, void *arg, struct drain_decisions *d);
+/* The same for one node of a fleet finding's class (repeat-offender),
+ * drained with reason. */
+void drain_policy_decide_node(const struct attrib_config *conf, const char *class_name, const char *node,
+			      const char *reason, long drains_last_hour, drain_state_fn state, void *arg,
+			      struct drain_decisions *d);
 /* The classes DrainClasses means when attrib.conf does not set it: the
  * catalog's drain_by_default ones (rules/00-base.yaml). */
 void drain_policy_set_defaults(const attrib_catalog *cat);
@@ -304,6 +312,12 @@ void drain_policy_set_defaults(const attrib_catalog *cat);
  * logs it.  Slurm's errors are recorded (DRAIN_FAILED), never fatal. */
 void drain_policy_apply(const struct attrib_config *conf, const attrib_catalog *cat, store *s,
 			struct json_object *result, const char *job_id, long attempt, long long now);
+/* attribd, after raising finding (about node, of class_name): as
+ * drain_policy_apply, each decision recorded under the job attempt whose
+ * diagnosis raised it, naming the finding. */
+void drain_policy_apply_finding(const struct attrib_config *conf, store *s, long long finding,
+				const char *class_name, const char *node, const char *reason,
+				const char *job_id, long attempt, long long now);
 
 /* ---- requeue.c: a failed batch job requeued without its culprits --------- */
 
@@ -393,6 +407,23 @@ enum drain_mode undrain_mode(const struct attrib_config *conf);
 /* Each report in STATE/health recorded in the store and removed; a passing
  * one asks undrain (Undrain = suggest|auto). */
 void health_intake(const struct attrib_config *conf, store *s, long long now);
+/* ---- repeat.c: repeat offenders (RepeatWindow, RepeatJobs, RepeatUsers,
+ * RepeatCauses) --------------------------------------------------------------- */
+
+/* Looks at node's history in the store at now: when the diagnoses naming
+ * it within RepeatWindow, with one of RepeatCauses, are of RepeatJobs
+ * distinct jobs or more and RepeatUsers users or more, and no
+ * repeat-offender finding about it stands (raised within RepeatWindow),
+ * records one citing the jobs (each job's latest counted attempt).  Its id
+ * (and its summary in summary), 0 when none was raised, -1 on error. */
+long long repeat_examine(const struct attrib_config *conf, store *s, const char *node, long long now,
+			 char *summary, size_t len);
+/* attribd, after storing a diagnosis: repeat_examine for every node it
+ * names; each finding raised is logged, counted in the metrics and given
+ * to the drain policy (class repeat-offender) under job_id/attempt. */
+void repeat_after(const struct attrib_config *conf, store *s, struct json_object *result, const char *job_id,
+		  long attempt, long long now);
+
 /* ---- accounting.c: the summary in the job's accounting record ------------- */
 
 #define COMMENT_MAX 250

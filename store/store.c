@@ -100,6 +100,9 @@ static const char *const migrations[] = {
 	"CREATE INDEX results_sub ON results(sub_domain, created, job_id, attempt);"
 	"CREATE INDEX results_user ON results(user, created, job_id, attempt);"
 	"CREATE INDEX drains_job ON drains(job_id, attempt);",
+	/* 10: a drain decided for a fleet finding (a repeat offender) names it;
+	 * NULL for a drain decided for one job's diagnosis */
+	"ALTER TABLE drains ADD COLUMN finding INTEGER;",
 };
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == STORE_SCHEMA_VERSION,
 	       "STORE_SCHEMA_VERSION is the number of migrations");

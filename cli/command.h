@@ -14,6 +14,7 @@ enum { EXIT_USAGE = 1, EXIT_CASE = 2, EXIT_RULES = 3, EXIT_STORE = 4 };
 struct ctx {
 	const char *config;
 	bool json, drains, requeues, dry_run;
+	bool force_all;	       /* --force without a node (attrib undrain) */
 	long attempt;	       /* -1: the latest */
 	struct store_filter f; /* since, sub_domain, node, user, limit */
 	char *force[DRAIN_MAX_NODES];
@@ -42,8 +43,19 @@ int cmd_drain(struct ctx *x);
 /* requeue.c */
 void usage_requeue(FILE *out);
 int cmd_requeue(struct ctx *x);
+/* undrain.c */
+void usage_undrain(FILE *out);
+int cmd_undrain(struct ctx *x);
 /* nodes.c: the fleet view */
 void usage_nodes(FILE *out);
 int cmd_nodes(struct ctx *x);
+
+/* findings.c: fleet findings (repeat offenders), each with its drain
+ * decisions, as JSON arrays: those raised since since (standing), those
+ * citing a job; printed wrapped within 80 columns. */
+struct json_object *findings_standing(store *s, long long since);
+struct json_object *findings_of_job(store *s, const char *job_id);
+bool findings_name(struct json_object *findings, const char *subject);
+void findings_print(FILE *out, struct json_object *findings);
 
 #endif

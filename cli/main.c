@@ -44,6 +44,7 @@ static void usage(FILE *out)
 	      "  nodes [--since 30d] ... nodes ranked by the faults blamed on them\n"
 	      "  drain JOBID [--dry-run] drain the culprits of a stored diagnosis\n"
 	      "  requeue JOBID [--dry-run] requeue a failed job without its culprits\n"
+	      "  undrain NODE [--force]  return a node attrib drained to service\n"
 	      "\n"
 	      "The service of the live pipeline is attribd(8) (`attrib serve` runs it).\n"
 	      "\n"
@@ -179,6 +180,9 @@ static int option(struct ctx *x, int c, const char *arg)
 		return 0;
 	case 'N':
 		x->dry_run = true;
+		return 0;
+	case 'F':
+		x->force_all = true;
 		return 0;
 	case 'a':
 		x->attempt = strtol(arg, &end, 10);
@@ -352,6 +356,8 @@ static const struct option drain_opts[] = { OPT("config", required_argument, 'c'
 					    OPT_END };
 static const struct option requeue_opts[] = { OPT("config", required_argument, 'c'),
 					      OPT("dry-run", no_argument, 'N'), OPT_HELP, OPT_END };
+static const struct option undrain_opts[] = { OPT("config", required_argument, 'c'),
+					      OPT("force", no_argument, 'F'), OPT_HELP, OPT_END };
 
 static const struct command commands[] = {
 	{ "analyze", cmd_analyze, usage_analyze, analyze_opts, "jh", 1, 1, false, NEED_CATALOG, 0 },
@@ -361,6 +367,7 @@ static const struct command commands[] = {
 	{ "nodes", cmd_nodes, usage_nodes, nodes_opts, "c:s:l:jh", 0, 0, false, NEED_STORE, 30 * 86400 },
 	{ "drain", cmd_drain, usage_drain, drain_opts, "c:a:f:h", 1, 1, true, NEED_STORE_RW, 0 },
 	{ "requeue", cmd_requeue, usage_requeue, requeue_opts, "c:h", 1, 1, true, NEED_STORE_RW, 0 },
+	{ "undrain", cmd_undrain, usage_undrain, undrain_opts, "c:Fh", 1, 1, true, NEED_STORE_RW, 0 },
 };
 
 /* `attrib serve` of earlier releases: attribd, with the same arguments */

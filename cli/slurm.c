@@ -87,3 +87,14 @@ int requeue_job(const char *job_id, const char *exc_nodes, const char *const *no
 		? mod->requeue_job(job_id, exc_nodes, nodes, n, excluded, excludedlen, err, errlen)
 		: -1;
 }
+
+int node_drain_info(const char *node, struct node_drain_info *ni, char *err, size_t errlen)
+{
+	memset(ni, 0, sizeof(*ni));
+	return load(err, errlen) ? mod->node_drain_info(node, ni, err, errlen) : -1;
+}
+
+int resume_node(const char *node, char *err, size_t errlen)
+{
+	return load(err, errlen) ? mod->resume_node(node, err, errlen) : -1;
+}

@@ -15,9 +15,11 @@ void usage_show(FILE *out)
 	      "\n"
 	      "Prints the stored diagnosis of a job (its latest attempt unless --attempt)\n"
 	      "as `attrib analyze` does, then the drain and requeue decisions made for\n"
-	      "the job (by attribd's policy, attrib drain or attrib requeue); --json\n"
-	      "prints the stored result object.  --drains prints only the drain\n"
-	      "decisions, one a line: TIME ATTEMPT NODE DECISION BY: REASON;\n"
+	      "the job (by attribd's policy, attrib drain or attrib requeue), then the\n"
+	      "fleet findings (repeat offenders) that cite the job; --json prints the\n"
+	      "stored result object, with \"findings\" when findings cite the job.\n"
+	      "--drains prints only the job's drain decisions, one a line:\n"
+	      "TIME ATTEMPT NODE DECISION BY: REASON;\n"
 	      "--requeues only the requeue decisions, one a line:\n"
 	      "TIME ATTEMPT DECISION BY: NODES [ExcNodeList=LIST]: REASON\n"
 	      "(--json: a JSON array).\n"
@@ -283,6 +285,11 @@ int cmd_show(struct ctx *x)
 	/* results stored by an older service, or a store written by anything
 	 * else, may hold strings that would break the terminal or the JSON */
 	svc_json_clean(r);
+	/* the fleet findings citing the job: the service's, beside the
+	 * engine's result (which stays as stored) */
+	struct json_object *findings = findings_of_job(s, job);
+	if (json && json_object_array_length(findings))
+		json_object_object_add(r, "findings", json_object_get(findings));
 	if (json) {
 		printf("%s\n",
 		       json_object_to_json_string_ext(r,
@@ -298,7 +305,12 @@ int cmd_show(struct ctx *x)
 			printf("\nRequeue decisions:\n");
 			print_drains(requeues, false, true);
 		}
+		if (json_object_array_length(findings)) {
+			printf("\nFleet findings citing this job:\n");
+			findings_print(stdout, findings);
+		}
 	}
+	json_object_put(findings);
 	json_object_put(drains);
 	json_object_put(requeues);
 	json_object_put(r);

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 #include "service.h"
+#include "findings.h"
 
 struct metrics svc_metrics;
 
@@ -235,6 +236,17 @@ char *metrics_render(void)
 	for (int i = 0; i < RQSTAT_N; i++)
 		fprintf(f, "attrib_requeues_total{decision=\"%s\"} %lu\n", requeue_stats[i],
 			(unsigned long)atomic_load(&m->requeues[i]));
+	COUNTER("health_reports_total", "Health checks of nodes (attrib-collect --health) accepted.",
+		m->health_reports);
+	COUNTER("health_failed_total", "Accepted health checks whose check failed or timed out.",
+		m->health_failed);
+	fputs("# HELP attrib_undrains_total Undrain decisions recorded by the service, by decision.\n"
+	      "# TYPE attrib_undrains_total counter\n",
+	      f);
+	for (int i = 0; i < 4; i++)
+		fprintf(f, "attrib_undrains_total{decision=\"%s\"} %lu\n",
+			(const char *[]){ "undrained", "suggested", "refused", "failed" }[i],
+			(unsigned long)atomic_load(&m->undrains[i]));
 	COUNTER("webhook_delivered_total", "Results POSTed to the Webhook and accepted (2xx).",
 		m->webhook_delivered);
 	COUNTER("webhook_failures_total", "Failed Webhook deliveries (retried with backoff).",
@@ -247,6 +259,11 @@ char *metrics_render(void)
 		m->http_header_timeouts);
 	COUNTER("jobs_revised_total", "Stored diagnoses redone because evidence arrived late.",
 		m->jobs_revised);
+	fputs("# HELP attrib_findings_total Fleet findings raised by the service, by kind.\n"
+	      "# TYPE attrib_findings_total counter\n",
+	      f);
+	fprintf(f, "attrib_findings_total{kind=\"%s\"} %lu\n", FINDING_REPEAT_OFFENDER,
+		(unsigned long)atomic_load(&m->findings_repeat));
 #undef COUNTER
 #undef GAUGE
 	fclose(f);

@@ -14,6 +14,10 @@
 
 /* ---- drain.c ------------------------------------------------------------- */
 
+/* How every reason attrib gives a drain starts (sinfo -R): what tells
+ * attrib's drains from others in Slurm's view (DrainMaxNodes, undrain). */
+#define ATTRIB_DRAIN_PREFIX "attrib:"
+
 /* slurm_update_node(DRAIN) with the reason. */
 int drain_node(const char *node, const char *reason, char *err, size_t errlen);
 
@@ -29,6 +33,8 @@ struct drain_node_state {
 	char state[48];					   /* "down", "drained", "failing" (joined) or "up" */
 	struct drain_partition part[DRAIN_MAX_PARTITIONS]; /* the node's partitions */
 	int npart;
+	/* nodes of the cluster drained with a reason starting ATTRIB_DRAIN_PREFIX */
+	int attrib_drained;
 };
 /* Where the policy learns a node's state: drain_slurm_state, or the tests'. */
 typedef int (*drain_state_fn)(const char *node, struct drain_node_state *st, char *err, size_t errlen,
@@ -65,6 +71,19 @@ int requeue_slurm_state(const char *job_id, const char *const *nodes, int n, str
 int requeue_job(const char *job_id, const char *exc_nodes, const char *const *nodes, int n, char *excluded,
 		size_t excludedlen, char *err, size_t errlen);
 
+/* ---- undrain.c: a drained node, and its return to service ----------------- */
+
+struct node_drain_info {
+	bool drained;	       /* Slurm's DRAIN flag (drained or draining) */
+	char state[48];	       /* node_state_name */
+	char reason[256];      /* "" when none */
+	long long reason_time; /* when the reason was set (Unix time), 0: unknown */
+};
+/* -1 with a reason when Slurm cannot tell or knows no such node. */
+int node_drain_info(const char *node, struct node_drain_info *ni, char *err, size_t errlen);
+/* slurm_update_node(RESUME). */
+int resume_node(const char *node, char *err, size_t errlen);
+
 /* ---- nodestate.c: libslurm, and every node's current state ------------- */
 
 /* $SLURM_CONF, else /etc/slurm/slurm.conf. */
@@ -92,7 +111,7 @@ const struct node_info_msg *node_states_msg(const struct node_state_map *ns);
 
 /* ---- module.c: what attrib_slurm.so gives the attrib command ------------ */
 
-#define SLURMAPI_MODULE_VERSION 2
+#define SLURMAPI_MODULE_VERSION 3
 #define SLURMAPI_MODULE_SYMBOL "attrib_slurm_module"
 struct slurmapi_module {
 	int version; /* SLURMAPI_MODULE_VERSION */
@@ -104,6 +123,8 @@ struct slurmapi_module {
 	requeue_state_fn requeue_state;
 	int (*requeue_job)(const char *job_id, const char *exc_nodes, const char *const *nodes, int n,
 			   char *excluded, size_t excludedlen, char *err, size_t errlen);
+	int (*node_drain_info)(const char *node, struct node_drain_info *ni, char *err, size_t errlen);
+	int (*resume_node)(const char *node, char *err, size_t errlen);
 };
 
 #endif

@@ -118,3 +118,57 @@ long long store_latest_finding(store *s, const char *kind, const char *subject, 
 	sqlite3_finalize(st);
 	return t;
 }
+
+int store_add_finding_drain(store *s, long long id, const char *job_id, long attempt, const char *node,
+			    const char *reason, const char *decision, const char *by, long long now)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(
+		    s->db,
+		    "INSERT INTO drains(job_id, attempt, node, reason, decision, decided_by, created,"
+		    " finding) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
+		    -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, job_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, attempt);
+	sqlite3_bind_text(st, 3, node, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, reason, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, decision, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, by, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 7, now);
+	sqlite3_bind_int64(st, 8, id);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_finding_drains(store *s, long long id, int (*fn)(const struct drain_row *r, void *arg), void *arg)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT job_id, attempt, node, reason, decision, decided_by, created"
+			       " FROM drains WHERE finding = ?1 ORDER BY created, rowid",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct drain_row r = {
+			.job_id = (const char *)sqlite3_column_text(st, 0),
+			.attempt = (long)sqlite3_column_int64(st, 1),
+			.node = (const char *)sqlite3_column_text(st, 2),
+			.reason = (const char *)sqlite3_column_text(st, 3),
+			.decision = (const char *)sqlite3_column_text(st, 4),
+			.by = (const char *)sqlite3_column_text(st, 5),
+			.created = sqlite3_column_int64(st, 6),
+		};
+
+		if (fn(&r, arg))
+			break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}

@@ -40,4 +40,12 @@ int store_job_findings(store *s, const char *job_id, int (*fn)(const struct find
  * while one stands). */
 long long store_latest_finding(store *s, const char *kind, const char *subject, long long since);
 
+/* A drain decision taken for finding id (attribd's drain policy, class
+ * repeat-offender), recorded in the drains table under the job attempt
+ * whose diagnosis raised the finding, naming the finding.  0 or -1. */
+int store_add_finding_drain(store *s, long long id, const char *job_id, long attempt, const char *node,
+			    const char *reason, const char *decision, const char *by, long long now);
+/* The drain decisions taken for finding id, oldest first. */
+int store_finding_drains(store *s, long long id, int (*fn)(const struct drain_row *r, void *arg), void *arg);
+
 #endif

@@ -87,6 +87,22 @@ static const char *const migrations[] = {
 	" excluded TEXT NOT NULL, reason TEXT NOT NULL, decision TEXT NOT NULL,"
 	" decided_by TEXT NOT NULL, created INTEGER NOT NULL);"
 	"CREATE INDEX requeues_job ON requeues(job_id);",
+	/* 8: the nodes' health checks (attrib-collect --health, store/health.c),
+	 * and the drains of one node found by its name (undrain) */
+	"CREATE TABLE health_checks("
+	" node TEXT NOT NULL, received INTEGER NOT NULL, checked INTEGER NOT NULL,"
+	" command TEXT NOT NULL, status INTEGER NOT NULL, timed_out INTEGER NOT NULL,"
+	" passed INTEGER NOT NULL, duration_ms INTEGER NOT NULL, output TEXT NOT NULL);"
+	"CREATE INDEX health_checks_node ON health_checks(node, received);"
+	"CREATE INDEX drains_node ON drains(node, created);",
+	/* 9: the dashboard's pages by keyset (store/api.c), and a job's drains */
+	"CREATE INDEX results_page ON results(created, job_id, attempt);"
+	"CREATE INDEX results_sub ON results(sub_domain, created, job_id, attempt);"
+	"CREATE INDEX results_user ON results(user, created, job_id, attempt);"
+	"CREATE INDEX drains_job ON drains(job_id, attempt);",
+	/* 10: a drain decided for a fleet finding (a repeat offender) names it;
+	 * NULL for a drain decided for one job's diagnosis */
+	"ALTER TABLE drains ADD COLUMN finding INTEGER;",
 };
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == STORE_SCHEMA_VERSION,
 	       "STORE_SCHEMA_VERSION is the number of migrations");

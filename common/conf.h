@@ -66,9 +66,9 @@ struct attrib_config {
 	long repeat_users;    /* RepeatUsers */
 	char **repeat_causes; /* RepeatCauses: sub-domains and root codes counted */
 	int nrepeat_causes;
-	char *topology_file;	  /* TopologyFile, or NULL: Slurm's beside slurm.conf */
-	long switch_window;	  /* SwitchWindow, seconds */
-	long switch_min_nodes;	  /* SwitchMinNodes */
+	char *topology_file;   /* TopologyFile, or NULL: Slurm's beside slurm.conf */
+	long switch_window;    /* SwitchWindow, seconds */
+	long switch_min_nodes; /* SwitchMinNodes */
 };
 
 /* Defaults, then path (a missing file at the default path is not an

@@ -269,6 +269,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	/* the record's user and cluster are columns attrib list prints */
 	char *user = text_clean_str(jr.user, NAME_MAX_LEN);
 	char *cluster = text_clean_str(jr.cluster, NAME_MAX_LEN);
+	char *partition = text_clean_str(jr.partition, NAME_MAX_LEN);
 	struct store_row row = {
 		.job_id = rn->job_id,
 		.attempt = rn->attempt,
@@ -279,6 +280,9 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 		.culprits = culprits,
 		.root_code = view.root_code,
 		.created = now,
+		.started = (long long)jr.start, /* 0: not known */
+		.gpus = jr.gpus,
+		.partition = partition,
 		.result_json = text,
 	};
 	put = late ? store_revise(s, &row, comment, now) : 0;
@@ -303,6 +307,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	free(comment);
 	free(user);
 	free(cluster);
+	free(partition);
 	free(case_dir);
 	json_object_put(res);
 	/* json-c's objects of the case and the bundles go back to the system,

@@ -16,6 +16,9 @@ struct ctx {
 	bool json, drains, dry_run;
 	long attempt;	       /* -1: the latest */
 	struct store_filter f; /* since, sub_domain, node, user, limit */
+	long long until;       /* report: 0, now */
+	const char *by;	       /* report: NULL, its default */
+	bool csv;
 	char *force[DRAIN_MAX_NODES];
 	int nforce;
 	char **args; /* the positional arguments */
@@ -42,5 +45,8 @@ int cmd_drain(struct ctx *x);
 /* nodes.c: the fleet view */
 void usage_nodes(FILE *out);
 int cmd_nodes(struct ctx *x);
+/* report.c: hours lost */
+void usage_report(FILE *out);
+int cmd_report(struct ctx *x);
 
 #endif

@@ -41,6 +41,7 @@ static void usage(FILE *out)
 	      "  show JOBID [--json]     the stored diagnosis of a job\n"
 	      "  list [--since 7d] ...   the stored diagnoses\n"
 	      "  nodes [--since 30d] ... nodes ranked by the faults blamed on them\n"
+	      "  report [--since 30d] .. GPU-hours lost to failed jobs, by cause\n"
 	      "  drain JOBID [--dry-run] drain the culprits of a stored diagnosis\n"
 	      "\n"
 	      "The service of the live pipeline is attribd(8) (`attrib serve` runs it).\n"
@@ -183,6 +184,17 @@ static int option(struct ctx *x, int c, const char *arg)
 			return 0;
 		fprintf(stderr, "attrib: --since %s: expected Nd, Nh, Nm, Ns or YYYY-MM-DD\n", arg);
 		return -1;
+	case 'U':
+		if (parse_since(arg, &x->until) == 0)
+			return 0;
+		fprintf(stderr, "attrib: --until %s: expected Nd, Nh, Nm, Ns or YYYY-MM-DD\n", arg);
+		return -1;
+	case 'b':
+		x->by = arg;
+		return 0;
+	case 'C':
+		x->csv = true;
+		return 0;
 	case 'D':
 		x->f.sub_domain = arg;
 		return 0;
@@ -338,6 +350,14 @@ static const struct option nodes_opts[] = { OPT("config", required_argument, 'c'
 					    OPT("json", no_argument, 'j'),
 					    OPT_HELP,
 					    OPT_END };
+static const struct option report_opts[] = { OPT("config", required_argument, 'c'),
+					     OPT("since", required_argument, 's'),
+					     OPT("until", required_argument, 'U'),
+					     OPT("by", required_argument, 'b'),
+					     OPT("json", no_argument, 'j'),
+					     OPT("csv", no_argument, 'C'),
+					     OPT_HELP,
+					     OPT_END };
 static const struct option drain_opts[] = { OPT("config", required_argument, 'c'),
 					    OPT("attempt", required_argument, 'a'),
 					    OPT("dry-run", no_argument, 'N'),
@@ -352,6 +372,8 @@ static const struct command commands[] = {
 	{ "list", cmd_list, usage_list, list_opts, "c:s:n:u:l:jh", 0, 0, false, NEED_STORE, 7 * 86400 },
 	{ "nodes", cmd_nodes, usage_nodes, nodes_opts, "c:s:l:jh", 0, 0, false, NEED_STORE, 30 * 86400 },
 	{ "drain", cmd_drain, usage_drain, drain_opts, "c:a:f:h", 1, 1, true, NEED_STORE_RW, 0 },
+	{ "report", cmd_report, usage_report, report_opts, "c:s:U:b:jCh", 0, 0, false, NEED_STORE,
+	  30 * 86400 },
 };
 
 /* `attrib serve` of earlier releases: attribd, with the same arguments */

@@ -128,6 +128,10 @@ static const struct key keys[] = {
 	  "A connection silent this long is closed (a bundle's body included)." },
 	{ "HttpThreads", T_INT, O(http_threads), 0, "4", NULL,
 	  "Threads of the HTTP server (each with its own epoll set)." },
+	{ "ReportWindow", T_SECONDS, O(report_window), 0, "30d", NULL,
+	  "The window of the GPU-hours lost that /metrics shows (attrib_gpu_hours_lost, by domain): "
+	  "failed jobs that ended in the last this long, as attrib report --since; computed from the "
+	  "store at most once a minute. 0: not shown." },
 };
 #define NKEYS (sizeof(keys) / sizeof(*keys))
 
@@ -162,6 +166,8 @@ static int parse_number(const char *v, long *out, int kind)
 			unit = 60, end++;
 		else if (*end == 'h')
 			unit = 3600, end++;
+		else if (*end == 'd')
+			unit = 86400, end++;
 	} else if (kind == T_SIZE) {
 		if (*end == 'K' || *end == 'k')
 			unit = 1L << 10, end++;
@@ -233,7 +239,7 @@ static const char *set(struct attrib_config *c, const struct key *k, const char 
 	case T_SIZE:
 	case T_INT:
 		if (parse_number(v, &n, k->type))
-			return k->type == T_SECONDS ? "must be a number of seconds (or Nm, Nh)"
+			return k->type == T_SECONDS ? "must be a number of seconds (or Nm, Nh, Nd)"
 				: k->type == T_SIZE ? "must be a size (N, NK, NM, NG)"
 						    : "must be a non-negative whole number";
 		*(long *)((char *)c + k->off) = n;

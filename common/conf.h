@@ -45,6 +45,7 @@ struct attrib_config {
 	long http_header_timeout; /* HttpHeaderTimeout, seconds */
 	long http_idle_timeout;	  /* HttpIdleTimeout, seconds */
 	long http_threads;	  /* HttpThreads */
+	long report_window;	  /* ReportWindow, seconds: /metrics' GPU-hours lost */
 };
 
 /* Defaults, then path (a missing file at the default path is not an

@@ -853,7 +853,7 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 
 	snprintf(jobs, sizeof(jobs), "%s/jobs", conf->spool_dir);
 	snprintf(rec, sizeof(rec), "%s/reconcile", conf->state_dir);
-	long long next_gc = 0;
+	long long next_gc = 0, next_hours_lost = 0;
 	char spool_refused[sizeof(err)] = "";
 	while (!stopping) {
 		struct loop l = { .conf = conf, .cat = cat, .s = s, .now = time(NULL) };
@@ -881,6 +881,11 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 		if (l.now >= next_gc) {
 			spool_gc(conf->state_dir, 86400 + conf->bundle_deadline);
 			next_gc = l.now + 600;
+		}
+		/* /metrics' GPU-hours lost: a scan of the window, once a minute */
+		if (conf->report_window > 0 && l.now >= next_hours_lost) {
+			metrics_note_hours_lost(s, l.now - conf->report_window, l.now);
+			next_hours_lost = l.now + 60;
 		}
 		if (!stopping && poll(&pfd, 1, 1000) > 0)
 			while (read(wake_pipe[0], drain, sizeof(drain)) > 0)

@@ -205,21 +205,71 @@ static json_object *time_str(long long t)
 	return json_object_new_string(time_format_sec((time_t)t, buf, sizeof(buf)));
 }
 
+const char *const report_domains[REPORT_NDOMAINS] = { "infra", "user", "scheduler", "unknown" };
+
+static int totals(store *s, long long since, long long until, const char *domain, struct report_totals *t,
+		  char *err, size_t errlen)
+{
+	char sql[2048];
+	sqlite3_stmt *st;
+
+	memset(t, 0, sizeof(*t));
+	if (!(st = prepare(s, FAILED_CTE " SELECT count(*), total(h), count(*) - count(h) FROM f", since,
+			   until)) ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return fail(s, err, errlen);
+	}
+	t->jobs = sqlite3_column_int64(st, 0);
+	t->gpu_hours = sqlite3_column_double(st, 1);
+	t->unknown_gpus = sqlite3_column_int64(st, 2);
+	sqlite3_finalize(st);
+	snprintf(sql, sizeof(sql), FAILED_CTE " SELECT %s AS d, total(h) FROM f GROUP BY d", domain);
+	if (!(st = prepare(s, sql, since, until)))
+		return fail(s, err, errlen);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		for (int i = 0; i < REPORT_NDOMAINS; i++)
+			if (!strcmp(text_or(st, 0, "unknown"), report_domains[i]))
+				t->domain[i] = sqlite3_column_double(st, 1);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static void window(long long *since, long long *until)
+{
+	if (*since < 0)
+		*since = 0;
+	if (*until <= 0)
+		*until = time(NULL);
+}
+
+int store_report_totals(store *s, long long since, long long until, struct report_totals *t, char *err,
+			size_t errlen)
+{
+	char *domain = domain_sql();
+	int rc;
+
+	if (!domain) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	window(&since, &until);
+	rc = totals(s, since, until, domain, t, err, errlen);
+	free(domain);
+	return rc;
+}
+
 json_object *store_report_json(store *s, long long since, long long until, const char *by, char *err,
 			       size_t errlen)
 {
 	json_object *o = NULL, *domains, *arr;
-	char *domain = NULL, sql[2048], cte[1024], sw[256];
+	char *domain = NULL, cte[1024], sw[256];
 	const char *none, *sw_none;
-	sqlite3_stmt *st = NULL;
-	double total = 0;
+	struct report_totals t;
 
 	if (!by)
 		by = "sub_domain";
-	if (since < 0)
-		since = 0;
-	if (until <= 0)
-		until = time(NULL);
+	window(&since, &until);
 	if (!(domain = domain_sql())) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
@@ -229,47 +279,27 @@ json_object *store_report_json(store *s, long long since, long long until, const
 		snprintf(err, errlen, "cannot group by \"%.64s\": one of %s", by, REPORT_BY_LIST);
 		goto bad;
 	}
+	if (totals(s, since, until, domain, &t, err, errlen) < 0)
+		goto bad;
 	o = json_object_new_object();
 	json_object_object_add(o, "since", time_str(since));
 	json_object_object_add(o, "until", time_str(until));
 	json_object_object_add(o, "by", json_object_new_string(by));
-
-	if (!(st = prepare(s, FAILED_CTE " SELECT count(*), total(h), count(*) - count(h) FROM f", since,
-			   until)) ||
-	    sqlite3_step(st) != SQLITE_ROW) {
-		fail(s, err, errlen);
-		goto bad;
-	}
-	total = sqlite3_column_double(st, 1);
-	json_object_object_add(o, "jobs", json_object_new_int64(sqlite3_column_int64(st, 0)));
-	json_object_object_add(o, "gpu_hours", hours(total));
-	json_object_object_add(o, "unknown_gpus", json_object_new_int64(sqlite3_column_int64(st, 2)));
-	sqlite3_finalize(st);
-
-	domains = json_object_new_object();
-	json_object_object_add(o, "domains", domains);
-	for (size_t i = 0; i < 4; i++)
-		json_object_object_add(domains,
-				       (const char *[]){ "infra", "user", "scheduler", "unknown" }[i],
-				       hours(0));
-	snprintf(sql, sizeof(sql), FAILED_CTE " SELECT %s AS d, total(h) FROM f GROUP BY d", domain);
-	if (!(st = prepare(s, sql, since, until))) {
-		fail(s, err, errlen);
-		goto bad;
-	}
-	while (sqlite3_step(st) == SQLITE_ROW)
-		json_object_object_add(domains, text_or(st, 0, "unknown"),
-				       hours(sqlite3_column_double(st, 1)));
-	sqlite3_finalize(st);
+	json_object_object_add(o, "jobs", json_object_new_int64(t.jobs));
+	json_object_object_add(o, "gpu_hours", hours(t.gpu_hours));
+	json_object_object_add(o, "unknown_gpus", json_object_new_int64(t.unknown_gpus));
+	json_object_object_add(o, "domains", domains = json_object_new_object());
+	for (int i = 0; i < REPORT_NDOMAINS; i++)
+		json_object_object_add(domains, report_domains[i], hours(t.domain[i]));
 
 	json_object_object_add(o, "groups", arr = json_object_new_array());
-	if (add_groups(s, cte, none, since, until, total, NULL, arr, err, errlen) < 0)
+	if (add_groups(s, cte, none, since, until, t.gpu_hours, NULL, arr, err, errlen) < 0)
 		goto bad;
 	json_object_object_add(o, "top_nodes", arr = json_object_new_array());
-	if (add_groups(s, BY_NODE_CTE, NULL, since, until, total, "node", arr, err, errlen) < 0)
+	if (add_groups(s, BY_NODE_CTE, NULL, since, until, t.gpu_hours, "node", arr, err, errlen) < 0)
 		goto bad;
 	json_object_object_add(o, "top_switches", arr = json_object_new_array());
-	if (add_groups(s, sw, sw_none, since, until, total, "switch", arr, err, errlen) < 0)
+	if (add_groups(s, sw, sw_none, since, until, t.gpu_hours, "switch", arr, err, errlen) < 0)
 		goto bad;
 	json_object_object_add(o, "weeks", arr = json_object_new_array());
 	if (add_weeks(s, since, until, arr, err, errlen) < 0)

@@ -31,4 +31,15 @@
 json_object *store_report_json(store *s, long long since, long long until, const char *by, char *err,
 			       size_t errlen);
 
+/* Its totals alone (jobs, gpu_hours, unknown_gpus and domains, in the
+ * order of report_domains): what attribd's /metrics shows.  0 or -1. */
+#define REPORT_NDOMAINS 4
+extern const char *const report_domains[REPORT_NDOMAINS]; /* infra, user, scheduler, unknown */
+struct report_totals {
+	long long jobs, unknown_gpus;
+	double gpu_hours, domain[REPORT_NDOMAINS];
+};
+int store_report_totals(store *s, long long since, long long until, struct report_totals *t, char *err,
+			size_t errlen);
+
 #endif

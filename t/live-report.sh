@@ -4,12 +4,13 @@
 # ATTRIB_LIVE_JOBRECORD=epilogslurmctld, attrib-jobrecord), spank attrib
 # and the Epilog attrib-collect as in t/live-pipeline.sh, and attribd
 # storing the diagnoses.  Jobs with --gres=gpu:N of different lengths
-# fail (and one completes, one fails without a GPU); then
+# fail (one fails without a GPU, and one completes: with COMPLETED in
+# AttributeStates it is stored, as Pass, and must not count); then
 #     attrib report --json
 # must give the GPU-hours that sacct gives for the same failed jobs:
 #     sacct -X -n -P -o JobID,ElapsedRaw,AllocTRES,State
 # summed here as ElapsedRaw x gres/gpu / 3600 over the jobs that did not
-# complete (rounding only: 0.001).  Also the records' gpus, the jobs and
+# complete (rounding only: the report's three decimals).  Also the records' gpus, the jobs and
 # unknown counts, and the groups by partition.
 # Runs only with ATTRIB_LIVE_TESTS=1 (else skipped, exit 77); needs root.
 # Last line: "N passed, N failed".  About a minute.
@@ -46,6 +47,7 @@ pick_port 27621 27670
 service_conf "$W/attrib.conf" "$W/state" <<EOF
 BundleDeadline = 15
 ReconcileInterval = 3600
+AttributeStates = FAILED,COMPLETED
 EOF
 for n in $NODES; do node_conf "$n" "$URL"; done
 service_up "attribd starts on $URL"
@@ -77,7 +79,7 @@ want=$(awk -F'|' '
 		for (i = 1; i <= n; i++) if (t[i] ~ /^gres\/gpu=/) { sub(/^gres\/gpu=/, "", t[i]); g = t[i] }
 		h += $2 * g / 3600; jobs++
 	}
-	END { printf "%.3f %d", h, jobs }' "$W/sacct.txt")
+	END { printf "%.6f %d", h, jobs }' "$W/sacct.txt")
 echo "# from sacct: GPU-hours and failed jobs: $want"
 
 # the records' gpus (kept by attribd beside the job's inputs), as sacct's AllocTRES
@@ -95,12 +97,14 @@ echo "# attrib report: GPU-hours and failed jobs: $have"
 check "attrib report's GPU-hours and failed jobs are sacct's ($want)" python3 -c '
 import sys
 a, b = sys.argv[1].split(), sys.argv[2].split()
-sys.exit(not (abs(float(a[0]) - float(b[0])) <= 0.001 and a[1] == b[1] and float(a[0]) > 0))' "$want" "$have"
+sys.exit(not (abs(float(a[0]) - float(b[0])) <= 0.0005 and a[1] == b[1] and float(a[0]) > 0))' "$want" "$have"
 check "every failed job had a GPU count (gres/gpu accounted: the GPU-less job counts 0)" \
 	test "$(jv "$W/report.json" 'r["unknown_gpus"]')" = 0
 check "one group, the partition of every job" \
 	test "$(jv "$W/report.json" '[(g["key"], g["jobs"]) for g in r["groups"]]')" = "[[\"$ATTRIB_CLUSTER_PARTITION\",4]]"
 "$A" report --since 1d --csv --config "$W/attrib.conf" >"$W/report.csv"
+check "the completed job is stored as Pass (and not counted above)" \
+	test "$(jv "$W/show-$j4.json" 'r["sub_domain"]')" = Pass
 check "attrib report --csv: a header and a line a sub-domain" \
 	sh -c "head -n1 '$W/report.csv' | grep -qx 'sub_domain,jobs,gpu_hours,share' && [ \$(wc -l <'$W/report.csv') -ge 2 ]"
 check "SIGTERM stops attribd (exit 0)" stop_service

@@ -13,7 +13,8 @@ enum { EXIT_USAGE = 1, EXIT_CASE = 2, EXIT_RULES = 3, EXIT_STORE = 4 };
 /* What a command is given: every command's options parse into one place. */
 struct ctx {
 	const char *config;
-	bool json, drains, dry_run;
+	bool json, drains, requeues, dry_run;
+	bool force_all;	       /* --force without a node (attrib undrain) */
 	long attempt;	       /* -1: the latest */
 	struct store_filter f; /* since, sub_domain, node, user, limit */
 	long long until;       /* report: 0, now */
@@ -42,11 +43,25 @@ int cmd_list(struct ctx *x);
 /* drain.c */
 void usage_drain(FILE *out);
 int cmd_drain(struct ctx *x);
+/* requeue.c */
+void usage_requeue(FILE *out);
+int cmd_requeue(struct ctx *x);
+/* undrain.c */
+void usage_undrain(FILE *out);
+int cmd_undrain(struct ctx *x);
 /* nodes.c: the fleet view */
 void usage_nodes(FILE *out);
 int cmd_nodes(struct ctx *x);
 /* report.c: hours lost */
 void usage_report(FILE *out);
 int cmd_report(struct ctx *x);
+
+/* findings.c: fleet findings (repeat offenders), each with its drain
+ * decisions, as JSON arrays: those raised since since (standing), those
+ * citing a job; printed wrapped within 80 columns. */
+struct json_object *findings_standing(store *s, long long since);
+struct json_object *findings_of_job(store *s, const char *job_id);
+bool findings_name(struct json_object *findings, const char *subject);
+void findings_print(FILE *out, struct json_object *findings);
 
 #endif

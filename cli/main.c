@@ -1,7 +1,8 @@
 /* attrib: the command line.  `attrib analyze CASE` diagnoses one job;
  * `attrib rules check` validates a rule catalog; `attrib show`/`list` read
  * the store attribd (the service, service/attribd.c) writes, `attrib
- * nodes` ranks the nodes it blames, `attrib drain` drains them.
+ * nodes` ranks the nodes it blames, `attrib drain` drains them, `attrib
+ * requeue` requeues a failed job without them.
  *
  * Every command is a row of one table (commands[]): its options, its
  * arguments and what it needs (the catalog, attrib.conf and the store) are
@@ -43,6 +44,8 @@ static void usage(FILE *out)
 	      "  nodes [--since 30d] ... nodes ranked by the faults blamed on them\n"
 	      "  report [--since 30d] .. GPU-hours lost to failed jobs, by cause\n"
 	      "  drain JOBID [--dry-run] drain the culprits of a stored diagnosis\n"
+	      "  requeue JOBID [--dry-run] requeue a failed job without its culprits\n"
+	      "  undrain NODE [--force]  return a node attrib drained to service\n"
 	      "\n"
 	      "The service of the live pipeline is attribd(8) (`attrib serve` runs it).\n"
 	      "\n"
@@ -173,8 +176,14 @@ static int option(struct ctx *x, int c, const char *arg)
 	case 'd':
 		x->drains = true;
 		return 0;
+	case 'R':
+		x->requeues = true;
+		return 0;
 	case 'N':
 		x->dry_run = true;
+		return 0;
+	case 'F':
+		x->force_all = true;
 		return 0;
 	case 'a':
 		x->attempt = strtol(arg, &end, 10);
@@ -333,6 +342,7 @@ static const struct option show_opts[] = { OPT("config", required_argument, 'c')
 					   OPT("attempt", required_argument, 'a'),
 					   OPT("json", no_argument, 'j'),
 					   OPT("drains", no_argument, 'd'),
+					   OPT("requeues", no_argument, 'R'),
 					   OPT_HELP,
 					   OPT_END };
 static const struct option list_opts[] = { OPT("config", required_argument, 'c'),
@@ -364,16 +374,22 @@ static const struct option drain_opts[] = { OPT("config", required_argument, 'c'
 					    OPT("force", required_argument, 'f'),
 					    OPT_HELP,
 					    OPT_END };
+static const struct option requeue_opts[] = { OPT("config", required_argument, 'c'),
+					      OPT("dry-run", no_argument, 'N'), OPT_HELP, OPT_END };
+static const struct option undrain_opts[] = { OPT("config", required_argument, 'c'),
+					      OPT("force", no_argument, 'F'), OPT_HELP, OPT_END };
 
 static const struct command commands[] = {
 	{ "analyze", cmd_analyze, usage_analyze, analyze_opts, "jh", 1, 1, false, NEED_CATALOG, 0 },
 	{ "rules", cmd_rules, usage_rules, rules_opts, "h", 1, 2, false, NEED_NOTHING, 0 },
-	{ "show", cmd_show, usage_show, show_opts, "c:a:jdh", 1, 1, true, NEED_STORE, 0 },
+	{ "show", cmd_show, usage_show, show_opts, "c:a:jdRh", 1, 1, true, NEED_STORE, 0 },
 	{ "list", cmd_list, usage_list, list_opts, "c:s:n:u:l:jh", 0, 0, false, NEED_STORE, 7 * 86400 },
 	{ "nodes", cmd_nodes, usage_nodes, nodes_opts, "c:s:l:jh", 0, 0, false, NEED_STORE, 30 * 86400 },
 	{ "drain", cmd_drain, usage_drain, drain_opts, "c:a:f:h", 1, 1, true, NEED_STORE_RW, 0 },
 	{ "report", cmd_report, usage_report, report_opts, "c:s:U:b:jCh", 0, 0, false, NEED_STORE,
 	  30 * 86400 },
+	{ "requeue", cmd_requeue, usage_requeue, requeue_opts, "c:h", 1, 1, true, NEED_STORE_RW, 0 },
+	{ "undrain", cmd_undrain, usage_undrain, undrain_opts, "c:Fh", 1, 1, true, NEED_STORE_RW, 0 },
 };
 
 /* `attrib serve` of earlier releases: attribd, with the same arguments */

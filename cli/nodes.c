@@ -146,14 +146,29 @@ static const char *state_of(const struct node_state_map *ns, const char *node, c
 	return state;
 }
 
-static void print_text(FILE *out, struct fleet *f, size_t shown, const struct node_state_map *ns)
+/* The node column: a node with a standing finding marked '*' (listed
+ * below the table). */
+static void node_cell(char *dst, const char *node, struct json_object *findings)
+{
+	size_t n = clean(dst, node, 47);
+
+	if (findings_name(findings, node))
+		strcpy(dst + n, "*");
+}
+
+static void print_text(FILE *out, struct fleet *f, size_t shown, const struct node_state_map *ns,
+		       struct json_object *findings)
 {
 	int w = 4, sw = 5;
 	const char *reason;
 
 	/* the node and state columns as wide as what they show */
 	for (size_t i = 0; i < shown; i++) {
-		int l = (int)strlen(f->v[i].node), sl = (int)strlen(state_of(ns, f->v[i].node, &reason));
+		char cell[64];
+		int l, sl = (int)strlen(state_of(ns, f->v[i].node, &reason));
+
+		node_cell(cell, f->v[i].node, findings);
+		l = (int)strlen(cell);
 
 		if (l > w)
 			w = l < 24 ? l : 24;
@@ -170,7 +185,7 @@ static void print_text(FILE *out, struct fleet *f, size_t shown, const struct no
 		time_t t = (time_t)a->last;
 
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", gmtime_r(&t, &tm));
-		clean(node, a->node, 48);
+		node_cell(node, a->node, findings);
 		clean(st, state, 14);
 		int used = fprintf(out, "%-*s %6ld %6ld  %-16s  %-*s ", w, node, a->faults, a->affected, when,
 				   sw, st);
@@ -183,9 +198,14 @@ static void print_text(FILE *out, struct fleet *f, size_t shown, const struct no
 			fprintf(out, "%-*s  reason: %s\n", w, "", r);
 		}
 	}
+	if (json_object_array_length(findings)) {
+		fputs("\n* standing findings (raised within RepeatWindow):\n", out);
+		findings_print(out, findings);
+	}
 }
 
-static struct json_object *to_json(struct fleet *f, size_t shown, const struct node_state_map *ns)
+static struct json_object *to_json(struct fleet *f, size_t shown, const struct node_state_map *ns,
+				   struct json_object *findings)
 {
 	struct json_object *arr = json_object_new_array();
 
@@ -212,6 +232,14 @@ static struct json_object *to_json(struct fleet *f, size_t shown, const struct n
 		/* null: slurmctld answered but does not know the node */
 		json_object_object_add(o, "state", known ? json_object_new_string(state) : NULL);
 		json_object_object_add(o, "reason", reason ? json_object_new_string(reason) : NULL);
+		struct json_object *mine = json_object_new_array();
+		for (size_t k = 0; k < json_object_array_length(findings); k++) {
+			struct json_object *fo = json_object_array_get_idx(findings, k);
+
+			if (!strcmp(json_str(fo, "subject") ? json_str(fo, "subject") : "", a->node))
+				json_object_array_add(mine, json_object_get(fo));
+		}
+		json_object_object_add(o, "findings", mine);
 		json_object_array_add(arr, o);
 	}
 	return arr;
@@ -222,7 +250,8 @@ static struct json_object *to_json(struct fleet *f, size_t shown, const struct n
  * all), as text for an 80-column terminal or as JSON.  The Slurm state is
  * "unknown" (with a note on stderr) when slurmctld cannot be asked.  0, or
  * -1 when the store cannot be read. */
-static int nodes_report(store *s, long long since, int limit, bool json, FILE *out)
+static int nodes_report(store *s, long long since, int limit, bool json, FILE *out,
+			struct json_object *findings)
 {
 	struct fleet f = { 0 };
 	struct node_state_map *ns;
@@ -255,7 +284,7 @@ static int nodes_report(store *s, long long since, int limit, bool json, FILE *o
 	if (shown && !ns)
 		fprintf(stderr, "attrib: node states unknown (%s)\n", err);
 	if (json) {
-		struct json_object *arr = to_json(&f, shown, ns);
+		struct json_object *arr = to_json(&f, shown, ns, findings);
 
 		fprintf(out, "%s\n",
 			json_object_to_json_string_ext(arr,
@@ -263,7 +292,7 @@ static int nodes_report(store *s, long long since, int limit, bool json, FILE *o
 							       JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(arr);
 	} else {
-		print_text(out, &f, shown, ns);
+		print_text(out, &f, shown, ns, findings);
 	}
 	node_states_free(ns);
 out:
@@ -293,12 +322,20 @@ void usage_nodes(FILE *out)
 	      "  --limit N         the first N nodes only\n"
 	      "  --json            one JSON array: node, faults, affected, last_seen,\n"
 	      "                    causes [{cause, count}], state (null: not a node of\n"
-	      "                    slurmctld), reason\n"
+	      "                    slurmctld), reason, findings (those standing)\n"
+	      "A node marked '*' has a standing repeat-offender finding (raised within\n"
+	      "RepeatWindow, attrib.conf(5)): the findings are listed below the table,\n"
+	      "each with its summary, the jobs it cites and its drain decisions.\n"
 	      "Exit status: 0 listed (maybe nothing); 4 the store cannot be read.\n",
 	      out);
 }
 
 int cmd_nodes(struct ctx *x)
 {
-	return nodes_report(x->s, x->f.since, x->f.limit, x->json, stdout) < 0 ? EXIT_STORE : 0;
+	/* the findings that stand: raised within RepeatWindow */
+	struct json_object *findings = findings_standing(x->s, (long long)time(NULL) - x->conf.repeat_window);
+	int rc = nodes_report(x->s, x->f.since, x->f.limit, x->json, stdout, findings);
+
+	json_object_put(findings);
+	return rc < 0 ? EXIT_STORE : 0;
 }

@@ -1,5 +1,5 @@
 /* Slurm for the attrib command, loaded only when a command asks slurmctld
- * something (attrib drain, the state column of attrib nodes): the module
+ * something (attrib drain, attrib requeue, the state column of attrib nodes): the module
  * attrib_slurm.so (slurmapi/module.c, in the attribd package) links
  * libslurm; attrib itself does not, so analyze, rules, show and list run
  * on a host without Slurm.  These are slurmapi.h's functions for the
@@ -72,4 +72,29 @@ void node_states_free(struct node_state_map *ns)
 {
 	if (ns)
 		mod->node_states_free(ns);
+}
+
+int requeue_slurm_state(const char *job_id, const char *const *nodes, int n, struct requeue_job_state *st,
+			char *err, size_t errlen, void *arg)
+{
+	return load(err, errlen) ? mod->requeue_state(job_id, nodes, n, st, err, errlen, arg) : -1;
+}
+
+int requeue_job(const char *job_id, const char *exc_nodes, const char *const *nodes, int n, char *excluded,
+		size_t excludedlen, char *err, size_t errlen)
+{
+	return load(err, errlen)
+		? mod->requeue_job(job_id, exc_nodes, nodes, n, excluded, excludedlen, err, errlen)
+		: -1;
+}
+
+int node_drain_info(const char *node, struct node_drain_info *ni, char *err, size_t errlen)
+{
+	memset(ni, 0, sizeof(*ni));
+	return load(err, errlen) ? mod->node_drain_info(node, ni, err, errlen) : -1;
+}
+
+int resume_node(const char *node, char *err, size_t errlen)
+{
+	return load(err, errlen) ? mod->resume_node(node, err, errlen) : -1;
 }

@@ -1,5 +1,5 @@
 /* attrib show and attrib list: the diagnoses attribd stored, and the drain
- * decisions made for them, printed as attrib analyze prints a result or
+ * and requeue decisions made for them, printed as attrib analyze prints a result or
  * a line each.  Every string comes from a file (the store) and is cleaned
  * before it reaches the terminal. */
 #include <stdlib.h>
@@ -11,13 +11,18 @@
 
 void usage_show(FILE *out)
 {
-	fputs("Usage: attrib show JOBID [--attempt N] [--json] [--drains] [--config FILE]\n"
+	fputs("Usage: attrib show JOBID [--attempt N] [--json] [--drains|--requeues] [--config FILE]\n"
 	      "\n"
 	      "Prints the stored diagnosis of a job (its latest attempt unless --attempt)\n"
-	      "as `attrib analyze` does, then the drain decisions made for the job (by\n"
-	      "attribd's policy or attrib drain); --json prints the stored result\n"
-	      "object.  --drains prints only the drain decisions, one a line:\n"
-	      "TIME ATTEMPT NODE DECISION BY: REASON (--json: a JSON array).\n"
+	      "as `attrib analyze` does, then the drain and requeue decisions made for\n"
+	      "the job (by attribd's policy, attrib drain or attrib requeue), then the\n"
+	      "fleet findings (repeat offenders) that cite the job; --json prints the\n"
+	      "stored result object, with \"findings\" when findings cite the job.\n"
+	      "--drains prints only the job's drain decisions, one a line:\n"
+	      "TIME ATTEMPT NODE DECISION BY: REASON;\n"
+	      "--requeues only the requeue decisions, one a line:\n"
+	      "TIME ATTEMPT DECISION BY: NODES [ExcNodeList=LIST]: REASON\n"
+	      "(--json: a JSON array).\n"
 	      "Exit status: 0 printed; 4 no stored result, or the store cannot be read.\n",
 	      out);
 }
@@ -178,10 +183,27 @@ static int drain_to_json(const struct drain_row *d, void *arg)
 	return 0;
 }
 
+static int requeue_to_json(const struct requeue_row *d, void *arg)
+{
+	struct json_object *o = json_object_new_object();
+	char when[32];
+
+	time_format_sec((time_t)d->created, when, sizeof(when));
+	json_object_object_add(o, "time", json_object_new_string(when));
+	json_object_object_add(o, "attempt", json_object_new_int64(d->attempt));
+	json_object_object_add(o, "nodes", json_object_new_string(d->nodes ? d->nodes : ""));
+	json_object_object_add(o, "excluded", json_object_new_string(d->excluded ? d->excluded : ""));
+	json_object_object_add(o, "decision", json_object_new_string(d->decision ? d->decision : ""));
+	json_object_object_add(o, "by", json_object_new_string(d->by ? d->by : ""));
+	json_object_object_add(o, "reason", json_object_new_string(d->reason ? d->reason : ""));
+	json_object_array_add(arg, o);
+	return 0;
+}
+
 /* One line per decision; the texts were sanitised when stored (drain
  * reasons) or written by attrib itself, but a store is a file: the
  * terminal gets printable ASCII only. */
-static void print_drains(struct json_object *drains, bool json)
+static void print_drains(struct json_object *drains, bool json, bool requeues)
 {
 	if (json) {
 		printf("%s\n",
@@ -194,9 +216,16 @@ static void print_drains(struct json_object *drains, bool json)
 		struct json_object *o = json_object_array_get_idx(drains, i);
 		char line[1024];
 
-		snprintf(line, sizeof(line), "%s %s %s %s %s: %s", json_str(o, "time"),
-			 json_str(o, "attempt"), json_str(o, "node"), json_str(o, "decision"),
-			 json_str(o, "by"), json_str(o, "reason"));
+		if (requeues)
+			snprintf(line, sizeof(line), "%s %s %s %s: %s%s%s: %s", json_str(o, "time"),
+				 json_str(o, "attempt"), json_str(o, "decision"), json_str(o, "by"),
+				 *json_str(o, "nodes") ? json_str(o, "nodes") : "-",
+				 *json_str(o, "excluded") ? " ExcNodeList=" : "", json_str(o, "excluded"),
+				 json_str(o, "reason"));
+		else
+			snprintf(line, sizeof(line), "%s %s %s %s %s: %s", json_str(o, "time"),
+				 json_str(o, "attempt"), json_str(o, "node"), json_str(o, "decision"),
+				 json_str(o, "by"), json_str(o, "reason"));
 		for (char *p = line; *p; p++)
 			if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
 				*p = '?';
@@ -208,29 +237,36 @@ int cmd_show(struct ctx *x)
 {
 	store *s = x->s;
 	const char *job = x->args[0];
-	bool json = x->json, drains_only = x->drains;
+	bool json = x->json, only = x->drains || x->requeues;
 	long attempt = x->attempt, got = 0;
 	char *text;
 
 	text = store_get(s, job, attempt, &got);
-	struct json_object *drains = json_object_new_array();
+	struct json_object *drains = json_object_new_array(), *requeues = json_object_new_array();
 	if (store_each_drain(s, job, drain_to_json, drains) < 0)
 		fprintf(stderr, "attrib: cannot read the drain decisions of job %s\n", job);
+	if (store_each_requeue(s, job, requeue_to_json, requeues) < 0)
+		fprintf(stderr, "attrib: cannot read the requeue decisions of job %s\n", job);
 	/* (who drained comes from $SUDO_USER or $USER of attrib drain) */
 	svc_json_clean(drains);
-	if (drains_only && !text && !json_object_array_length(drains)) {
-		fprintf(stderr, "attrib: no stored result for job %s\n", job);
-		json_object_put(drains);
-		return EXIT_STORE;
-	}
-	if (drains_only) {
+	svc_json_clean(requeues);
+	struct json_object *shown = x->requeues ? requeues : drains;
+	int rc = 0;
+	if (only) {
+		if (!text && !json_object_array_length(shown)) {
+			fprintf(stderr, "attrib: no stored result for job %s\n", job);
+			rc = EXIT_STORE;
+		} else {
+			print_drains(shown, json, x->requeues);
+		}
 		free(text);
-		print_drains(drains, json);
 		json_object_put(drains);
-		return 0;
+		json_object_put(requeues);
+		return rc;
 	}
 	if (!text) {
 		json_object_put(drains);
+		json_object_put(requeues);
 		if (attempt >= 0)
 			fprintf(stderr, "attrib: no stored result for job %s attempt %ld\n", job, attempt);
 		else
@@ -243,11 +279,17 @@ int cmd_show(struct ctx *x)
 	if (!r) {
 		fprintf(stderr, "attrib: the stored result of job %s is damaged: %s\n", job, err);
 		json_object_put(drains);
+		json_object_put(requeues);
 		return EXIT_STORE;
 	}
 	/* results stored by an older service, or a store written by anything
 	 * else, may hold strings that would break the terminal or the JSON */
 	svc_json_clean(r);
+	/* the fleet findings citing the job: the service's, beside the
+	 * engine's result (which stays as stored) */
+	struct json_object *findings = findings_of_job(s, job);
+	if (json && json_object_array_length(findings))
+		json_object_object_add(r, "findings", json_object_get(findings));
 	if (json) {
 		printf("%s\n",
 		       json_object_to_json_string_ext(r,
@@ -257,10 +299,20 @@ int cmd_show(struct ctx *x)
 		render_text(stdout, r);
 		if (json_object_array_length(drains)) {
 			printf("\nDrain decisions:\n");
-			print_drains(drains, false);
+			print_drains(drains, false, false);
+		}
+		if (json_object_array_length(requeues)) {
+			printf("\nRequeue decisions:\n");
+			print_drains(requeues, false, true);
+		}
+		if (json_object_array_length(findings)) {
+			printf("\nFleet findings citing this job:\n");
+			findings_print(stdout, findings);
 		}
 	}
+	json_object_put(findings);
 	json_object_put(drains);
+	json_object_put(requeues);
 	json_object_put(r);
 	return 0;
 }

@@ -83,8 +83,12 @@ static const struct key keys[] = {
 	  "Rule classes (rules/00-base.yaml) whose culprits the policy may drain, each CLASS (DrainPolicy "
 	  "applies) or CLASS:MODE with a mode of its own (off, suggest or auto), e.g. "
 	  "gpu-hardware:auto,nvlink with DrainPolicy = suggest. Culprits of any other class are never "
-	  "drained by the policy. Not set: the classes the rules mark drain_by_default (the shipped "
-	  "rules: gpu-hardware, gpu-memory, nvlink)." },
+	  "drained by the policy. Besides the rules' classes, repeat-offender is the class of a node "
+	  "with a repeat-offender finding (RepeatJobs): the policy drains or suggests that node, "
+	  "with a reason naming the finding. Not set: the classes the rules mark drain_by_default (the "
+	  "shipped rules: gpu-hardware, gpu-memory, nvlink) in DrainPolicy's mode, and "
+	  "repeat-offender:suggest; set, only the classes it names (add repeat-offender:suggest to keep "
+	  "the suggestions)." },
 	{ "DrainMaxPerHour", T_INT, O(drain_max_per_hour), 0, "2", NULL,
 	  "At most this many drains in any hour, counting those of the policy and of attrib drain; "
 	  "beyond it the policy and attrib drain refuse (attrib drain --force overrides) and record why." },
@@ -93,6 +97,80 @@ static const struct key keys[] = {
 	  "(counting those Slurm already shows so, in every partition of the node): the fraction of the "
 	  "partition's node count rounded down, but at least one node when above 0; 0: the policy "
 	  "never drains." },
+	{ "DrainMaxNodes", T_INT, O(drain_max_nodes), 0, "10", NULL,
+	  "The policy never has more than this many nodes drained by attrib at once, in the whole "
+	  "cluster: the nodes Slurm shows drained with a reason starting \"attrib:\" (the policy's, attrib "
+	  "drain's, or an administrator's with that prefix) count, with the one to drain; beside "
+	  "DrainMaxFraction, which a large partition's fraction makes loose. 0: the policy never "
+	  "drains." },
+	{ "Undrain", T_ENUM, O(undrain), 0, "off", "off|suggest|auto",
+	  "What attribd does when a passing health check (attrib-collect --health) comes from a node "
+	  "attrib drained: off: nothing; suggest: record that it would return the node to service; "
+	  "auto: return it (scontrol's RESUME). Only a node Slurm shows drained with attrib's reason, "
+	  "whose latest drain in the store is attrib's own, UndrainQuiet after that drain, whose latest "
+	  "health check since passed, and not drained by attrib twice within UndrainWindow (that one "
+	  "needs a person: attrib undrain --force). Every decision is recorded with its reason "
+	  "(attrib show JOBID --drains). attrib undrain NODE applies the same checks by hand." },
+	{ "UndrainQuiet", T_SECONDS, O(undrain_quiet), 0, "1h", NULL,
+	  "Time from attrib's drain of a node to its return to service, at least (attrib undrain "
+	  "--force overrides)." },
+	{ "UndrainWindow", T_SECONDS, O(undrain_window), 0, "7d", NULL,
+	  "A node attrib drained twice within this time is never returned to service automatically "
+	  "(attrib undrain --force does, by hand)." },
+	{ "HealthCheck", T_STR, O(health_check), 0, "", NULL,
+	  "On compute nodes: the command attrib-collect --health runs (from slurmd's "
+	  "HealthCheckProgram) and reports, such as /usr/bin/dcgmi diag -r 1, /usr/bin/nvidia-smi -q "
+	  "or /usr/sbin/nhc. Split at blanks into the program (an absolute path) and its arguments, "
+	  "and run directly, not by a shell; exit status 0 passes. Empty: attrib-collect --health "
+	  "runs nothing and reports nothing." },
+	{ "HealthCheckTimeout", T_SECONDS, O(health_check_timeout), 0, "45", NULL,
+	  "Time limit of HealthCheck; past it its process group is killed and the check fails. "
+	  "attrib-collect --health then sends the report within 5 seconds more (never to an outbox: "
+	  "a late report would vouch for a node's later state); the whole stays below slurmd's "
+	  "60-second limit for HealthCheckProgram at the default." },
+	{ "RequeuePolicy", T_ENUM, O(requeue_policy), 0, "off", "off|suggest|auto",
+	  "What attribd does, for each class of RequeueClasses without a mode of its own, when it has "
+	  "diagnosed a failed batch job with confidence (an infrastructure root cause of a culprit node, "
+	  "from authenticated evidence, neither ambiguous nor unattributed): off: nothing; suggest: "
+	  "record the requeue it would do; auto: requeue the job through Slurm (scontrol requeue) with "
+	  "its culprit nodes added to its ExcNodeList. Only a job submitted requeueable (sbatch "
+	  "--requeue, or JobRequeue=1), still known to slurmctld (MinJobAge after its end), ended FAILED, "
+	  "NODE_FAIL or TIMEOUT, and requeued fewer than RequeueMax times is requeued; every decision, "
+	  "refusals with their reason included, is kept in the store and shown by attrib show JOBID. "
+	  "attrib requeue JOBID does it by hand, whatever this policy." },
+	{ "RequeueClasses", T_LIST, O(requeue_classes), O(nrequeue_classes), "", "off|suggest|auto",
+	  "Rule classes (rules/00-base.yaml) whose failed jobs the policy may requeue, each CLASS "
+	  "(RequeuePolicy applies) or CLASS:MODE with a mode of its own (off, suggest or auto), as "
+	  "DrainClasses, e.g. gpu-hardware:auto,nvlink with RequeuePolicy = suggest. Jobs of any "
+	  "other class are never requeued by the policy (the refusal is recorded). Not set: every "
+	  "class, in RequeuePolicy's mode." },
+	{ "RequeueMax", T_INT, O(requeue_max), 0, "1", NULL,
+	  "A job is requeued (by the policy or attrib requeue) only when Slurm has requeued it fewer "
+	  "than this many times before (its restart count, whoever requeued it): 1, the default, "
+	  "requeues a job once; 0 never." },
+	{ "RepeatWindow", T_SECONDS, O(repeat_window), 0, "24h", NULL,
+	  "The history attribd looks at after each diagnosis, for every node the diagnosis names: "
+	  "the jobs that ended this long ago or later. It is also how long a repeat-offender finding "
+	  "stands: no second one is raised about the node within this time of the first." },
+	{ "RepeatJobs", T_INT, O(repeat_jobs), 0, "3", NULL,
+	  "A node named (culprit or affected) by the diagnoses of at least this many distinct jobs "
+	  "in RepeatWindow, each with one of RepeatCauses, of at least RepeatUsers users, gets a "
+	  "repeat-offender finding: shown by attrib nodes and attrib show, counted in "
+	  "attrib_findings_total, acted on by the drain policy as class repeat-offender (DrainClasses). "
+	  "Attempts of one job count once; each job's own diagnosis is left as it is. 0: never." },
+	{ "RepeatUsers", T_INT, O(repeat_users), 0, "2", NULL,
+	  "The distinct users those jobs must belong to (one user's bug repeated is no node's "
+	  "fault); jobs whose user is not known count for none." },
+	{ "RepeatCauses", T_LIST, O(repeat_causes), O(nrepeat_causes),
+	  "InfraHW,InfraNet,InfraSW,InfraStorage,ambiguous,unattributed,py.segfault,cuda.unknown_error,"
+	  "cuda.illegal_address,nccl.timeout,nccl.remote_error",
+	  NULL,
+	  "The outcomes that count towards a repeat-offender finding: sub-domains and root cause "
+	  "codes (rules/). The default: every infrastructure sub-domain, ambiguous and unattributed "
+	  "diagnoses, and the failures that look like the user's code but are typical of a bad node "
+	  "(segmentation faults, CUDA unknown errors and illegal memory accesses, NCCL timeouts and "
+	  "remote errors). Scheduler outcomes (SchedTimeLimit, SchedPreempted, SchedCancelled) and "
+	  "Pass never count, even when listed." },
 	{ "Webhook", T_URL, O(webhook), 0, "", NULL,
 	  "URL each stored result is POSTed to as JSON (empty: none); a delivery that "
 	  "fails is retried with backoff, also after a restart." },
@@ -132,6 +210,19 @@ static const struct key keys[] = {
 	  "The window of the GPU-hours lost that /metrics shows (attrib_gpu_hours_lost, by domain): "
 	  "failed jobs that ended in the last this long, as attrib report --since; computed from the "
 	  "store at most once a minute. 0: not shown." },
+	{ "Dashboard", T_ENUM, O(dashboard), 0, "off", "off|on",
+	  "The read-only dashboard (a web page and its JSON API, /api/v1/) on DashboardListen. It shows "
+	  "users' names and job names: see the admin guide for who should reach it." },
+	{ "DashboardListen", T_HOSTPORT, O(dashboard_listen), 0, "127.0.0.1:8081", NULL,
+	  "Address and port of the dashboard; loopback unless DashboardTLSCert or a reverse proxy "
+	  "guards it." },
+	{ "DashboardTLSCert", T_PATH, O(dashboard_tls_cert), 0, "", NULL,
+	  "PEM certificate (chain) of the dashboard: with DashboardTLSKey it speaks HTTPS." },
+	{ "DashboardTLSKey", T_PATH, O(dashboard_tls_key), 0, "", NULL,
+	  "PEM private key of DashboardTLSCert; readable by the service's user only." },
+	{ "DashboardTokenFile", T_PATH, O(dashboard_token_file), 0, "", NULL,
+	  "File holding a bearer token (mode 0600, one line): every request must then send "
+	  "\"Authorization: Bearer TOKEN\" (401 without)." },
 };
 #define NKEYS (sizeof(keys) / sizeof(*keys))
 
@@ -456,7 +547,8 @@ void config_man(FILE *out)
 	      "not case-sensitive. An unknown key or a bad value stops the program at start with the file "
 	      "name "
 	      "and line number. A missing file at the default path means every default below.\n"
-	      ".PP\nDurations are seconds, or a number followed by \\fBm\\fR or \\fBh\\fR; sizes are bytes, "
+	      ".PP\nDurations are seconds, or a number followed by \\fBm\\fR, \\fBh\\fR or \\fBd\\fR; sizes "
+	      "are bytes, "
 	      "or a "
 	      "number followed by \\fBK\\fR, \\fBM\\fR or \\fBG\\fR; lists are separated by commas.\n"
 	      ".PP\nThe file is refused, as MUNGE refuses its key, when it is a symbolic link (name the "

@@ -31,21 +31,42 @@ struct attrib_config {
 	int ndrain_classes;
 	long drain_max_per_hour;   /* DrainMaxPerHour */
 	double drain_max_fraction; /* DrainMaxFraction of a partition */
-	char *webhook;		   /* Webhook URL, or NULL */
-	long webhook_timeout;	   /* WebhookTimeout, seconds */
-	char *log_file;		   /* LogFile, or NULL for stderr */
-	char *pid_file;		   /* PidFile, or NULL for none */
-	char **allow_from;	   /* AllowFrom: "slurm", addresses, CIDR ranges */
+	long drain_max_nodes;	   /* DrainMaxNodes drained by attrib at once */
+	char *undrain;		   /* Undrain: off | suggest | auto */
+	long undrain_quiet;	   /* UndrainQuiet, seconds */
+	long undrain_window;	   /* UndrainWindow, seconds */
+	char *health_check;	   /* HealthCheck: a command line, no shell */
+	long health_check_timeout; /* HealthCheckTimeout, seconds */
+	char *requeue_policy;	   /* RequeuePolicy: off | suggest | auto */
+	char **requeue_classes;	   /* RequeueClasses: classes the policy may requeue for */
+	int nrequeue_classes;
+	long requeue_max;     /* RequeueMax: requeues a job may have had before */
+	char *webhook;	      /* Webhook URL, or NULL */
+	long webhook_timeout; /* WebhookTimeout, seconds */
+	char *log_file;	      /* LogFile, or NULL for stderr */
+	char *pid_file;	      /* PidFile, or NULL for none */
+	char **allow_from;    /* AllowFrom: "slurm", addresses, CIDR ranges */
 	int nallow_from;
 	char **node_addresses; /* NodeAddresses: NAME=ADDRESS beside Slurm's node table */
 	int nnode_addresses;
-	long node_table_refresh;  /* NodeTableRefresh, seconds */
-	long http_connections;	  /* HttpConnections */
-	long http_per_address;	  /* HttpPerAddress */
-	long http_header_timeout; /* HttpHeaderTimeout, seconds */
-	long http_idle_timeout;	  /* HttpIdleTimeout, seconds */
-	long http_threads;	  /* HttpThreads */
-	long report_window;	  /* ReportWindow, seconds: /metrics' GPU-hours lost */
+	long node_table_refresh;    /* NodeTableRefresh, seconds */
+	long http_connections;	    /* HttpConnections */
+	long http_per_address;	    /* HttpPerAddress */
+	long http_header_timeout;   /* HttpHeaderTimeout, seconds */
+	long http_idle_timeout;	    /* HttpIdleTimeout, seconds */
+	long http_threads;	    /* HttpThreads */
+	long report_window;	    /* ReportWindow, seconds: /metrics' GPU-hours lost */
+	char *dashboard;	    /* Dashboard: off | on */
+	char *dashboard_listen;	    /* DashboardListen */
+	char *dashboard_tls_cert;   /* DashboardTLSCert, or NULL */
+	char *dashboard_tls_key;    /* DashboardTLSKey, or NULL */
+	char *dashboard_token_file; /* DashboardTokenFile, or NULL */
+	/* repeat offenders (service/repeat.c) */
+	long repeat_window;   /* RepeatWindow, seconds */
+	long repeat_jobs;     /* RepeatJobs (0: no repeat-offender findings) */
+	long repeat_users;    /* RepeatUsers */
+	char **repeat_causes; /* RepeatCauses: sub-domains and root codes counted */
+	int nrepeat_causes;
 };
 
 /* Defaults, then path (a missing file at the default path is not an

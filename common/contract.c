@@ -378,18 +378,22 @@ static int copy_part(char *dst, size_t cap, const char *p, size_t n)
 	return 0;
 }
 
-int bundle_payload_parse(const char *p, size_t len, struct bundle_claim *c)
+/* prefix, then JOBID: when with_job, then NODE:SHA256HEX */
+static int payload_parse(const char *p, size_t len, const char *prefix, bool with_job, struct bundle_claim *c)
 {
-	size_t pre = strlen(BUNDLE_PAYLOAD_PREFIX);
+	size_t pre = strlen(prefix);
 	const char *end = p + len, *a, *b;
 
-	if (len <= pre || memcmp(p, BUNDLE_PAYLOAD_PREFIX, pre) || memchr(p, 0, len))
+	memset(c, 0, sizeof(*c));
+	if (len <= pre || memcmp(p, prefix, pre) || memchr(p, 0, len))
 		return -1;
 	a = p + pre;
-	b = memchr(a, ':', end - a);
-	if (!b || copy_part(c->job_id, sizeof(c->job_id), a, b - a))
-		return -1;
-	a = b + 1;
+	if (with_job) {
+		b = memchr(a, ':', end - a);
+		if (!b || copy_part(c->job_id, sizeof(c->job_id), a, b - a))
+			return -1;
+		a = b + 1;
+	}
 	b = memchr(a, ':', end - a);
 	if (!b || copy_part(c->node, sizeof(c->node), a, b - a))
 		return -1;
@@ -399,9 +403,31 @@ int bundle_payload_parse(const char *p, size_t len, struct bundle_claim *c)
 	for (int i = 0; i < 64; i++)
 		if (!strchr("0123456789abcdef", c->sha256[i]) || !c->sha256[i])
 			return -1;
-	if (!contract_valid_name(c->job_id) || !contract_valid_name(c->node))
+	if ((with_job && !contract_valid_name(c->job_id)) || !contract_valid_name(c->node))
 		return -1;
 	return 0;
+}
+
+int bundle_payload_parse(const char *p, size_t len, struct bundle_claim *c)
+{
+	return payload_parse(p, len, BUNDLE_PAYLOAD_PREFIX, true, c);
+}
+
+/* ---- a node's health check ---- */
+
+int health_payload_format(const char *node, const char *sha256, char *buf, size_t len)
+{
+	int n;
+
+	if (!contract_valid_name(node))
+		return -1;
+	n = snprintf(buf, len, "%s%s:%s", HEALTH_PAYLOAD_PREFIX, node, sha256);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int health_payload_parse(const char *p, size_t len, struct bundle_claim *c)
+{
+	return payload_parse(p, len, HEALTH_PAYLOAD_PREFIX, false, c);
 }
 
 /* ---- the result ---- */
@@ -479,6 +505,10 @@ const struct result_field result_fields[] = {
 	{ "explanation", "string", "engine" },
 	{ "attempt", "integer", "service" },
 	{ "end_time", "string", "service" },
+	{ "job_name", "string", "service" },
+	{ "partition", "string", "service" },
+	{ "start_time", "string", "service" },
+	{ "job_nodes", "array of strings", "service" },
 	{ "revised", "integer", "service" },
 	{ "revisions", "array", "service" },
 	{ "revisions[].at", "string", "service" },
@@ -512,6 +542,10 @@ bool result_view_of(struct json_object *r, struct result_view *v)
 	v->sub_domain = json_str(r, "sub_domain");
 	v->explanation = json_str(r, "explanation");
 	v->end_time = json_str(r, "end_time");
+	v->start_time = json_str(r, "start_time");
+	v->job_name = json_str(r, "job_name");
+	v->partition = json_str(r, "partition");
+	v->job_nodes = typed(r, "job_nodes", json_type_array);
 	if ((a = typed(r, "attempt", json_type_int)))
 		v->attempt = (long)json_object_get_int64(a);
 	v->root_cause = typed(r, "root_cause", json_type_object);
@@ -586,6 +620,30 @@ bool result_action_at(const struct result_view *v, size_t n, const char **node, 
 	*node = json_str(a, "node");
 	*action = json_str(a, "action");
 	return *node && *action;
+}
+
+void result_add_job(struct json_object *res, const struct job_record_view *jr)
+{
+	if (jr->end_time) /* when its nodes were last seen (attrib nodes) */
+		json_object_object_add(res, "end_time", json_object_new_string(jr->end_time));
+	if (jr->start_time)
+		json_object_object_add(res, "start_time", json_object_new_string(jr->start_time));
+	if (jr->name)
+		json_object_object_add(res, "job_name", json_object_new_string(jr->name));
+	if (jr->partition)
+		json_object_object_add(res, "partition", json_object_new_string(jr->partition));
+	if (jr->nodes && json_object_is_type(jr->nodes, json_type_array)) {
+		struct json_object *a = json_object_new_array();
+
+		for (size_t i = 0; a && i < json_object_array_length(jr->nodes); i++) {
+			struct json_object *n = json_object_array_get_idx(jr->nodes, i);
+
+			if (json_object_is_type(n, json_type_string))
+				json_object_array_add(a, json_object_get(n));
+		}
+		if (a)
+			json_object_object_add(res, "job_nodes", a);
+	}
 }
 
 struct json_object *result_unusable(const char *job_id, const char *state, const char *why)

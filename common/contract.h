@@ -153,6 +153,20 @@ int bundle_payload_format(const struct bundle_claim *c, char *buf, size_t len);
 /* 0 when p (len bytes) is a payload with valid parts, else -1. */
 int bundle_payload_parse(const char *p, size_t len, struct bundle_claim *c);
 
+/* ---- a node's health check (attrib.health/v1) ----------------------------- */
+
+#define ATTRIB_HEALTH_SCHEMA "attrib.health/v1"
+#define HEALTH_URL_PATH "/v1/healthcheck"
+#define HEALTH_PAYLOAD_PREFIX "attrib-health:v1:"
+/* a report's largest body: its output is a bounded tail */
+#define HEALTH_MAX_BYTES 16384
+#define HEALTH_OUTPUT_MAX 4096
+/* The MUNGE payload "attrib-health:v1:NODE:SHA256HEX" of a health report:
+ * another prefix than a bundle's, so neither credential passes for the
+ * other.  c->job_id is "" */
+int health_payload_format(const char *node, const char *sha256, char *buf, size_t len);
+int health_payload_parse(const char *p, size_t len, struct bundle_claim *c);
+
 /* ---- the result (attrib.result/v1) ---------------------------------------- */
 
 /* Every field a result may hold, for doc/formats.md and t/formats.sh:
@@ -168,9 +182,11 @@ extern const size_t result_nfields;
  * keys: pointers into r (valid while r is), NULL when absent. */
 struct result_view {
 	const char *job_id, *terminal_state, *outcome, *domain, *sub_domain, *explanation;
-	const char *end_time;		/* service: the record's end_time */
-	long attempt;			/* service: -1 when absent */
-	struct json_object *root_cause; /* object or NULL */
+	const char *end_time;			       /* service: the record's end_time */
+	const char *start_time, *job_name, *partition; /* service: the record's */
+	struct json_object *job_nodes;		       /* service: the record's nodes */
+	long attempt;				       /* service: -1 when absent */
+	struct json_object *root_cause;		       /* object or NULL */
 	const char *root_code, *root_class, *root_title, *root_device;
 	struct json_object *culprit_nodes, *affected_nodes, *symptoms, *actions, *coverage;
 };
@@ -187,6 +203,11 @@ bool result_names_node(const struct result_view *v, const char *node);
 /* The n-th of the view's actions: false past the end or when it lacks
  * its node or action. */
 bool result_action_at(const struct result_view *v, size_t n, const char **node, const char **action);
+
+/* The service's fields from the job record (doc/formats.md): end_time,
+ * start_time, job_name, partition and job_nodes (the job's hosts: the
+ * dashboard's lanes), where the record has them. */
+void result_add_job(struct json_object *res, const struct job_record_view *jr);
 
 /* The result of a case the engine could not read (no or invalid job.json):
  * unattributed, with why as its coverage entry.  NULL when out of memory. */

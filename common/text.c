@@ -57,13 +57,24 @@ char *text_clean(const char *in, size_t len, size_t max)
 	if (!out)
 		abort();
 	while (i < len) {
-		size_t n = utf8_seq(s + i, len - i);
+		size_t n;
 
 		if (o >= max) {
 			memcpy(out + o, "\xe2\x80\xa6", 3); /* … */
 			o += 3;
 			break;
 		}
+		if (s[i] >= 0x20 && s[i] < 0x7f) { /* a run of printable ASCII, the common case, at once */
+			size_t j = i + 1, room = i + (max - o);
+
+			while (j < len && j < room && s[j] >= 0x20 && s[j] < 0x7f)
+				j++;
+			memcpy(out + o, s + i, j - i);
+			o += j - i;
+			i = j;
+			continue;
+		}
+		n = utf8_seq(s + i, len - i);
 		if (n == 0) { /* invalid byte: U+FFFD */
 			memcpy(out + o, "\xef\xbf\xbd", 3);
 			o += 3;

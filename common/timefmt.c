@@ -46,11 +46,31 @@ static bool is_utc(const char *tz)
 /* Civil time in zone tz to epoch seconds (tzone.c: the zone's rules read
  * without the process's TZ, which setenv/tzset would change for every
  * thread of the process). */
+/* timegm's answer by arithmetic (the days of the proleptic Gregorian
+ * calendar since 1970, H. Hinnant's days_from_civil): timegm costs a
+ * normalisation and a lock a call, and a log's every line needs one.  Out of
+ * range days, hours, minutes and seconds count on as timegm normalises them;
+ * a month out of range is left to timegm. */
+static double utc_of(struct tm *tm)
+{
+	long long y = tm->tm_year + 1900LL, m = tm->tm_mon + 1, era, yoe, doy, doe;
+
+	if (m < 1 || m > 12)
+		return (double)timegm(tm);
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + tm->tm_mday - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return (double)(era * 146097 + doe - 719468) * 86400.0 + tm->tm_hour * 3600.0 + tm->tm_min * 60.0 +
+		tm->tm_sec;
+}
+
 static double civil(struct tm *tm, const char *tz)
 {
 	if (is_utc(tz) || strlen(tz) >= 64)
-		return (double)timegm(tm);
-	return (double)timegm(tm) - tz_local_offset(tz, tm);
+		return utc_of(tm);
+	return utc_of(tm) - tz_local_offset(tz, tm);
 }
 
 /* A zone name: an IANA name (Europe/Berlin) or a POSIX TZ string
@@ -130,7 +150,7 @@ static size_t parse_iso(const struct timectx *tc, const char *s, size_t len, dou
 	tm.tm_min = mi;
 	tm.tm_sec = se;
 	if (has)
-		*t = (double)timegm(&tm) - off + frac;
+		*t = utc_of(&tm) - off + frac;
 	else
 		*t = civil(&tm, tc ? tc->tz : NULL) + frac;
 	return n;

@@ -410,6 +410,24 @@ static pcre2_code *compile(struct loader *L, yaml_node_t *at, const char *re, ui
 	return c;
 }
 
+/* The bytes a match of the anchored pattern re can begin with: each byte
+ * alone as the subject, with hard partial matching, either matches, or is
+ * the start of a match the subject ends too early for, or cannot begin
+ * one. */
+static void first_bytes(pcre2_code *re, bool first[256])
+{
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+
+	for (int b = 0; b < 256; b++) {
+		unsigned char c = (unsigned char)b;
+		int rc = pcre2_match(re, &c, 1, 0, PCRE2_PARTIAL_HARD, md, NULL);
+
+		/* an error other than "no match" (none is expected): keep the byte */
+		first[b] = rc != PCRE2_ERROR_NOMATCH;
+	}
+	pcre2_match_data_free(md);
+}
+
 static void load_prefixes(struct loader *L, yaml_node_t *seq)
 {
 	static const char *const keys[] = { "id", "regex", "doc", NULL };
@@ -426,6 +444,8 @@ static void load_prefixes(struct loader *L, yaml_node_t *seq)
 			problem(L, m, "a prefix regex must start with ^");
 		if (re)
 			p.re = compile(L, get(L, m, "regex"), re, PCRE2_ANCHORED);
+		if (p.re)
+			first_bytes(p.re, p.first);
 		free(re);
 		p.file = keep_file(L);
 		p.line = line_of(m);

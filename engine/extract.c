@@ -90,32 +90,58 @@ long extractor_limit_hits_take(void)
 
 void event_clear(struct event *ev)
 {
-	strlist_free(&ev->names);
-	strlist_free(&ev->values);
+	free(ev->f.spill);
 	memset(ev, 0, sizeof(*ev));
+}
+
+void event_copy(struct event *dst, const struct event *src)
+{
+	*dst = *src;
+	if (src->f.spill) {
+		dst->f.spill = xmalloc(src->f.size);
+		memcpy(dst->f.spill, src->f.spill, src->f.used);
+	}
 }
 
 const char *event_field(const struct event *ev, const char *name)
 {
-	for (int i = 0; i < ev->names.n; i++)
-		if (!strcmp(ev->names.v[i], name))
-			return ev->values.v[i];
+	for (int i = 0; i < ev->f.n; i++)
+		if (!strcmp(ev->f.name[i], name))
+			return event_value(ev, i);
 	return NULL;
 }
 
-static void set_field(struct event *ev, const char *name, const char *value, size_t vlen)
+void event_set(struct event *ev, const char *name, const char *value, size_t len)
 {
-	char *v = strndup_or_die(value, vlen);
+	struct fields *f = &ev->f;
+	char *base = f->spill ? f->spill : f->bytes;
+	size_t cap = f->spill ? f->size : sizeof(f->bytes);
+	/* a value of this event's own moves when the bytes grow */
+	bool own = value >= base && value < base + f->used;
+	size_t from = own ? (size_t)(value - base) : 0;
+	int i;
 
-	for (int i = 0; i < ev->names.n; i++)
-		if (!strcmp(ev->names.v[i], name)) {
-			free(ev->values.v[i]);
-			ev->values.v[i] = v;
+	for (i = 0; i < f->n && strcmp(f->name[i], name); i++)
+		;
+	if (i == f->n) {
+		if (f->n == EVENT_MAX_FIELDS)
 			return;
-		}
-	strlist_add(&ev->names, name);
-	ev->values.v = xrealloc(ev->values.v, ev->names.n * sizeof(char *));
-	ev->values.v[ev->values.n++] = v;
+		f->name[f->n++] = name;
+	}
+	if (f->used + len + 1 > cap) {
+		char *grown = xmalloc(cap = (f->used + len + 1) * 2);
+
+		memcpy(grown, base, f->used);
+		free(f->spill);
+		f->spill = base = grown;
+		f->size = cap;
+	}
+	if (own)
+		value = base + from;
+	memmove(base + f->used, value, len);
+	base[f->used + len] = 0;
+	f->at[i] = f->used;
+	f->used += len + 1;
 }
 
 /* Named captures of the last match into ev (later ones overwrite). */
@@ -134,7 +160,7 @@ static void captures(pcre2_code *re, pcre2_match_data *md, const char *subj, str
 
 		if (ov[2 * n] == PCRE2_UNSET)
 			continue;
-		set_field(ev, (const char *)e + 2, subj + ov[2 * n], ov[2 * n + 1] - ov[2 * n]);
+		event_set(ev, (const char *)e + 2, subj + ov[2 * n], ov[2 * n + 1] - ov[2 * n]);
 	}
 }
 
@@ -155,7 +181,7 @@ static size_t walk_prefixes(const attrib_catalog *cat, const char *line, size_t 
 			bool own;
 			pcre2_match_data *md;
 
-			if (!p->re)
+			if (!p->re || pos >= len || !p->first[(unsigned char)line[pos]])
 				continue;
 			md = thread_match_data(p->re, &own);
 			if (pcre2_match(p->re, (PCRE2_SPTR)line + pos, len - pos, 0, 0, md, match_context()) <
@@ -205,7 +231,7 @@ void line_context(const attrib_catalog *cat, const struct timectx *tc, const cha
 		lc->has_time = time_parse_any(tc, t, strlen(t), &lc->time);
 }
 
-/* the last "time" capture of the prefixes (set_field overwrites, so
+/* the last "time" capture of the prefixes (event_set overwrites, so
  * event_field sees the last) */
 struct time_walk {
 	bool has_t;
@@ -348,7 +374,7 @@ bool extractor_apply(const attrib_catalog *cat, const struct extractor *x, const
 		captures(x->re, md, subj, ev);
 		for (int i = 0; i < x->const_names.n; i++)
 			if (!event_field(ev, x->const_names.v[i]))
-				set_field(ev, x->const_names.v[i], x->const_values.v[i],
+				event_set(ev, x->const_names.v[i], x->const_values.v[i],
 					  strlen(x->const_values.v[i]));
 		if (x->code) {
 			ev->code = x->code;
@@ -370,9 +396,10 @@ bool extractor_apply(const attrib_catalog *cat, const struct extractor *x, const
 
 void event_merge_context(struct event *ev, const struct line_ctx *lc)
 {
-	for (int i = 0; i < lc->ctx.names.n; i++)
-		if (!event_field(ev, lc->ctx.names.v[i]))
-			set_field(ev, lc->ctx.names.v[i], lc->ctx.values.v[i], strlen(lc->ctx.values.v[i]));
+	for (int i = 0; i < lc->ctx.f.n; i++)
+		if (!event_field(ev, lc->ctx.f.name[i]))
+			event_set(ev, lc->ctx.f.name[i], event_value(&lc->ctx, i),
+				  strlen(event_value(&lc->ctx, i)));
 	if (lc->has_time && !ev->has_time) {
 		ev->time = lc->time;
 		ev->has_time = true;

@@ -99,6 +99,10 @@ struct test_event {
 struct prefix {
 	char *id;
 	pcre2_code *re;
+	/* the bytes a match can start with (found at load by matching each
+	 * byte alone, partially): most lines are told apart by their first
+	 * byte without running the pattern */
+	bool first[256];
 	const char *file;
 	int line;
 };
@@ -266,6 +270,7 @@ enum aside {
 	ASIDE_SURVIVED,	     /* the job kept making progress long after it */
 	ASIDE_DURING_HANG,   /* after the job had already stopped making progress */
 };
+_Static_assert(ASIDE_DURING_HANG < 10, "collapse keys write an aside as one digit");
 const char *aside_name(enum aside a);
 
 /* How a symptom's node was found (shown with the culprit). */
@@ -345,6 +350,25 @@ struct analysis {
 void analysis_add_coverage(struct analysis *a, const char *source, const char *status, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* An event's named fields (captures, context, constants).  The names are
+ * borrowed: the catalog's patterns' name tables and its constants, and
+ * literals, all of which outlive every event.  The values are copied into
+ * the event's own bytes, addressed by offset, so that an event is moved by
+ * assignment (struct copy) and needs no allocation at all unless its
+ * values outgrow the inline bytes (then one buffer, spill, which the event
+ * owns: event_clear frees it, event_copy duplicates it).  A line gives a
+ * few fields; the bound is far above what any rule captures, and a field
+ * past it is dropped. */
+#define EVENT_MAX_FIELDS 32
+struct fields {
+	int n;
+	const char *name[EVENT_MAX_FIELDS];
+	uint32_t at[EVENT_MAX_FIELDS]; /* each value's offset in the bytes */
+	uint32_t used, size;	       /* bytes used; spill's size */
+	char *spill;		       /* every value, once the inline bytes are full */
+	char bytes[192];
+};
+
 /* One event as an extractor produced it, before collapsing. */
 struct event {
 	const struct code *code;
@@ -355,9 +379,9 @@ struct event {
 	double time;
 	bool has_time, approx;
 	int source;
-	const char *file_node;	      /* node dir for node files */
-	struct strlist names, values; /* captures and context fields */
-	size_t match_start;	      /* offset of the match in the subject */
+	const char *file_node; /* node dir for node files */
+	struct fields f;       /* captures and context fields */
+	size_t match_start;    /* offset of the match in the subject */
 	int extractor;
 	enum aside aside; /* set by the scan: another job's line, the node's history */
 	bool low_trust;	  /* its file's origin is one anyone may write */
@@ -445,7 +469,16 @@ bool extractor_apply(const attrib_catalog *cat, const struct extractor *x, const
  * coverage: a line a rule could not judge is evidence not read. */
 long extractor_limit_hits_take(void);
 void event_clear(struct event *ev);
+/* dst: a copy of src that owns its own bytes */
+void event_copy(struct event *dst, const struct event *src);
 const char *event_field(const struct event *ev, const char *name);
+/* Sets (or replaces) a field; name must outlive the event (see struct
+ * fields); value may be one of the event's own values. */
+void event_set(struct event *ev, const char *name, const char *value, size_t len);
+static inline const char *event_value(const struct event *ev, int i)
+{
+	return (ev->f.spill ? ev->f.spill : ev->f.bytes) + ev->f.at[i];
+}
 
 /* ---- correlation (correlate.c) and result (result.c) ---- */
 

@@ -229,8 +229,8 @@ static void record_add(struct file_scan *f, struct event *ev, bool untimed, bool
 	r->text_at = f->text_len;
 	r->ev.text = NULL;
 	f->text_len += ev->text_len;
-	ev->names = (struct strlist){ 0 };
-	ev->values = (struct strlist){ 0 };
+	ev->f.spill = NULL; /* the record owns its values now */
+	ev->f.n = 0;
 }
 
 static bool same_job(const struct analysis *a, const char *jobid)
@@ -275,16 +275,10 @@ static bool deliver_nodelist(struct file_scan *f, struct event *ev, size_t start
 		return false;
 	}
 	for (int i = 0; i < hosts.n; i++) {
-		struct event copy = *ev;
+		struct event copy;
 
-		copy.names = (struct strlist){ 0 };
-		copy.values = (struct strlist){ 0 };
-		for (int k = 0; k < ev->names.n; k++) {
-			strlist_add(&copy.names, ev->names.v[k]);
-			strlist_add(&copy.values, ev->values.v[k]);
-		}
-		strlist_add(&copy.names, "node");
-		strlist_add(&copy.values, hosts.v[i]);
+		event_copy(&copy, ev);
+		event_set(&copy, "node", hosts.v[i], strlen(hosts.v[i]));
 		deliver_one(f, &copy, start, end);
 		event_clear(&copy);
 	}
@@ -300,8 +294,7 @@ static void task_as_rank(const struct analysis *a, struct event *ev)
 
 	if (!task || !a->job.ranks_exit || event_field(ev, "rank"))
 		return;
-	strlist_add(&ev->names, "rank");
-	strlist_add(&ev->values, task);
+	event_set(ev, "rank", task, strlen(task));
 }
 
 static void deliver(struct file_scan *f, struct event *ev, size_t start, size_t end)
@@ -413,10 +406,9 @@ static void learn_identity(struct file_scan *f, struct event *ev)
 
 		/* its names and values move (the caller's event is left empty) */
 		*d = (struct deferred_identity){ .source = f->source, .node = f->node };
-		d->ev.names = ev->names;
-		d->ev.values = ev->values;
-		ev->names = (struct strlist){ 0 };
-		ev->values = (struct strlist){ 0 };
+		d->ev.f = ev->f;
+		ev->f.spill = NULL;
+		ev->f.n = 0;
 		return;
 	}
 	const char *host = event_field(ev, "node");

@@ -4,6 +4,7 @@
  * distinct symptoms, not with the size of the logs. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -111,7 +112,16 @@ static char *collapse_key(char *buf, size_t n, bool *heap, const struct code *co
 	if (*heap)
 		buf = xmalloc(need);
 	char *w = buf;
-	w += sprintf(w, "%p|%d%s", (const void *)code, (int)aside, batch ? "b" : "");
+	uintptr_t c = (uintptr_t)code;
+
+	/* the code's address in hex, as "%p" would but without printf's cost
+	 * (this runs once an event) */
+	for (int i = (int)sizeof(c) * 2 - 1; i >= 0; i--)
+		*w++ = "0123456789abcdef"[(c >> (4 * i)) & 0xf];
+	*w++ = '|';
+	*w++ = (char)('0' + aside); /* enum aside: fewer than ten */
+	if (batch)
+		*w++ = 'b';
 	for (int i = 0; i < 6; i++) {
 		size_t l = part[i] ? strlen(part[i]) : 0;
 
@@ -144,8 +154,8 @@ void symptom_add_event(struct analysis *a, const struct event *ev)
 
 	/* the fields it is collapsed by, in one pass (the first of a name, as
 	 * event_field) */
-	for (int i = 0; i < ev->names.n; i++) {
-		const char *nm = ev->names.v[i], **slot = NULL;
+	for (int i = 0; i < ev->f.n; i++) {
+		const char *nm = ev->f.name[i], **slot = NULL;
 
 		switch (nm[0]) {
 		case 'n':
@@ -168,7 +178,7 @@ void symptom_add_event(struct analysis *a, const struct event *ev)
 			break;
 		}
 		if (slot && !*slot)
-			*slot = ev->values.v[i];
+			*slot = event_value(ev, i);
 	}
 	if (!a->tab) /* one file's few distinct symptoms in a worker: a small table that grows */
 		a->tab = lh_kchar_table_new(a->deferring ? 16 : 1024, free_key);

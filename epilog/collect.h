@@ -109,6 +109,10 @@ double remaining(const struct collect_ctx *cx);
 enum send_status send_body(const struct collect_ctx *cx, const char *job, const char *node, const char *body,
 			   size_t len, double until, int max_tries, char *err, size_t errlen);
 
+/* health.c: attrib-collect --health (HealthCheck, its report); returns
+ * the exit status */
+int health_main(const struct attrib_config *conf, struct collect_ctx *cx, bool print);
+
 /* outbox.c */
 int open_spool(const char *path, char *why, size_t whylen);
 /* Marks NodeSpoolDir as this node's (a file node@NODE); returns how many

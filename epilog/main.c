@@ -41,9 +41,12 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: attrib-collect [-c attrib.conf] [--munge-socket PATH] [--job ID] [--node NAME] "
 		"[--print]\n"
+		"       attrib-collect --health [-c attrib.conf] [--munge-socket PATH] [--node NAME] "
+		"[--print]\n"
 		"       attrib-collect --cut FILE --start TIME --end TIME [--tz ZONE] [--cap BYTES] "
 		"[--stats]\n"
 		"Slurm Epilog: sends the job's node logs and task records to attrib serve.\n"
+		"--health (HealthCheckProgram): runs HealthCheck, reports it, exits with its status.\n"
 		"TIME is RFC 3339 or seconds since the epoch.  Always exits 0 as an Epilog.\n");
 }
 
@@ -93,24 +96,18 @@ static int cut_main(const char *path, const char *start_s, const char *end_s, co
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "munge-socket", required_argument, NULL, 'm' },
-		{ "job", required_argument, NULL, 'j' },
-		{ "node", required_argument, NULL, 'n' },
-		{ "print", no_argument, NULL, 'p' },
-		{ "cut", required_argument, NULL, 'C' },
-		{ "start", required_argument, NULL, 's' },
-		{ "end", required_argument, NULL, 'e' },
-		{ "tz", required_argument, NULL, 'z' },
-		{ "cap", required_argument, NULL, 'k' },
-		{ "stats", no_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "config", required_argument, NULL, 'c' }, { "munge-socket", required_argument, NULL, 'm' },
+		{ "job", required_argument, NULL, 'j' },    { "node", required_argument, NULL, 'n' },
+		{ "print", no_argument, NULL, 'p' },	    { "cut", required_argument, NULL, 'C' },
+		{ "start", required_argument, NULL, 's' },  { "end", required_argument, NULL, 'e' },
+		{ "tz", required_argument, NULL, 'z' },	    { "cap", required_argument, NULL, 'k' },
+		{ "stats", no_argument, NULL, 'S' },	    { "health", no_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },	    { NULL, 0, NULL, 0 },
 	};
 	const char *conf_path = getenv("ATTRIB_CONF"), *munge_opt = NULL, *job = getenv("SLURM_JOB_ID");
 	const char *node = getenv("SLURMD_NODENAME"), *cut = NULL, *start_s = NULL, *end_s = NULL, *tz = NULL;
 	const char *munge_from = "";
-	bool print = false, stats = false;
+	bool print = false, stats = false, health = false;
 	long cap = 0;
 	int ch;
 	struct attrib_config conf;
@@ -161,6 +158,9 @@ int main(int argc, char **argv)
 		case 'S':
 			stats = true;
 			break;
+		case 'H':
+			health = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -203,6 +203,14 @@ int main(int argc, char **argv)
 		}
 	}
 	cx.node = node;
+	if (health) {
+		int status = health_main(&conf, &cx, print);
+
+		config_free(&conf);
+		free(cx.munge_socket);
+		curl_global_cleanup();
+		return status;
+	}
 	spool = open_spool(conf.node_spool_dir ? conf.node_spool_dir : "/var/spool/attrib/node", why,
 			   sizeof(why));
 	if (spool < 0)

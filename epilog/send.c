@@ -104,11 +104,13 @@ static char *credential(const struct collect_ctx *cx, const char *job, const cha
 	}
 	struct bundle_claim claim;
 
-	snprintf(claim.job_id, sizeof(claim.job_id), "%s", job);
+	snprintf(claim.job_id, sizeof(claim.job_id), "%s", job ? job : "");
 	snprintf(claim.node, sizeof(claim.node), "%s", node);
 	snprintf(claim.sha256, sizeof(claim.sha256), "%s", hash);
-	if (bundle_payload_format(&claim, payload, sizeof(payload))) {
-		snprintf(err, errlen, "job %s or node %s is not a valid name", job, node);
+	/* no job: a health report, whose credential no bundle's can pass for */
+	if (job ? bundle_payload_format(&claim, payload, sizeof(payload))
+		: health_payload_format(node, hash, payload, sizeof(payload))) {
+		snprintf(err, errlen, "job %s or node %s is not a valid name", job ? job : "-", node);
 		munge_ctx_destroy(ctx);
 		return NULL;
 	}
@@ -143,8 +145,8 @@ static size_t on_reply(char *p, size_t size, size_t n, void *arg)
 }
 
 /* One POST: whether the service took it. */
-static enum send_status post_once(const struct collect_ctx *cx, const char *body, size_t len,
-				  const char *cred, double timeout, char *err, size_t errlen)
+static enum send_status post_once(const struct collect_ctx *cx, const char *path, const char *body,
+				  size_t len, const char *cred, double timeout, char *err, size_t errlen)
 {
 	CURL *h = curl_easy_init();
 	struct curl_slist *hdr = NULL;
@@ -163,7 +165,7 @@ static enum send_status post_once(const struct collect_ctx *cx, const char *body
 	ul = strlen(url);
 	while (ul && url[ul - 1] == '/')
 		url[--ul] = 0;
-	snprintf(url + ul, sizeof(url) - ul, BUNDLE_URL_PATH);
+	snprintf(url + ul, sizeof(url) - ul, "%s", path);
 	hdr = curl_slist_append(hdr, "Content-Type: application/json");
 	hdr = curl_slist_append(hdr, "Expect:");
 	snprintf(line, sizeof(line), BUNDLE_CREDENTIAL_HEADER ": %s", cred);
@@ -220,7 +222,7 @@ static void sleep_s(double s)
 		;
 }
 
-/* Sends a body: a fresh credential for each try (the service refuses a
+/* Sends a body (a bundle of job; job NULL: a health report): a fresh credential for each try (the service refuses a
  * replayed one), backoff 0.25 s, 0.5 s, 1 s ... within until (monotonic).
  * A refused connection is tried once more (a service restarting), then
  * given up at once: nothing listens, and every second spent here holds the
@@ -245,7 +247,8 @@ enum send_status send_body(const struct collect_ctx *cx, const char *job, const 
 		}
 		if (!(cred = credential(cx, job, node, hash, err, errlen)))
 			return SEND_RETRY; /* no munged: retrying now will not help */
-		rc = post_once(cx, body, len, cred, left, err, errlen);
+		rc = post_once(cx, job ? BUNDLE_URL_PATH : HEALTH_URL_PATH, body, len, cred, left, err,
+			       errlen);
 		free(cred);
 		if (rc == SEND_NO_SERVICE && ++refused >= 2)
 			return SEND_RETRY;

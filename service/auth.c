@@ -1,7 +1,9 @@
 /* MUNGE credentials of bundles.  attrib-collect encodes, as root, the payload
  * "attrib-bundle:v1:JOBID:NODE:<sha256 hex of the body>"; a bundle is taken
  * only when munged decodes its credential (not expired, rewound or
- * replayed), the encoding uid is 0 and the payload names this body. */
+ * replayed), the encoding uid is 0 and the payload names this body.  A
+ * node's health report (attrib-collect --health) the same way, with the
+ * payload "attrib-health:v1:NODE:<sha256 hex of the body>". */
 #include <munge.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +18,8 @@ const char *auth_socket(void)
 	return s && *s ? s : NULL;
 }
 
-enum reject_reason auth_decode(const char *cred, struct auth_claim *c, char *why, size_t whylen)
+enum reject_reason auth_decode_kind(const char *cred, bool health, struct auth_claim *c, char *why,
+				    size_t whylen)
 {
 	munge_ctx_t ctx;
 	munge_err_t e;
@@ -75,8 +78,12 @@ enum reject_reason auth_decode(const char *cred, struct auth_claim *c, char *why
 	} else if (uid != 0) {
 		snprintf(why, whylen, "credential of uid %u, not root", (unsigned)uid);
 		r = REJ_UID;
-	} else if (!payload || bundle_payload_parse(payload, len, &bc)) {
-		snprintf(why, whylen, "payload is not %sJOBID:NODE:SHA256", BUNDLE_PAYLOAD_PREFIX);
+	} else if (!payload ||
+		   (health ? health_payload_parse(payload, len, &bc)
+			   : bundle_payload_parse(payload, len, &bc))) {
+		snprintf(why, whylen, "payload is not %s",
+			 health ? HEALTH_PAYLOAD_PREFIX "NODE:SHA256"
+				: BUNDLE_PAYLOAD_PREFIX "JOBID:NODE:SHA256");
 		r = REJ_PAYLOAD;
 	} else {
 		memcpy(c->job_id, bc.job_id, sizeof(c->job_id));
@@ -94,4 +101,9 @@ enum reject_reason auth_decode(const char *cred, struct auth_claim *c, char *why
 	free(payload);
 	munge_ctx_destroy(ctx);
 	return r;
+}
+
+enum reject_reason auth_decode(const char *cred, struct auth_claim *c, char *why, size_t whylen)
+{
+	return auth_decode_kind(cred, false, c, why, whylen);
 }

@@ -36,13 +36,34 @@ void drain_reason(struct json_object *result, char *buf, size_t len)
 		len = DRAIN_REASON_MAX + 1;
 	/* the title gives way when the whole would not fit: the device and the
 	 * job are what an administrator needs to find the evidence */
-	int room = (int)len - 1 - (int)strlen("attrib: ") - 1 - (int)strlen(tail);
+	int room = (int)len - 1 - (int)strlen(ATTRIB_DRAIN_PREFIX " ") - 1 - (int)strlen(tail);
 	if ((int)strlen(t) > room && room > 3) {
 		t[room - 3] = 0;
 		strcat(t, "...");
 	}
 	char full[sizeof(t) + sizeof(tail) + 16];
-	snprintf(full, sizeof(full), "attrib: %s %s", t, tail);
+	snprintf(full, sizeof(full), ATTRIB_DRAIN_PREFIX " %s %s", t, tail);
+	reason_clean(full, len - 1);
+	memcpy(buf, full, strlen(full) + 1);
+}
+
+void drain_reason_finding(const char *what, long long finding, char *buf, size_t len)
+{
+	char full[DRAIN_REASON_MAX + 64], tail[48], t[DRAIN_REASON_MAX + 1];
+	int room;
+
+	if (len > DRAIN_REASON_MAX + 1)
+		len = DRAIN_REASON_MAX + 1;
+	snprintf(tail, sizeof(tail), " (finding %lld)", finding);
+	snprintf(t, sizeof(t), "%s", what);
+	reason_clean(t, sizeof(t) - 1);
+	/* what gives way: the finding's number leads to the rest */
+	room = (int)len - 1 - (int)strlen("attrib: repeat offender: ") - (int)strlen(tail);
+	if ((int)strlen(t) > room && room > 3) {
+		t[room - 3] = 0;
+		strcat(t, "...");
+	}
+	snprintf(full, sizeof(full), "attrib: repeat offender: %s%s", t, tail);
 	reason_clean(full, len - 1);
 	memcpy(buf, full, strlen(full) + 1);
 }

@@ -2,7 +2,8 @@
  * culprit nodes are drained, only suggested or refused, and why.
  *
  * The candidates are the result's own drain actions (drain_plan: the engine
- * gives them only for an unambiguous infrastructure culprit).  A draining
+ * gives them only for an unambiguous infrastructure culprit), or the node
+ * of a repeat-offender finding (service/repeat.c: class repeat-offender).  A draining
  * mistake takes a healthy node out of service, so each limit refuses rather
  * than guesses, and every decision is recorded with its reason:
  *   - the root cause's rule class must be in DrainClasses; its mode is its
@@ -15,7 +16,11 @@
  *     or down with this one must stay within floor(fraction * nodes), at
  *     least 1 when the fraction is above 0 (a 3-node partition at 0.05 may
  *     lose one node, not none: otherwise small partitions could never be
- *     drained automatically, and 0 says "never" plainly).
+ *     drained automatically, and 0 says "never" plainly);
+ *   - DrainMaxNodes: the nodes of the whole cluster Slurm shows drained
+ *     with attrib's reason prefix, with this one and those decided just
+ *     before, stay within it: an absolute cap, since a fraction of a
+ *     10,000-node partition is hundreds of nodes.
  * A suggestion goes through the same limits, so "suggested" means the
  * policy in auto mode would have drained the node.
  */
@@ -24,6 +29,7 @@
 #include <string.h>
 #include <strings.h>
 #include "service.h"
+#include "findings.h"
 
 const char *drain_mode_name(enum drain_mode m)
 {
@@ -82,11 +88,26 @@ static bool default_class(const char *class_name)
 	return found;
 }
 
+/* The classes of fleet findings (store/findings.h), beside the rules'
+ * classes, and their mode when DrainClasses is not set. */
+static const struct {
+	const char *name;
+	enum drain_mode mode;
+} finding_classes[] = {
+	{ FINDING_REPEAT_OFFENDER, DRAIN_MODE_SUGGEST },
+};
+
 enum drain_mode drain_class_mode(const struct attrib_config *conf, const char *class_name, bool *listed)
 {
 	*listed = false;
 	if (!class_name || !*class_name)
 		return DRAIN_MODE_OFF;
+	for (size_t i = 0; !conf->ndrain_classes && i < sizeof(finding_classes) / sizeof(*finding_classes);
+	     i++)
+		if (!strcmp(finding_classes[i].name, class_name)) {
+			*listed = true;
+			return finding_classes[i].mode;
+		}
 	if (!conf->ndrain_classes) {
 		*listed = default_class(class_name);
 		return *listed ? mode_of(conf->drain_policy) : DRAIN_MODE_OFF;
@@ -120,27 +141,21 @@ static const char *root_class(struct json_object *result)
 	return v.root_class;
 }
 
-void drain_policy_decide(const struct attrib_config *conf, struct json_object *result, long drains_last_hour,
-			 drain_state_fn state, void *arg, struct drain_decisions *d)
+/* The limits, node by node, for nodes of class cls (its mode d->mode,
+ * listed in DrainClasses or not); d->v gets a verdict for each. */
+static void decide_nodes(const struct attrib_config *conf, const char *cls, bool listed,
+			 const char *const *nodes, int n, long drains_last_hour, drain_state_fn state,
+			 void *arg, struct drain_decisions *d)
 {
-	struct drain_plan plan;
-	const char *cls = root_class(result);
-	bool listed;
-	long done = 0; /* drained or suggested above, for this diagnosis */
+	long done = 0; /* drained or suggested above, for this decision */
 
-	memset(d, 0, sizeof(*d));
-	if (drain_plan(result, NULL, 0, &plan) < 0)
-		return; /* no drain recommended: nothing to decide */
-	snprintf(d->class_name, sizeof(d->class_name), "%s", cls ? cls : "");
-	snprintf(d->reason, sizeof(d->reason), "%s", plan.reason);
-	d->mode = drain_class_mode(conf, cls, &listed);
-	for (int i = 0; i < plan.n; i++) {
+	for (int i = 0; i < n && d->n < DRAIN_MAX_NODES; i++) {
 		struct drain_verdict *v = &d->v[d->n++];
 		struct drain_node_state st;
 		char err[200];
 		const struct drain_partition *full = NULL;
 
-		v->node = plan.nodes[i];
+		v->node = nodes[i];
 		v->decision = DECIDE_REFUSE;
 		if (!cls) {
 			snprintf(v->why, sizeof(v->why),
@@ -171,6 +186,13 @@ void drain_policy_decide(const struct attrib_config *conf, struct json_object *r
 				 done ? " and earlier nodes of this diagnosis" : "");
 			continue;
 		}
+		if (st.attrib_drained + done + 1 > conf->drain_max_nodes) {
+			snprintf(v->why, sizeof(v->why),
+				 "DrainMaxNodes (%ld) reached: %d node%s drained by attrib%s",
+				 conf->drain_max_nodes, st.attrib_drained, st.attrib_drained == 1 ? "" : "s",
+				 done ? " and earlier nodes of this diagnosis" : "");
+			continue;
+		}
 		for (int p = 0; p < st.npart && !full; p++)
 			/* the nodes counted above are taken as being in every partition
 			 * of this one: counted twice at worst, never missed */
@@ -190,6 +212,35 @@ void drain_policy_decide(const struct attrib_config *conf, struct json_object *r
 	}
 }
 
+void drain_policy_decide(const struct attrib_config *conf, struct json_object *result, long drains_last_hour,
+			 drain_state_fn state, void *arg, struct drain_decisions *d)
+{
+	struct drain_plan plan;
+	const char *cls = root_class(result);
+	bool listed;
+
+	memset(d, 0, sizeof(*d));
+	if (drain_plan(result, NULL, 0, &plan) < 0)
+		return; /* no drain recommended: nothing to decide */
+	snprintf(d->class_name, sizeof(d->class_name), "%s", cls ? cls : "");
+	snprintf(d->reason, sizeof(d->reason), "%s", plan.reason);
+	d->mode = drain_class_mode(conf, cls, &listed);
+	decide_nodes(conf, cls, listed, plan.nodes, plan.n, drains_last_hour, state, arg, d);
+}
+
+void drain_policy_decide_node(const struct attrib_config *conf, const char *class_name, const char *node,
+			      const char *reason, long drains_last_hour, drain_state_fn state, void *arg,
+			      struct drain_decisions *d)
+{
+	bool listed;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->class_name, sizeof(d->class_name), "%s", class_name);
+	snprintf(d->reason, sizeof(d->reason), "%s", reason);
+	d->mode = drain_class_mode(conf, class_name, &listed);
+	decide_nodes(conf, class_name, listed, &node, 1, drains_last_hour, state, arg, d);
+}
+
 /* Slurm's state, when the service has a slurm.conf (accounting_init found
  * one); without it libslurm would not know where slurmctld is. */
 static int service_state(const char *node, struct drain_node_state *st, char *err, size_t errlen, void *arg)
@@ -201,40 +252,78 @@ static int service_state(const char *node, struct drain_node_state *st, char *er
 	return drain_slurm_state(node, st, err, errlen, arg);
 }
 
+/* The drains done in the last hour, or the limit when they cannot be
+ * counted (then nothing more is drained). */
+static long recent_drains(const struct attrib_config *conf, store *s, long long now, const char *what)
+{
+	long recent = store_count_drains(s, now - 3600);
+
+	if (recent < 0) {
+		log_msg(LOGL_ERROR, "%s: cannot count the recent drains", what);
+		recent = conf->drain_max_per_hour;
+	}
+	return recent;
+}
+
+/* Drains through Slurm what was decided DECIDE_DRAIN, then records,
+ * counts and logs every decision; finding: the finding decided for, 0 for
+ * a job's own diagnosis. */
+static void carry_out(store *s, struct drain_decisions *d, const char *job_id, long attempt,
+		      long long finding, long long now)
+{
+	char by[96], err[200];
+
+	if (finding)
+		snprintf(by, sizeof(by), "attribd (policy %s, finding %lld)", drain_mode_name(d->mode),
+			 finding);
+	else
+		snprintf(by, sizeof(by), "attribd (policy %s)", drain_mode_name(d->mode));
+	for (int i = 0; i < d->n; i++) {
+		struct drain_verdict *v = &d->v[i];
+
+		if (v->decision == DECIDE_DRAIN && drain_node(v->node, d->reason, err, sizeof(err)) < 0) {
+			v->decision = DECIDE_FAILED;
+			snprintf(v->why, sizeof(v->why), "Slurm refused the drain: %s", err);
+		}
+		const char *text = v->decision == DECIDE_DRAIN || v->decision == DECIDE_SUGGEST ? d->reason
+												: v->why;
+		const char *decision = drain_decision_name(v->decision);
+		int rc = finding ? store_add_finding_drain(s, finding, job_id, attempt, v->node, text,
+							   decision, by, now)
+				 : store_add_drain(s, job_id, attempt, v->node, text, decision, by, now);
+
+		if (rc < 0)
+			log_msg(LOGL_ERROR, "job %s attempt %ld: cannot record the drain decision for %s",
+				job_id, attempt, v->node);
+		else
+			metrics_note_drain(decision);
+		log_msg(v->decision == DECIDE_FAILED ? LOGL_WARNING : LOGL_INFO,
+			"job %s attempt %ld: %s %s (class %s, policy %s): %s", job_id, attempt, v->node,
+			decision, *d->class_name ? d->class_name : "none", drain_mode_name(d->mode), text);
+	}
+}
+
 void drain_policy_apply(const struct attrib_config *conf, const attrib_catalog *cat, store *s,
 			struct json_object *result, const char *job_id, long attempt, long long now)
 {
 	struct drain_decisions d;
-	long recent = store_count_drains(s, now - 3600);
-	char by[64], err[200];
+	char what[160];
 
 	drain_policy_set_defaults(cat); /* the catalog in use decides them */
-	if (recent < 0) {
-		/* the count cannot be had: assume the limit is reached */
-		log_msg(LOGL_ERROR, "job %s attempt %ld: cannot count the recent drains", job_id, attempt);
-		recent = conf->drain_max_per_hour;
-	}
-	drain_policy_decide(conf, result, recent, service_state, NULL, &d);
-	snprintf(by, sizeof(by), "attribd (policy %s)", drain_mode_name(d.mode));
-	for (int i = 0; i < d.n; i++) {
-		struct drain_verdict *v = &d.v[i];
+	snprintf(what, sizeof(what), "job %s attempt %ld", job_id, attempt);
+	drain_policy_decide(conf, result, recent_drains(conf, s, now, what), service_state, NULL, &d);
+	carry_out(s, &d, job_id, attempt, 0, now);
+}
 
-		if (v->decision == DECIDE_DRAIN && drain_node(v->node, d.reason, err, sizeof(err)) < 0) {
-			v->decision = DECIDE_FAILED;
-			snprintf(v->why, sizeof(v->why), "Slurm refused the drain: %s", err);
-		}
-		const char *text = v->decision == DECIDE_DRAIN || v->decision == DECIDE_SUGGEST ? d.reason
-												: v->why;
+void drain_policy_apply_finding(const struct attrib_config *conf, store *s, long long finding,
+				const char *class_name, const char *node, const char *reason,
+				const char *job_id, long attempt, long long now)
+{
+	struct drain_decisions d;
+	char what[160];
 
-		if (store_add_drain(s, job_id, attempt, v->node, text, drain_decision_name(v->decision), by,
-				    now) < 0)
-			log_msg(LOGL_ERROR, "job %s attempt %ld: cannot record the drain decision for %s",
-				job_id, attempt, v->node);
-		else
-			metrics_note_drain(drain_decision_name(v->decision));
-		log_msg(v->decision == DECIDE_FAILED ? LOGL_WARNING : LOGL_INFO,
-			"job %s attempt %ld: %s %s (class %s, policy %s): %s", job_id, attempt, v->node,
-			drain_decision_name(v->decision), *d.class_name ? d.class_name : "none",
-			drain_mode_name(d.mode), text);
-	}
+	snprintf(what, sizeof(what), "finding %lld", finding);
+	drain_policy_decide_node(conf, class_name, node, reason, recent_drains(conf, s, now, what),
+				 service_state, NULL, &d);
+	carry_out(s, &d, job_id, attempt, finding, now);
 }

@@ -2,6 +2,11 @@
  *
  *   POST /v1/bundle   one node's bundle; X-Attrib-Credential is a MUNGE
  *                     credential of "attrib-bundle:v1:JOBID:NODE:SHA256"
+ *   POST /v1/healthcheck  one node's health check (attrib-collect --health),
+ *                     at most HEALTH_MAX_BYTES; X-Attrib-Credential is a MUNGE
+ *                     credential of "attrib-health:v1:NODE:SHA256", made on
+ *                     that node; kept in STATE/health/NODE.json (the latest
+ *                     of each node) for the main loop (service/health.c)
  *   GET  /v1/health   {"status":"ok",...}
  *   GET  /metrics     counters, Prometheus text format
  *
@@ -38,6 +43,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "service.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 /* One open connection, for the header watchdog. */
 struct conn {
@@ -80,6 +88,8 @@ struct upload {
 	int commit_err;		     /* of spool_commit_bundles */
 	struct MHD_Connection *conn; /* suspended while committing */
 	struct upload *next;	     /* in the committer's queue */
+	bool health;		     /* a health report: in mem, not a file */
+	char *mem;
 };
 
 static long long now_ms(void)
@@ -151,9 +161,9 @@ static enum MHD_Result reject(struct MHD_Connection *c, enum reject_reason r, co
 
 	atomic_fetch_add(&svc_metrics.bundles_rejected[r], 1);
 	log_msg(r == REJ_INTERNAL || r == REJ_MUNGE_DOWN ? LOGL_ERROR : LOGL_WARNING,
-		"bundle from %s rejected (%s%s%s%s%s): %s", peer(c, addr, sizeof(addr)), reject_name(r),
-		job && *job ? ", job " : "", job ? job : "", node && *node ? ", node " : "", node ? node : "",
-		why);
+		"%s from %s rejected (%s%s%s%s%s): %s", job && !*job ? "health report" : "bundle",
+		peer(c, addr, sizeof(addr)), reject_name(r), job && *job ? ", job " : "", job ? job : "",
+		node && *node ? ", node " : "", node ? node : "", why);
 	return reply_json(c, status[r], "error", why);
 }
 
@@ -165,6 +175,7 @@ static void upload_free(struct upload *u)
 		close(u->fd);
 	if (u->tmp[0])
 		unlink(u->tmp);
+	free(u->mem);
 	sha256_free(&u->sha);
 	free(u);
 }
@@ -493,6 +504,86 @@ static enum MHD_Result start_bundle(struct http_server *h, struct MHD_Connection
 	return MHD_YES;
 }
 
+/* ---- health reports -------------------------------------------------------- */
+
+static enum MHD_Result start_health(struct MHD_Connection *c, void **con_cls)
+{
+	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *cred = MHD_lookup_connection_value(c, MHD_HEADER_KIND, BUNDLE_CREDENTIAL_HEADER);
+	struct upload *u;
+	enum reject_reason r;
+	char why[256];
+
+	if (cl && (strtoull(cl, NULL, 10) > HEALTH_MAX_BYTES || strspn(cl, "0123456789") != strlen(cl)))
+		return reject(c, REJ_TOO_LARGE, "health report larger than " STR(HEALTH_MAX_BYTES) " bytes",
+			      "", NULL);
+	if (!(u = calloc(1, sizeof(*u))) || !(u->mem = malloc(HEALTH_MAX_BYTES + 1))) {
+		free(u);
+		return reject(c, REJ_INTERNAL, "out of memory", "", NULL);
+	}
+	u->fd = -1;
+	u->health = true;
+	r = auth_decode_kind(cred, true, &u->claim, why, sizeof(why));
+	if (r == AUTH_OK && !nodetable_origin_ok(u->claim.node, &u->claim.origin, why, sizeof(why)))
+		r = REJ_ORIGIN;
+	if (r != AUTH_OK) {
+		enum MHD_Result ret = reject(c, r, why, "", u->claim.node);
+
+		upload_free(u);
+		return ret;
+	}
+	sha256_init(&u->sha);
+	*con_cls = u;
+	return MHD_YES;
+}
+
+/* The whole report: the credential's body, one object of the credential's
+ * node, its strings cleaned, kept as STATE/health/NODE.json. */
+static enum MHD_Result finish_health(struct http_server *h, struct MHD_Connection *c, struct upload *u)
+{
+	char hex[65], path[4096], why[256];
+	struct json_object *o, *st;
+	const char *node, *schema;
+	enum reject_reason r = REJ_BAD_BODY;
+
+	if (u->too_large)
+		return reject(c, REJ_TOO_LARGE, "health report larger than " STR(HEALTH_MAX_BYTES) " bytes",
+			      "", u->claim.node);
+	sha256_final_hex(&u->sha, hex);
+	if (strcmp(hex, u->claim.sha256))
+		return reject(c, REJ_HASH, "the credential was not made for this body", "", u->claim.node);
+	u->mem[u->got] = 0;
+	if (!(o = json_parse_bounded(u->mem, u->got, JSON_MAX_DEPTH, why, sizeof(why))))
+		return reject(c, r, why, "", u->claim.node);
+	if (!json_object_is_type(o, json_type_object) || !(schema = json_str(o, "schema")) ||
+	    strcmp(schema, ATTRIB_HEALTH_SCHEMA))
+		snprintf(why, sizeof(why), "not a " ATTRIB_HEALTH_SCHEMA " object");
+	else if (!(node = json_str(o, "node")) || strcmp(node, u->claim.node))
+		snprintf(why, sizeof(why), "node differs from the credential's");
+	else if (!json_object_object_get_ex(o, "status", &st) || !json_object_is_type(st, json_type_int))
+		snprintf(why, sizeof(why), "status is not a number");
+	else
+		why[0] = 0;
+	if (!why[0]) {
+		svc_json_clean(o);
+		snprintf(path, sizeof(path), "%s/health/%s.json", h->state_dir, u->claim.node);
+		const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+		if (svc_write_atomic(path, text, strlen(text)) < 0) {
+			r = REJ_INTERNAL;
+			snprintf(why, sizeof(why), "cannot keep the health report: %s", strerror(errno));
+		}
+	}
+	json_object_put(o);
+	if (why[0])
+		return reject(c, r, why, "", u->claim.node);
+	atomic_fetch_add(&svc_metrics.health_reports, 1);
+	log_msg(LOGL_DEBUG, "health report from %s accepted", u->claim.node);
+	if (h->wake_fd >= 0 && write(h->wake_fd, "h", 1) < 0) {
+		/* the main loop looks every second anyway */
+	}
+	return reply_json(c, MHD_HTTP_ACCEPTED, "status", "accepted");
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			       const char *version, const char *upload_data, size_t *upload_data_size,
 			       void **con_cls)
@@ -509,6 +600,29 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 			k->in_request = true; /* its head is complete: the watchdog lets it be */
 			pthread_mutex_unlock(&h->lock);
 		}
+	}
+	if (!strcmp(url, HEALTH_URL_PATH)) {
+		if (strcmp(method, MHD_HTTP_METHOD_POST))
+			return reply_json(c, MHD_HTTP_METHOD_NOT_ALLOWED, "error", "POST only");
+		if (!u)
+			return start_health(c, con_cls);
+		if (!u->health)
+			return MHD_NO;
+		if (*upload_data_size) {
+			size_t n = *upload_data_size;
+
+			*upload_data_size = 0;
+			if (u->got + n > HEALTH_MAX_BYTES) {
+				u->too_large = true;
+				/* an endless body is cut off */
+				return (u->discarded += n) > HEALTH_MAX_BYTES ? MHD_NO : MHD_YES;
+			}
+			memcpy(u->mem + u->got, upload_data, n);
+			u->got += n;
+			sha256_update(&u->sha, upload_data, n);
+			return MHD_YES;
+		}
+		return finish_health(h, c, u);
 	}
 	if (!strcmp(url, "/v1/bundle")) {
 		if (strcmp(method, MHD_HTTP_METHOD_POST))

@@ -4,6 +4,7 @@
 #include <time.h>
 #include "service.h"
 #include "report.h"
+#include "findings.h"
 
 struct metrics svc_metrics;
 
@@ -31,6 +32,7 @@ const char *reject_name(enum reject_reason r)
 static const char *const cov_sources[COV_SRC_N] = { "nodes",   "app",  "scheduler", "job",  "kernel_log",
 						    "journal", "kmsg", "log_file",  "other" };
 static const char *const cov_statuses[COV_ST_N] = { "missing", "error", "other" };
+static const char *const requeue_stats[RQSTAT_N] = { "requeued", "suggested", "refused", "failed", "other" };
 static const char *const drain_stats[DSTAT_N] = {
 	"drained", "forced", "suggested", "dry_run", "refused", "failed", "other",
 };
@@ -132,6 +134,20 @@ void metrics_note_drain(const char *decision)
 		if (!strcmp(decision, known[i].text))
 			d = known[i].stat;
 	atomic_fetch_add(&svc_metrics.drains[d], 1);
+}
+
+void metrics_note_requeue(const char *decision)
+{
+	static const char *const known[] = { [RQSTAT_DONE] = REQUEUE_DONE,
+					     [RQSTAT_SUGGESTED] = REQUEUE_SUGGESTED,
+					     [RQSTAT_REFUSED] = REQUEUE_REFUSED,
+					     [RQSTAT_FAILED] = REQUEUE_FAILED };
+	enum requeue_stat d = RQSTAT_OTHER;
+
+	for (int i = 0; decision && i < RQSTAT_OTHER; i++)
+		if (!strcmp(decision, known[i]))
+			d = (enum requeue_stat)i;
+	atomic_fetch_add(&svc_metrics.requeues[d], 1);
 }
 
 static void render_histogram(FILE *f, const char *name, const char *help, struct histogram *h,
@@ -251,6 +267,23 @@ char *metrics_render(void)
 	for (int i = 0; i < DSTAT_N; i++)
 		fprintf(f, "attrib_drains_total{decision=\"%s\"} %lu\n", drain_stats[i],
 			(unsigned long)atomic_load(&m->drains[i]));
+	fputs("# HELP attrib_requeues_total Requeue decisions recorded by the service, by decision.\n"
+	      "# TYPE attrib_requeues_total counter\n",
+	      f);
+	for (int i = 0; i < RQSTAT_N; i++)
+		fprintf(f, "attrib_requeues_total{decision=\"%s\"} %lu\n", requeue_stats[i],
+			(unsigned long)atomic_load(&m->requeues[i]));
+	COUNTER("health_reports_total", "Health checks of nodes (attrib-collect --health) accepted.",
+		m->health_reports);
+	COUNTER("health_failed_total", "Accepted health checks whose check failed or timed out.",
+		m->health_failed);
+	fputs("# HELP attrib_undrains_total Undrain decisions recorded by the service, by decision.\n"
+	      "# TYPE attrib_undrains_total counter\n",
+	      f);
+	for (int i = 0; i < 4; i++)
+		fprintf(f, "attrib_undrains_total{decision=\"%s\"} %lu\n",
+			(const char *[]){ "undrained", "suggested", "refused", "failed" }[i],
+			(unsigned long)atomic_load(&m->undrains[i]));
 	COUNTER("webhook_delivered_total", "Results POSTed to the Webhook and accepted (2xx).",
 		m->webhook_delivered);
 	COUNTER("webhook_failures_total", "Failed Webhook deliveries (retried with backoff).",
@@ -264,6 +297,11 @@ char *metrics_render(void)
 	COUNTER("jobs_revised_total", "Stored diagnoses redone because evidence arrived late.",
 		m->jobs_revised);
 	render_hours_lost(f, m);
+	fputs("# HELP attrib_findings_total Fleet findings raised by the service, by kind.\n"
+	      "# TYPE attrib_findings_total counter\n",
+	      f);
+	fprintf(f, "attrib_findings_total{kind=\"%s\"} %lu\n", FINDING_REPEAT_OFFENDER,
+		(unsigned long)atomic_load(&m->findings_repeat));
 #undef COUNTER
 #undef GAUGE
 	fclose(f);

@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "api.h"
 #include "service.h"
 #include "text.h"
 
@@ -244,8 +245,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	merge_coverage(res, cov);
 	json_object_put(cov);
 	json_object_object_add(res, "attempt", json_object_new_int64(rn->attempt));
-	if (jr.end_time) /* when its nodes were last seen (attrib nodes) */
-		json_object_object_add(res, "end_time", json_object_new_string(jr.end_time));
+	result_add_job(res, &jr); /* end_time, job_name, job_nodes, ... */
 	/* the engine's strings are clean; the service's own (coverage from
 	 * bundles and app paths, the record's fields) are made so here, once,
 	 * for the store, attrib show, the webhook and the comment alike */
@@ -300,6 +300,8 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 			metrics_note_result(res, jr.end_time, &began);
 			webhook_kick();
 			drain_policy_apply(conf, cat, s, res, rn->job_id, rn->attempt, now);
+			requeue_policy_apply(conf, s, res, rn->job_id, rn->attempt, now);
+			repeat_after(conf, s, res, rn->job_id, rn->attempt, now);
 		}
 		finish_inputs(conf, path, rn->job_id, rec);
 	}
@@ -746,6 +748,7 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 {
 	char err[512], db[PATH_MAX], jobs[PATH_MAX], rec[PATH_MAX];
 	struct http_server *http = NULL;
+	struct dashboard *dash = NULL;
 	struct acct_arg aa = { .conf = conf };
 	struct sigaction sa;
 	pthread_t acct;
@@ -788,6 +791,10 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 	sigaction(SIGPIPE, &sa, NULL);
 
 	if (spool_prepare(conf->state_dir, err, sizeof(err)) < 0) {
+		log_msg(LOGL_ERROR, "StateDir: %s", err);
+		goto out;
+	}
+	if (health_prepare(conf->state_dir, err, sizeof(err)) < 0) {
 		log_msg(LOGL_ERROR, "StateDir: %s", err);
 		goto out;
 	}
@@ -834,6 +841,15 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 		log_msg(LOGL_ERROR, "%s", err);
 		goto out;
 	}
+	if (conf->dashboard && !strcmp(conf->dashboard, "on")) {
+		if (!(dash = dashboard_start(conf, db, err, sizeof(err)))) {
+			log_msg(LOGL_ERROR, "%s", err);
+			goto out;
+		}
+		log_msg(LOGL_INFO, "dashboard on %s%s (read only%s)",
+			conf->dashboard_tls_cert ? "https://" : "http://", conf->dashboard_listen,
+			conf->dashboard_token_file ? ", bearer token" : "");
+	}
 	/* (threads after drop_capabilities: capabilities are per thread) */
 	if (webhook_start(conf, s, db, err, sizeof(err)) < 0) {
 		log_msg(LOGL_ERROR, "%s", err);
@@ -877,6 +893,7 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 		}
 		spool_each_record(rec, record_cb, &l);
 		revise_late(&l);
+		health_intake(conf, s, l.now);
 		atomic_store(&svc_metrics.pending_jobs, l.pending);
 		if (l.now >= next_gc) {
 			spool_gc(conf->state_dir, 86400 + conf->bundle_deadline);
@@ -896,6 +913,7 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 out:
 	ready(report, false);
 	http_stop(http);
+	dashboard_stop(dash);
 	if (acct_started) {
 		pthread_mutex_lock(&acct_lock);
 		acct_stop = true;

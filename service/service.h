@@ -97,6 +97,8 @@ enum drain_stat {
 	DSTAT_OTHER,
 	DSTAT_N
 };
+/* requeue decisions recorded in the store, as /metrics counts them */
+enum requeue_stat { RQSTAT_DONE, RQSTAT_SUGGESTED, RQSTAT_REFUSED, RQSTAT_FAILED, RQSTAT_OTHER, RQSTAT_N };
 #define LATENCY_BUCKETS 11 /* seconds; then +Inf */
 
 struct histogram {
@@ -123,6 +125,7 @@ struct metrics {
 	struct histogram attribution_latency;		 /* job end -> result stored */
 	struct histogram analysis_duration;		 /* case build + engine */
 	atomic_ulong drains[DSTAT_N];			 /* recorded by this process */
+	atomic_ulong requeues[RQSTAT_N];		 /* recorded by this process */
 	atomic_ulong webhook_delivered;
 	atomic_ulong webhook_failures;
 	atomic_long webhook_queue;	   /* gauge: deliveries waiting */
@@ -134,6 +137,10 @@ struct metrics {
 	atomic_ullong gpu_mhours_lost[4];
 	atomic_long hours_lost_jobs, hours_lost_unknown;
 	atomic_bool hours_lost_set;
+	atomic_ulong health_reports;  /* health checks of nodes accepted */
+	atomic_ulong health_failed;   /* of which the check failed */
+	atomic_ulong undrains[4];     /* by enum undrain_decision, recorded */
+	atomic_ulong findings_repeat; /* repeat-offender findings raised */
 };
 extern struct metrics svc_metrics;
 const char *reject_name(enum reject_reason r);
@@ -149,6 +156,8 @@ struct store;
 void metrics_note_hours_lost(struct store *s, long long since, long long until);
 /* A drain decision was recorded (store_add_drain's decision). */
 void metrics_note_drain(const char *decision);
+/* A requeue decision was recorded (requeue_row's decision). */
+void metrics_note_requeue(const char *decision);
 
 /* ---- auth.c: MUNGE credentials of bundles --------------------------------- */
 
@@ -166,6 +175,9 @@ const char *auth_socket(void);
 /* Decodes cred with munged; on success fills c.  Anything else is a
  * rejection reason (REJ_UID for a valid credential of another user). */
 enum reject_reason auth_decode(const char *cred, struct auth_claim *c, char *why, size_t whylen);
+/* A bundle's (health false) or a health report's credential. */
+enum reject_reason auth_decode_kind(const char *cred, bool health, struct auth_claim *c, char *why,
+				    size_t whylen);
 #define AUTH_OK REJ_N
 
 /* ---- spool.c: job records in, bundles in ---------------------------------- */
@@ -234,6 +246,9 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 		long attempt, struct json_object *cov, int *stale, char *err, size_t errlen);
 
 #include "store.h"
+#include "requeue.h"
+#include "health.h"
+#include "nodedrains.h"
 #include "slurmapi.h"
 
 /* ---- drain.c: draining the culprits of a stored diagnosis --------------- */
@@ -251,6 +266,8 @@ struct drain_plan {
 /* "attrib: <root cause> <device> (job N)", sanitised, at most
  * DRAIN_REASON_MAX characters (sinfo -R shows it). */
 void drain_reason(struct json_object *result, char *buf, size_t len);
+/* "attrib: repeat offender: <what> (finding N)", sanitised as above. */
+void drain_reason_finding(const char *what, long long finding, char *buf, size_t len);
 /* The nodes to drain: the result's drain actions, or force[] (each must be
  * a node the diagnosis names).  -1 with p->refusal when it refuses. */
 int drain_plan(struct json_object *result, char *const *force, int nforce, struct drain_plan *p);
@@ -291,6 +308,11 @@ int drain_fraction_allowed(double fraction, int total);
  * Pure but for state(). */
 void drain_policy_decide(const struct attrib_config *conf, struct json_object *result, long drains_last_hour,
 			 drain_state_fn state, void *arg, struct drain_decisions *d);
+/* The same for one node of a fleet finding's class (repeat-offender),
+ * drained with reason. */
+void drain_policy_decide_node(const struct attrib_config *conf, const char *class_name, const char *node,
+			      const char *reason, long drains_last_hour, drain_state_fn state, void *arg,
+			      struct drain_decisions *d);
 /* The classes DrainClasses means when attrib.conf does not set it: the
  * catalog's drain_by_default ones (rules/00-base.yaml). */
 void drain_policy_set_defaults(const attrib_catalog *cat);
@@ -299,6 +321,117 @@ void drain_policy_set_defaults(const attrib_catalog *cat);
  * logs it.  Slurm's errors are recorded (DRAIN_FAILED), never fatal. */
 void drain_policy_apply(const struct attrib_config *conf, const attrib_catalog *cat, store *s,
 			struct json_object *result, const char *job_id, long attempt, long long now);
+/* attribd, after raising finding (about node, of class_name): as
+ * drain_policy_apply, each decision recorded under the job attempt whose
+ * diagnosis raised it, naming the finding. */
+void drain_policy_apply_finding(const struct attrib_config *conf, store *s, long long finding,
+				const char *class_name, const char *node, const char *reason,
+				const char *job_id, long attempt, long long now);
+
+/* ---- requeue.c: a failed batch job requeued without its culprits --------- */
+
+enum requeue_mode { REQUEUE_MODE_OFF, REQUEUE_MODE_SUGGEST, REQUEUE_MODE_AUTO };
+enum requeue_decision { RQ_NONE, RQ_REQUEUE, RQ_SUGGEST, RQ_REFUSE, RQ_FAILED };
+
+struct requeue_verdict {
+	enum requeue_decision decision;	    /* RQ_NONE: nothing to decide, nothing recorded */
+	char class_name[64];		    /* the root cause's rule class ("" when none) */
+	enum requeue_mode mode;		    /* of that class (the policy's) */
+	const char *nodes[DRAIN_MAX_NODES]; /* the culprits, pointing into the result */
+	int n;
+	char node_list[512];  /* the same, comma-separated */
+	char exc_nodes[1024]; /* the job's ExcNodeList now (from Slurm) */
+	char why[512];	      /* RQ_REFUSE: the reason; else the root cause (drain_reason) */
+};
+
+const char *requeue_mode_name(enum requeue_mode m);
+/* REQUEUE_DONE, REQUEUE_SUGGESTED, ... (store.h) */
+const char *requeue_decision_name(enum requeue_decision d);
+/* The policy's mode for a rule class: its own in RequeueClasses
+ * (CLASS:MODE), else RequeuePolicy; *listed false (and off) when
+ * RequeueClasses is set and does not name it; not set: every class. */
+enum requeue_mode requeue_class_mode(const struct attrib_config *conf, const char *class_name, bool *listed);
+/* Whether the diagnosis names an infrastructure culprit with confidence:
+ * an infra domain, neither ambiguous nor unattributed, a root cause not
+ * from unauthenticated evidence, at least one culprit node.  false with
+ * why. */
+bool requeue_confident(struct json_object *result, char *why, size_t whylen);
+/* Decides for the job's stored diagnosis of attempt: requeue, suggest or
+ * refuse (with why).  by_policy: attribd's (RequeuePolicy, RequeueClasses;
+ * off, or a diagnosis outside the infra domain: RQ_NONE); else attrib
+ * requeue (no class policy).  Then what Slurm says of the job (state() is
+ * asked only past the diagnosis' checks): known, batch, requeueable, not
+ * pending again, ended FAILED/NODE_FAIL/TIMEOUT, at the diagnosed attempt,
+ * fewer than RequeueMax requeues, a culprit not excluded yet.  Pure but
+ * for state(). */
+void requeue_decide(const struct attrib_config *conf, struct json_object *result, const char *job_id,
+		    long attempt, bool by_policy, requeue_state_fn state, void *arg,
+		    struct requeue_verdict *v);
+
+/* ---- requeue_policy.c: attribd's requeue policy --------------------------- */
+
+/* attribd, after storing a new result: decides, requeues through Slurm
+ * (auto), records the decision in the store, counts it in the metrics
+ * and logs it.  Slurm's errors are recorded (REQUEUE_FAILED), never fatal. */
+void requeue_policy_apply(const struct attrib_config *conf, store *s, struct json_object *result,
+			  const char *job_id, long attempt, long long now);
+
+/* ---- undrain.c: returning a node attrib drained to service (Undrain,
+ * UndrainQuiet, UndrainWindow; attrib undrain) ------------------------------- */
+enum undrain_decision { UNDECIDE_DO, UNDECIDE_SUGGEST, UNDECIDE_REFUSE, UNDECIDE_FAILED };
+/* What undrain_decide looks at: Slurm's view of the node and the store's. */
+struct undrain_facts {
+	bool slurm_ok; /* else slurm_err */
+	char slurm_err[200];
+	struct node_drain_info slurm;
+	int have_event; /* store_last_drain_event: 1, 0 or -1 */
+	struct node_drain_event last;
+	long drains_in_window; /* attrib's drains of the node within UndrainWindow */
+	int have_health;       /* a health check since last.created: 1, 0 or -1 */
+	bool health_passed;    /* the latest one's */
+	long long health_received;
+};
+/* Undo (auto, or by hand), suggest or refuse (why).  *ours: the node is
+ * attrib's drain (false: not drained, another's, Slurm cannot tell).
+ * force (by hand) overrides UndrainWindow and UndrainQuiet only.  Pure. */
+enum undrain_decision undrain_decide(const struct attrib_config *conf, enum drain_mode mode, bool force,
+				     const struct undrain_facts *f, long long now, char *why, size_t len,
+				     bool *ours);
+/* The facts from Slurm (node_drain_info) and the store; -1 when the store
+ * cannot count the node's drains. */
+int undrain_facts_load(store *s, const char *node, long window, struct undrain_facts *f, long long now);
+const char *undrain_decision_name(enum undrain_decision d, bool force);
+/* Decides, resumes through Slurm (UNDECIDE_DO) and records the decision
+ * (by: who asks) in the drains table under the job of the drain undone.
+ * record_foreign false (attribd): nothing is recorded for a node that is
+ * not attrib's, nor a refusal recorded already with the same reason. */
+enum undrain_decision undrain_apply(const struct attrib_config *conf, store *s, const char *node,
+				    enum drain_mode mode, bool force, bool record_foreign, const char *by,
+				    long long now, char *why, size_t len, bool *recorded);
+/* ---- health.c: nodes' health checks, taken in ------------------------------ */
+/* STATE/health, where http.c keeps each node's latest report. */
+int health_prepare(const char *state_dir, char *err, size_t errlen);
+/* Undrain's mode (attrib.conf's Undrain). */
+enum drain_mode undrain_mode(const struct attrib_config *conf);
+/* Each report in STATE/health recorded in the store and removed; a passing
+ * one asks undrain (Undrain = suggest|auto). */
+void health_intake(const struct attrib_config *conf, store *s, long long now);
+/* ---- repeat.c: repeat offenders (RepeatWindow, RepeatJobs, RepeatUsers,
+ * RepeatCauses) --------------------------------------------------------------- */
+
+/* Looks at node's history in the store at now: when the diagnoses naming
+ * it within RepeatWindow, with one of RepeatCauses, are of RepeatJobs
+ * distinct jobs or more and RepeatUsers users or more, and no
+ * repeat-offender finding about it stands (raised within RepeatWindow),
+ * records one citing the jobs (each job's latest counted attempt).  Its id
+ * (and its summary in summary), 0 when none was raised, -1 on error. */
+long long repeat_examine(const struct attrib_config *conf, store *s, const char *node, long long now,
+			 char *summary, size_t len);
+/* attribd, after storing a diagnosis: repeat_examine for every node it
+ * names; each finding raised is logged, counted in the metrics and given
+ * to the drain policy (class repeat-offender) under job_id/attempt. */
+void repeat_after(const struct attrib_config *conf, store *s, struct json_object *result, const char *job_id,
+		  long attempt, long long now);
 
 /* ---- accounting.c: the summary in the job's accounting record ------------- */
 

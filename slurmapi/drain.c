@@ -63,6 +63,12 @@ int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, 
 		return -1;
 	}
 	st->unavailable = node_unavailable(nodes->node_array[found].node_state);
+	for (uint32_t i = 0; i < nodes->record_count; i++) {
+		const node_info_t *n = &nodes->node_array[i];
+
+		st->attrib_drained += (n->node_state & NODE_STATE_DRAIN) && n->reason &&
+			!strncmp(n->reason, ATTRIB_DRAIN_PREFIX, strlen(ATTRIB_DRAIN_PREFIX));
+	}
 	node_state_name(nodes->node_array[found].node_state, st->state, sizeof(st->state));
 	int rc = 0;
 	for (uint32_t p = 0; p < parts->record_count && !rc; p++) {

@@ -11,4 +11,8 @@ __attribute__((visibility("default"))) const struct slurmapi_module attrib_slurm
 	.node_states_load = node_states_load,
 	.node_state_of = node_state_of,
 	.node_states_free = node_states_free,
+	.requeue_state = requeue_slurm_state,
+	.requeue_job = requeue_job,
+	.node_drain_info = node_drain_info,
+	.resume_node = resume_node,
 };

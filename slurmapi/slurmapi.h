@@ -1,5 +1,6 @@
 /* What attrib asks of slurmctld: drain a node, a node's state and its
- * partitions (drain.c), every node's state (nodestate.c).  The only code
+ * partitions (drain.c), every node's state (nodestate.c), a job's state
+ * and its requeue without its culprits (requeue.c).  The only code
  * that links libslurm(full) on behalf of both programs: attribd links it
  * (slurmapi/libslurmapi.la); attrib loads it with dlopen as the module
  * attrib_slurm.so (module.c, cli/slurm.c) only when a command needs
@@ -12,6 +13,10 @@
 #include <stdint.h>
 
 /* ---- drain.c ------------------------------------------------------------- */
+
+/* How every reason attrib gives a drain starts (sinfo -R): what tells
+ * attrib's drains from others in Slurm's view (DrainMaxNodes, undrain). */
+#define ATTRIB_DRAIN_PREFIX "attrib:"
 
 /* slurm_update_node(DRAIN) with the reason. */
 int drain_node(const char *node, const char *reason, char *err, size_t errlen);
@@ -28,6 +33,8 @@ struct drain_node_state {
 	char state[48];					   /* "down", "drained", "failing" (joined) or "up" */
 	struct drain_partition part[DRAIN_MAX_PARTITIONS]; /* the node's partitions */
 	int npart;
+	/* nodes of the cluster drained with a reason starting ATTRIB_DRAIN_PREFIX */
+	int attrib_drained;
 };
 /* Where the policy learns a node's state: drain_slurm_state, or the tests'. */
 typedef int (*drain_state_fn)(const char *node, struct drain_node_state *st, char *err, size_t errlen,
@@ -35,6 +42,47 @@ typedef int (*drain_state_fn)(const char *node, struct drain_node_state *st, cha
 /* From slurmctld (slurm_load_node, slurm_load_partitions); arg unused.
  * -1 with a reason when Slurm cannot tell. */
 int drain_slurm_state(const char *node, struct drain_node_state *st, char *err, size_t errlen, void *arg);
+
+/* ---- requeue.c: a failed batch job requeued without its culprits -------- */
+
+/* What slurmctld says of a job (slurm_load_job). */
+struct requeue_job_state {
+	bool found;	  /* false: slurmctld no longer knows it (MinJobAge after its end) */
+	bool batch;	  /* sbatch, not salloc or srun */
+	bool requeueable; /* submitted with --requeue (or JobRequeue=1) */
+	bool pending;	  /* pending again: requeued already */
+	bool failed;	  /* ended FAILED, NODE_FAIL or TIMEOUT */
+	long restart_cnt; /* how often Slurm requeued it */
+	char state[48];	  /* "FAILED", "NODE_FAIL+COMPLETING", ... */
+	char exc_nodes[1024];
+	int excluded; /* how many of the nodes asked about its ExcNodeList holds */
+};
+/* Where the decision learns a job's state: requeue_slurm_state, or the
+ * tests'.  nodes: the culprits, for st->excluded.  0 (st->found false when
+ * slurmctld knows no such job) or -1 with a reason when Slurm cannot tell. */
+typedef int (*requeue_state_fn)(const char *job_id, const char *const *nodes, int n,
+				struct requeue_job_state *st, char *err, size_t errlen, void *arg);
+int requeue_slurm_state(const char *job_id, const char *const *nodes, int n, struct requeue_job_state *st,
+			char *err, size_t errlen, void *arg);
+/* Requeues the job held (slurm_requeue), sets its ExcNodeList to exc_nodes
+ * and nodes (into excluded, as a host list), then releases it.  -1 with
+ * Slurm's error; a job whose exclusion Slurm refused stays held (err says
+ * so). */
+int requeue_job(const char *job_id, const char *exc_nodes, const char *const *nodes, int n, char *excluded,
+		size_t excludedlen, char *err, size_t errlen);
+
+/* ---- undrain.c: a drained node, and its return to service ----------------- */
+
+struct node_drain_info {
+	bool drained;	       /* Slurm's DRAIN flag (drained or draining) */
+	char state[48];	       /* node_state_name */
+	char reason[256];      /* "" when none */
+	long long reason_time; /* when the reason was set (Unix time), 0: unknown */
+};
+/* -1 with a reason when Slurm cannot tell or knows no such node. */
+int node_drain_info(const char *node, struct node_drain_info *ni, char *err, size_t errlen);
+/* slurm_update_node(RESUME). */
+int resume_node(const char *node, char *err, size_t errlen);
 
 /* ---- nodestate.c: libslurm, and every node's current state ------------- */
 
@@ -63,7 +111,7 @@ const struct node_info_msg *node_states_msg(const struct node_state_map *ns);
 
 /* ---- module.c: what attrib_slurm.so gives the attrib command ------------ */
 
-#define SLURMAPI_MODULE_VERSION 1
+#define SLURMAPI_MODULE_VERSION 3
 #define SLURMAPI_MODULE_SYMBOL "attrib_slurm_module"
 struct slurmapi_module {
 	int version; /* SLURMAPI_MODULE_VERSION */
@@ -72,6 +120,11 @@ struct slurmapi_module {
 	bool (*node_state_of)(const struct node_state_map *ns, const char *node, const char **state,
 			      const char **reason);
 	void (*node_states_free)(struct node_state_map *ns);
+	requeue_state_fn requeue_state;
+	int (*requeue_job)(const char *job_id, const char *exc_nodes, const char *const *nodes, int n,
+			   char *excluded, size_t excludedlen, char *err, size_t errlen);
+	int (*node_drain_info)(const char *node, struct node_drain_info *ni, char *err, size_t errlen);
+	int (*resume_node)(const char *node, char *err, size_t errlen);
 };
 
 #endif

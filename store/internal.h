@@ -1,4 +1,4 @@
-/* What the store's files (store/*.c) share and nobody else sees: the
+/* What the store's files (store/ files) share and nobody else sees: the
  * connection.  store.c owns opening, the schema's migrations and the
  * results; each further concern of the store (a table and its queries)
  * is a file of its own beside it. */

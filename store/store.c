@@ -80,7 +80,37 @@ static const char *const migrations[] = {
 	"INSERT OR IGNORE INTO result_nodes SELECT r.job_id, r.attempt, n.value, 0"
 	" FROM results r, json_each(r.result_json, '$.affected_nodes') n"
 	" WHERE json_valid(r.result_json) AND n.type = 'text';",
-	/* 6: what attrib report sums (GPU-hours lost, store/report.c): the
+	/* 6: fleet findings (store/findings.c): conclusions across jobs, each
+	 * citing its job attempts */
+	"CREATE TABLE findings("
+	" id INTEGER PRIMARY KEY, kind TEXT NOT NULL, subject TEXT NOT NULL,"
+	" summary TEXT NOT NULL, jobs TEXT NOT NULL, created INTEGER NOT NULL);"
+	"CREATE INDEX findings_subject ON findings(kind, subject, created);"
+	"CREATE INDEX findings_created ON findings(created);",
+	/* 7: every requeue of a failed job without its culprits, done,
+	 * suggested, refused or failed, and who decided it (store/requeue.c) */
+	"CREATE TABLE requeues("
+	" job_id TEXT NOT NULL, attempt INTEGER NOT NULL, nodes TEXT NOT NULL,"
+	" excluded TEXT NOT NULL, reason TEXT NOT NULL, decision TEXT NOT NULL,"
+	" decided_by TEXT NOT NULL, created INTEGER NOT NULL);"
+	"CREATE INDEX requeues_job ON requeues(job_id);",
+	/* 8: the nodes' health checks (attrib-collect --health, store/health.c),
+	 * and the drains of one node found by its name (undrain) */
+	"CREATE TABLE health_checks("
+	" node TEXT NOT NULL, received INTEGER NOT NULL, checked INTEGER NOT NULL,"
+	" command TEXT NOT NULL, status INTEGER NOT NULL, timed_out INTEGER NOT NULL,"
+	" passed INTEGER NOT NULL, duration_ms INTEGER NOT NULL, output TEXT NOT NULL);"
+	"CREATE INDEX health_checks_node ON health_checks(node, received);"
+	"CREATE INDEX drains_node ON drains(node, created);",
+	/* 9: the dashboard's pages by keyset (store/api.c), and a job's drains */
+	"CREATE INDEX results_page ON results(created, job_id, attempt);"
+	"CREATE INDEX results_sub ON results(sub_domain, created, job_id, attempt);"
+	"CREATE INDEX results_user ON results(user, created, job_id, attempt);"
+	"CREATE INDEX drains_job ON drains(job_id, attempt);",
+	/* 10: a drain decided for a fleet finding (a repeat offender) names it;
+	 * NULL for a drain decided for one job's diagnosis */
+	"ALTER TABLE drains ADD COLUMN finding INTEGER;",
+	/* 11: what attrib report sums (GPU-hours lost, store/report.c): the
 	 * job's start (Unix time), its GPUs and partition from its record, and
 	 * the result's culprit switch; the results stored before have no
 	 * record here (NULL: not known), their switch is taken from them */

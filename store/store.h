@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 /* the newest schema: the number of store.c's migrations */
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 11
 
 typedef struct store store;
 
@@ -100,6 +100,26 @@ struct node_fault_row {
 };
 int store_node_faults(store *s, long long since, int (*fn)(const struct node_fault_row *row, void *arg),
 		      void *arg);
+
+/* ---- api.c: the dashboard's queries (service/api.c) ---- */
+
+/* Where a page of results ended: its last row (job_id NULL: the start). */
+struct store_cursor {
+	long long created;
+	const char *job_id;
+	long attempt;
+};
+/* The results of f (node: a culprit or affected node), newest first
+ * (created, job_id, attempt, all descending), after the cursor, at most
+ * f->limit; the number of rows, -1 on error. */
+int store_page(store *s, const struct store_filter *f, const struct store_cursor *after,
+	       int (*fn)(const struct store_row *row, void *arg), void *arg);
+/* How many results f matches (f->limit ignored); -1 on error. */
+long store_count(store *s, const struct store_filter *f);
+/* Per culprit node, per day (Unix day: time / 86400 of the job's end) of
+ * the results stored since since: how many jobs it was to blame for. */
+int store_node_days(store *s, long long since,
+		    int (*fn)(const char *node, long long day, long count, void *arg), void *arg);
 
 /* Decisions in the drains table (column decision). */
 #define DRAIN_DONE "drained"

@@ -38,7 +38,7 @@ EOF
 }
 sql "INSERT INTO results(job_id, attempt, sub_domain, culprits, created, result_json) VALUES ('4242', 0, 'InfraHW', 'node-02', :now, :result)"
 # an hour and more ago: not counted
-sql "INSERT INTO drains VALUES ('1', 0, 'node-07', 'old', 'drained', 'attrib serve (policy auto)', :now - 3700)"
+sql "INSERT INTO drains(job_id, attempt, node, reason, decision, decided_by, created) VALUES ('1', 0, 'node-07', 'old', 'drained', 'attrib serve (policy auto)', :now - 3700)"
 
 "$A" drain 4242 --dry-run "${C[@]}" >"$tmp/out" 2>"$tmp/err"
 rc=$?
@@ -47,7 +47,7 @@ check "drain --dry-run: exit 0, would drain node-02 with the reason of the diagn
 [ $rc = 0 ] || bad "drain --dry-run exit $rc"
 
 # a drain of the policy 10 minutes ago: the limit (1) is reached
-sql "INSERT INTO drains VALUES ('9', 0, 'node-05', 'r', 'drained', 'attrib serve (policy auto)', :now - 600)"
+sql "INSERT INTO drains(job_id, attempt, node, reason, decision, decided_by, created) VALUES ('9', 0, 'node-05', 'r', 'drained', 'attrib serve (policy auto)', :now - 600)"
 "$A" drain 4242 "${C[@]}" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "drain: refused by DrainMaxPerHour (exit 5)" test $rc = 5
@@ -61,7 +61,7 @@ check "drain: the refusal is recorded with who asked and why" \
 check "drain --dry-run: the limit holds too (exit 5)" test $? = 5
 
 # how the decisions are shown
-sql "INSERT INTO drains VALUES ('4242', 0, 'node-02', 'evil '||char(27)||'[31m'||char(10)||'line', 'refused', 'attrib serve (policy auto)', :now)"
+sql "INSERT INTO drains(job_id, attempt, node, reason, decision, decided_by, created) VALUES ('4242', 0, 'node-02', 'evil '||char(27)||'[31m'||char(10)||'line', 'refused', 'attrib serve (policy auto)', :now)"
 "$A" show 4242 --drains "${C[@]}" >"$tmp/drains"
 check "show --drains: exit 0, one line per decision (4)" test $? = 0 -a "$(wc -l <"$tmp/drains")" = 4
 check "show --drains: TIME ATTEMPT NODE DECISION BY: REASON" \

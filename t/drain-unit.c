@@ -55,8 +55,9 @@ struct fake_node {
 
 struct cluster {
 	struct fake_node nodes[4];
-	int asked; /* how often the policy asked */
-	bool down; /* slurmctld does not answer */
+	int asked;	    /* how often the policy asked */
+	bool down;	    /* slurmctld does not answer */
+	int attrib_drained; /* nodes of the cluster drained with attrib's reason */
 };
 
 static int fake_state(const char *node, struct drain_node_state *st, char *err, size_t errlen, void *arg)
@@ -75,6 +76,7 @@ static int fake_state(const char *node, struct drain_node_state *st, char *err, 
 		if (strcmp(n->name, node))
 			continue;
 		st->unavailable = n->unavailable;
+		st->attrib_drained = c->attrib_drained;
 		snprintf(st->state, sizeof(st->state), "%s", n->unavailable ? "drained" : "up");
 		snprintf(st->part[0].name, sizeof(st->part[0].name), "gpu");
 		st->part[0].nodes = n->part_nodes;
@@ -407,6 +409,51 @@ START_TEST(policy_fraction_limit)
 }
 END_TEST
 
+START_TEST(policy_max_nodes)
+{
+	struct attrib_config c;
+	/* a roomy partition: only DrainMaxNodes can refuse */
+	struct cluster cl = { .nodes = { { "node-02", false, 1000, 0, 0, 0 },
+					 { "node-03", false, 1000, 0, 0, 0 } },
+			      .attrib_drained = 2 };
+	struct drain_decisions d;
+	struct json_object *r = result("gpu-hardware", "InfraHW", "infra", "node-02", "node-03");
+
+	load_conf(&c, "DrainPolicy = auto\nDrainMaxPerHour = 10\nDrainMaxNodes = 3\n");
+	ck_assert_int_eq(c.drain_max_nodes, 3);
+	drain_policy_decide(&c, r, 0, fake_state, &cl, &d);
+	/* 2 drained by attrib + node-02 = 3: allowed; node-03 would be the 4th */
+	ck_assert_int_eq(d.v[0].decision, DECIDE_DRAIN);
+	ck_assert_int_eq(d.v[1].decision, DECIDE_REFUSE);
+	ck_assert_str_eq(
+		d.v[1].why,
+		"DrainMaxNodes (3) reached: 2 nodes drained by attrib and earlier nodes of this diagnosis");
+	/* at the cap already: the first is refused too, in suggest mode as well */
+	cl.attrib_drained = 3;
+	config_free(&c);
+	load_conf(&c, "DrainPolicy = suggest\nDrainMaxPerHour = 10\nDrainMaxNodes = 3\n");
+	drain_policy_decide(&c, r, 0, fake_state, &cl, &d);
+	ck_assert_int_eq(d.v[0].decision, DECIDE_REFUSE);
+	ck_assert_str_eq(d.v[0].why, "DrainMaxNodes (3) reached: 3 nodes drained by attrib");
+	config_free(&c);
+	/* 0: never; the default is 10 */
+	cl.attrib_drained = 0;
+	load_conf(&c, "DrainPolicy = auto\nDrainMaxNodes = 0\n");
+	drain_policy_decide(&c, r, 0, fake_state, &cl, &d);
+	ck_assert_int_eq(d.v[0].decision, DECIDE_REFUSE);
+	ck_assert_msg(strstr(d.v[0].why, "DrainMaxNodes (0)") != NULL, "%s", d.v[0].why);
+	config_free(&c);
+	load_conf(&c, "DrainPolicy = auto\n");
+	ck_assert_int_eq(c.drain_max_nodes, 10);
+	cl.attrib_drained = 9;
+	drain_policy_decide(&c, r, 0, fake_state, &cl, &d);
+	ck_assert_int_eq(d.v[0].decision, DECIDE_DRAIN);
+	ck_assert_int_eq(d.v[1].decision, DECIDE_REFUSE);
+	json_object_put(r);
+	config_free(&c);
+}
+END_TEST
+
 /* ---- the reason Slurm gets ---- */
 
 START_TEST(reason_is_short_and_inert)
@@ -586,6 +633,7 @@ int main(void)
 	tcase_add_test(t, policy_per_hour_limit);
 	tcase_add_test(t, fraction_rounding);
 	tcase_add_test(t, policy_fraction_limit);
+	tcase_add_test(t, policy_max_nodes);
 	tcase_add_test(t, reason_is_short_and_inert);
 	tcase_add_test(t, store_counts_drains_done);
 	tcase_add_test(t, engine_result_carries_the_class);

@@ -43,8 +43,11 @@ check("every result field of contract.c is in doc/formats.md",
 check("every result field of doc/formats.md is in contract.c",
       ["%s (%s)" % (p, b) for p, b in in_doc.items() if in_code.get(p) != b])
 
+contract = open(os.path.join(src, "common/contract.c")).read()
+add_job = contract[contract.index("void result_add_job("):]
+add_job = add_job[:add_job.index("\n}\n")]	# the job record's fields, for the service
 writers = {"engine": open(os.path.join(src, "engine/result.c")).read(),
-           "service": open(os.path.join(src, "service/serve.c")).read()}
+           "service": open(os.path.join(src, "service/serve.c")).read() + add_job}
 check("every field of the table is written by its writer",
       [p for p, b in in_code.items()
        if p.split(".")[-1].replace("[]", "") != "*" and

@@ -1243,6 +1243,41 @@ START_TEST(job_tres_gpu_count)
 }
 END_TEST
 
+/* An event's fields: values beyond the inline bytes spill into a buffer
+ * of the event's own; a value taken from the event itself survives that
+ * move; a copy owns its bytes; past EVENT_MAX_FIELDS fields are dropped;
+ * a field set again holds its new value. */
+START_TEST(event_fields)
+{
+	struct event ev = { 0 }, copy;
+	char big[1000], name[EVENT_MAX_FIELDS + 4][8];
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	event_set(&ev, "task", "7", 1);
+	event_set(&ev, "rank", event_field(&ev, "task"), 1);
+	event_set(&ev, "big", big, strlen(big));
+	ck_assert_ptr_nonnull(ev.f.spill);
+	event_set(&ev, "again", event_field(&ev, "big"), strlen(big));
+	ck_assert_str_eq(event_field(&ev, "rank"), "7");
+	ck_assert_str_eq(event_field(&ev, "again"), big);
+	event_set(&ev, "task", "12", 2);
+	ck_assert_str_eq(event_field(&ev, "task"), "12");
+	event_copy(&copy, &ev);
+	event_clear(&ev);
+	ck_assert_str_eq(event_field(&copy, "big"), big);
+	ck_assert_str_eq(event_field(&copy, "task"), "12");
+	for (int i = 0; i < EVENT_MAX_FIELDS + 4; i++) {
+		snprintf(name[i], sizeof(name[i]), "f%d", i);
+		event_set(&copy, name[i], "v", 1);
+	}
+	ck_assert_int_eq(copy.f.n, EVENT_MAX_FIELDS);
+	ck_assert_ptr_null(event_field(&copy, name[EVENT_MAX_FIELDS + 3]));
+	ck_assert_str_eq(event_field(&copy, "rank"), "7");
+	event_clear(&copy);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("engine");
@@ -1316,6 +1351,7 @@ int main(void)
 	t = tcase_create("formats");
 	tcase_add_test(t, job_record_round_trip);
 	tcase_add_test(t, job_tres_gpu_count);
+	tcase_add_test(t, event_fields);
 	suite_add_tcase(s, t);
 
 	return run_suite(s);

@@ -1,0 +1,353 @@
+/* The dashboard (Dashboard = on): a read-only web page and its JSON API
+ * (api.c) on DashboardListen, a libmicrohttpd daemon of its own beside the
+ * bundle intake (http.c), so that nothing of it can slow the nodes' uploads
+ * and nothing of the intake is reachable from it.
+ *
+ *   GET /, /app.js, /style.css   the page (www/, embedded at build time)
+ *   GET /api/v1/...              api.c
+ *
+ * Read only: GET and HEAD, anything else 405.  One thread with its own
+ * read-only connection to the store (SQLite connections are not shared
+ * between threads).  HTTPS when DashboardTLSCert and DashboardTLSKey are
+ * set (libmicrohttpd with GnuTLS); a bearer token when DashboardTokenFile
+ * is (a file of mode 0600 at most, compared in constant time).  Every
+ * answer carries a strict Content-Security-Policy: the page's script and
+ * style come from its own files, none inline. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "api.h"
+#include "service.h"
+
+#define TOKEN_MAX 4096
+#define STATE_TTL 60 /* seconds the nodes' Slurm states are kept */
+
+struct dashboard {
+	struct MHD_Daemon *d;
+	store *s;
+	char *token; /* NULL: none asked for */
+	char *cert, *key;
+	struct node_state_map *states;
+	long long states_at;
+	bool slurm;
+};
+
+static const char csp[] = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+			  "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, const char *type, const void *body,
+			       size_t len, bool copy, bool cache)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body,
+								 copy ? MHD_RESPMEM_MUST_COPY
+								      : MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(r, "Content-Security-Policy", csp);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(r, "Cross-Origin-Resource-Policy", "same-origin");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, cache ? "max-age=300" : "no-store");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"attrib\"");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result send_error(struct MHD_Connection *c, unsigned status, const char *msg)
+{
+	struct json_object *o = json_object_new_object();
+	enum MHD_Result ret;
+	const char *t;
+
+	json_object_object_add(o, "error", json_object_new_string(msg));
+	t = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	ret = respond(c, status, "application/json", t, strlen(t), true, false);
+	json_object_put(o);
+	return ret;
+}
+
+/* The same time whatever prefix of the token a guess shares with it. */
+static bool token_ok(const char *want, const char *got)
+{
+	size_t n = strlen(want), m = got ? strlen(got) : 0;
+	unsigned char d = (unsigned char)(n != m);
+
+	for (size_t i = 0; i < n; i++)
+		d |= (unsigned char)want[i] ^ (unsigned char)(i < m ? got[i] : 0);
+	return got && !d;
+}
+
+struct args {
+	struct json_object *o;
+	char dup[80];
+};
+
+static enum MHD_Result arg_cb(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct args *a = cls;
+
+	(void)kind;
+	if (json_object_object_get_ex(a->o, key, NULL)) {
+		snprintf(a->dup, sizeof(a->dup), "%.64s", key);
+		return MHD_NO;
+	}
+	json_object_object_add(a->o, key, json_object_new_string(value ? value : ""));
+	return MHD_YES;
+}
+
+static bool slurm_state(const char *node, char *buf, size_t len, void *arg)
+{
+	struct dashboard *d = arg;
+	const char *st = NULL, *reason = NULL;
+
+	if (!d->states || !node_state_of(d->states, node, &st, &reason) || !st)
+		return false;
+	snprintf(buf, len, "%s", st);
+	return true;
+}
+
+static enum MHD_Result api(struct dashboard *d, struct MHD_Connection *c, const char *url)
+{
+	struct args a = { .o = json_object_new_object() };
+	long long now = time(NULL);
+	char *body = NULL, why[128];
+	unsigned status;
+	enum MHD_Result ret;
+
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, arg_cb, &a);
+	if (a.dup[0]) {
+		json_object_put(a.o);
+		snprintf(why, sizeof(why), "parameter \"%s\" given twice", a.dup);
+		return send_error(c, MHD_HTTP_BAD_REQUEST, why);
+	}
+	if (!strcmp(url, "/api/v1/nodes") && d->slurm && now - d->states_at >= STATE_TTL) {
+		/* the nodes' current states, at most once a minute from slurmctld */
+		node_states_free(d->states);
+		d->states = node_states_load(why, sizeof(why));
+		d->states_at = now;
+	}
+	status = api_handle(d->s, url, a.o, now, d->slurm ? slurm_state : NULL, d, &body);
+	json_object_put(a.o);
+	if (!body)
+		return send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	if (status >= 500)
+		log_msg(LOGL_ERROR, "dashboard: %s: %s", url, body);
+	ret = respond(c, status, "application/json", body, strlen(body), true, false);
+	free(body);
+	return ret;
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+			       const char *version, const char *upload_data, size_t *upload_data_size,
+			       void **con_cls)
+{
+	struct dashboard *d = cls;
+
+	(void)version;
+	(void)upload_data;
+	(void)con_cls;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
+		*upload_data_size = 0; /* a body is not read: the answer closes the connection */
+		return send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "read only: GET and HEAD");
+	}
+	if (d->token) {
+		const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							    MHD_HTTP_HEADER_AUTHORIZATION);
+
+		if (!h || strncasecmp(h, "Bearer ", 7) || !token_ok(d->token, h + 7))
+			return send_error(c, MHD_HTTP_UNAUTHORIZED,
+					  "a bearer token is required (Authorization: Bearer TOKEN)");
+	}
+	if (!strncmp(url, "/api/", 5))
+		return api(d, c, url);
+	if (!strcmp(url, "/"))
+		url = "/index.html";
+	for (size_t i = 0; i < www_nfiles; i++)
+		if (!strcmp(url + 1, www_files[i].path))
+			return respond(c, MHD_HTTP_OK, www_files[i].type, www_files[i].data, www_files[i].len,
+				       false, true);
+	return send_error(c, MHD_HTTP_NOT_FOUND, "no such page");
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg[strcspn(msg, "\n")] = 0;
+	log_msg(LOGL_DEBUG, "dashboard: %s", msg);
+}
+
+/* A whole small file; the token's must be a regular file no one but its
+ * owner may read or write (0600 or less). */
+static char *read_small(const char *path, bool secret, size_t max, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	char *buf = NULL;
+	ssize_t n;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)max) {
+		snprintf(err, errlen, "%s: not a regular file of at most %zu bytes", path, max);
+	} else if (secret && (st.st_mode & 077)) {
+		snprintf(err, errlen, "%s: mode %03o: others may read it (chmod 600)", path,
+			 (unsigned)(st.st_mode & 0777));
+	} else if ((buf = calloc(1, (size_t)st.st_size + 1))) {
+		n = read(fd, buf, (size_t)st.st_size);
+		if (n != st.st_size) {
+			snprintf(err, errlen, "%s: cannot read it", path);
+			free(buf);
+			buf = NULL;
+		}
+	}
+	close(fd);
+	return buf;
+}
+
+static char *read_token(const char *path, char *err, size_t errlen)
+{
+	char *t = read_small(path, true, TOKEN_MAX, err, errlen);
+	size_t n;
+
+	if (!t)
+		return NULL;
+	n = strcspn(t, "\r\n");
+	t[n] = 0;
+	for (size_t i = 0; i < n; i++)
+		if (t[i] <= ' ' || t[i] > '~')
+			n = 0;
+	if (n < 16) {
+		snprintf(err, errlen, "%s: the token must be one line of at least 16 printable characters",
+			 path);
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void dashboard_free(struct dashboard *d)
+{
+	if (!d)
+		return;
+	store_close(d->s);
+	node_states_free(d->states);
+	if (d->token)
+		explicit_bzero(d->token, strlen(d->token));
+	free(d->token);
+	if (d->key)
+		explicit_bzero(d->key, strlen(d->key));
+	free(d->key);
+	free(d->cert);
+	free(d);
+}
+
+struct dashboard *dashboard_start(const struct attrib_config *conf, const char *db, char *err, size_t errlen)
+{
+	struct dashboard *d = calloc(1, sizeof(*d));
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE }, *ai = NULL;
+	const char *listen = conf->dashboard_listen, *colon = listen ? strrchr(listen, ':') : NULL;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	char host[256], why[256];
+	int rc;
+
+	if (!d)
+		return NULL;
+	if (!colon || (size_t)(colon - listen) >= sizeof(host)) {
+		snprintf(err, errlen, "DashboardListen %s is not host:port", listen ? listen : "");
+		goto fail;
+	}
+	if (!conf->dashboard_tls_cert != !conf->dashboard_tls_key) {
+		snprintf(err, errlen, "DashboardTLSCert and DashboardTLSKey go together");
+		goto fail;
+	}
+	if (conf->dashboard_tls_cert) {
+		if (!MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+			snprintf(err, errlen, "DashboardTLSCert: this libmicrohttpd has no TLS");
+			goto fail;
+		}
+		if (!(d->cert = read_small(conf->dashboard_tls_cert, false, 1 << 20, why, sizeof(why))) ||
+		    !(d->key = read_small(conf->dashboard_tls_key, true, 1 << 20, why, sizeof(why)))) {
+			snprintf(err, errlen, "Dashboard TLS: %s", why);
+			goto fail;
+		}
+		flags |= MHD_USE_TLS;
+	}
+	if (conf->dashboard_token_file &&
+	    !(d->token = read_token(conf->dashboard_token_file, why, sizeof(why)))) {
+		snprintf(err, errlen, "DashboardTokenFile %s", why);
+		goto fail;
+	}
+	if (!(d->s = store_open(db, true, why, sizeof(why)))) {
+		snprintf(err, errlen, "dashboard: store: %s", why);
+		goto fail;
+	}
+	d->slurm = slurm_ready(why, sizeof(why));
+	memcpy(host, listen, colon - listen);
+	host[colon - listen] = 0;
+	if (host[0] == '[' && host[strlen(host) - 1] == ']') {
+		memmove(host, host + 1, strlen(host));
+		host[strlen(host) - 1] = 0;
+	}
+	if ((rc = getaddrinfo(*host ? host : NULL, colon + 1, &hints, &ai)) || !ai) {
+		snprintf(err, errlen, "DashboardListen %s: %s", listen, gai_strerror(rc));
+		goto fail;
+	}
+	if (ai->ai_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	struct MHD_OptionItem tls[] = {
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, d->cert },
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, d->key },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+	d->d = MHD_start_daemon(flags, 0, NULL, NULL, handler, d, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				(unsigned)16, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)15,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, d, MHD_OPTION_ARRAY,
+				d->cert ? tls : tls + 2, MHD_OPTION_END);
+	freeaddrinfo(ai);
+	if (!d->d) {
+		snprintf(err, errlen,
+			 "dashboard: cannot listen on %s (in use, not an address of this host, "
+			 "or a TLS certificate and key that do not go together)",
+			 listen);
+		goto fail;
+	}
+	return d;
+fail:
+	dashboard_free(d);
+	return NULL;
+}
+
+unsigned dashboard_port(struct dashboard *d)
+{
+	const union MHD_DaemonInfo *i = d ? MHD_get_daemon_info(d->d, MHD_DAEMON_INFO_BIND_PORT) : NULL;
+
+	return i ? i->port : 0;
+}
+
+void dashboard_stop(struct dashboard *d)
+{
+	if (!d)
+		return;
+	MHD_stop_daemon(d->d);
+	dashboard_free(d);
+}

@@ -1,0 +1,93 @@
+#!/bin/bash
+# The dashboard's page in headless Chromium (Debian's chromium) on a store
+# of the project's own cases (t/lib/dashboard.sh): each page's DOM once
+# its script ran (--dump-dom), no console message, and screenshots at
+# 1366x768 kept in $DASH_ARTIFACTS (default t/dashboard-artifacts/).
+# Checks: the 256-node job's root-cause lane is its culprit node, its
+# healthy lanes are one count and the nodes that sent nothing are marked;
+# the Jobs page counts what the store holds; the hostile job's name and
+# log line are text, never markup.
+set -u
+A=${ATTRIB:-./attrib}
+SRC=$(cd "${SRCDIR:-.}" && pwd)
+AD=${ATTRIBD:-$(dirname "$A")/attribd}
+. "$SRC/t/lib/check.sh"
+. "$SRC/t/lib/service.sh"
+CHROMIUM=$(command -v chromium || command -v chromium-browser) || skip "no chromium (apt-get install chromium; contrib/install-deps.sh does)"
+for c in curl python3 sqlite3; do command -v $c >/dev/null || skip "no $c"; done
+T=$(mktemp -d /tmp/attrib-dpage-XXXXXX)
+OUT=${DASH_ARTIFACTS:-$(dirname "$A")/t/dashboard-artifacts}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
+. "$SRC/t/lib/dashboard.sh"
+trap 'dash_stop; rm -rf "$T"' EXIT
+export SLURM_CONF=$T/no-slurm.conf
+
+mkdir -p "$T/state"
+n=$(dash_store "$T/state/attrib.db")
+port=$(free_port $((22000 + $$ % 20000)))
+dport=$(free_port $((port + 60)))
+[ -n "$port" ] && [ -n "$dport" ] || skip "no free port"
+cat >"$T/attrib.conf" <<EOF
+SpoolDir = $T/spool
+StateDir = $T/state
+RulesDir = $SRC/rules
+Listen = 127.0.0.1:$port
+ReconcileInterval = 0
+LogFile = $T/attrib.log
+Dashboard = on
+DashboardListen = 127.0.0.1:$dport
+EOF
+D=http://127.0.0.1:$dport
+dash_start "$T/attrib.conf" || { cat "$T/attribd.out"; bad "attribd starts"; finish; }
+
+# chromium as root, offline: without the networking flags it waits on
+# this closed network; a fresh profile each time
+chrome() { # NAME URL-FRAGMENT [extra flags]: DOM to $T/NAME.html, log to $T/NAME.log
+	local name=$1 frag=$2
+	shift 2
+	rm -rf "$T/prof"
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$T/prof" --enable-logging=stderr --v=0 --window-size=1366,768 \
+		--virtual-time-budget=15000 "$@" "$D/#$frag" >"$T/$name.html" 2>"$T/$name.log"
+}
+page() { # NAME FRAGMENT: the DOM, no console message, and a screenshot
+	chrome "$1" "$2" --dump-dom
+	check "$1: the page ran (data-ready)" grep -q '<body data-ready="1"' "$T/$1.html"
+	check "$1: no console message, no uncaught error" sh -c "! grep -E 'CONSOLE|Uncaught' '$T/$1.log'"
+	grep -E 'CONSOLE|Uncaught' "$T/$1.log" | head -5
+	(cd "$T" && chrome "$1-shot" "$2" --screenshot="$OUT/$1.png" >/dev/null)
+	check "$1: screenshot kept ($OUT/$1.png)" test -s "$OUT/$1.png"
+}
+
+page jobs /jobs
+rows=$(grep -o '<tr data-job="' "$T/jobs.html" | wc -l)
+check "jobs: '$n of $n diagnoses', $n rows (100 a page)" sh -c "grep -q 'data-total=\"$n\"' '$T/jobs.html' && [ $rows = $(( n < 100 ? n : 100 )) ]"
+check "jobs: the hostile name as text" grep -qF '<div class="muted job-name">&lt;script&gt;alert("x")&lt;/script&gt;' "$T/jobs.html"
+
+page job256 /job/9256
+check "job 9256: the root-cause lane is the culprit gpu-137" \
+	test "$(grep -o '<g class="lane root-lane[^"]*" data-node="[^"]*"' "$T/job256.html")" = '<g class="lane root-lane" data-node="gpu-137"'
+check "job 9256: the root-cause mark on that lane" \
+	python3 -c "import re,sys; h=open('$T/job256.html').read(); g=h[h.index('data-node=\"gpu-137\"'):]; g=g[:g.index('</g>')]; sys.exit(not re.search(r'class=\"mark root\"[^>]*data-code=\"xid.149\"', g))"
+check "job 9256: 252 healthy lanes collapsed into a count" grep -q 'data-count="252"' "$T/job256.html"
+check "job 9256: the 3 nodes that sent nothing, on their lanes" \
+	test "$(grep -o '<g class="lane silent" data-node="gpu-20[0-2]"' "$T/job256.html" | wc -l)" = 3
+check "job 9256: the verdict line" grep -q 'id="verdict"><strong>InfraHW</strong>: NVLink link down' "$T/job256.html"
+check "job 9256: its root evidence with file:line" grep -q 'nodes/gpu-137/journal.txt:2' "$T/job256.html"
+
+page job4242 /job/4242
+check "job 4242: downstream symptoms in order, offsets from the root" \
+	python3 -c "import re,sys; h=open('$T/job4242.html').read(); t=h[h.index('id=\"downstream\"'):]; o=re.findall(r'<td class=\"num\">\+([0-9.]+) s</td>', t); sys.exit(not (len(o) >= 5 and [float(x) for x in o] == sorted(float(x) for x in o)))"
+
+page hostile /job/666
+check "hostile: the name is text (no element made of it)" sh -c \
+	"grep -qF '&lt;script&gt;alert(\"x\")&lt;/script&gt;' '$T/hostile.html' && ! grep -q '<img src=\"x\"' '$T/hostile.html' && [ \$(grep -c '<script' '$T/hostile.html') = 1 ]"
+check "hostile: the log line is text" grep -qF '&lt;img src=x onerror=alert(2)&gt;' "$T/hostile.html"
+
+page nodes /nodes
+check "nodes: gpu-137 ranked, with its sparkline" \
+	python3 -c "import sys; h=open('$T/nodes.html').read(); i=h.index('data-node=\"gpu-137\"'); sys.exit('faults per day' not in h[i:i+3000])"
+page fleet /fleet
+check "fleet: rendered or says why not" grep -Eq 'id="weeks"|id="fleet-missing"' "$T/fleet.html"
+finish

@@ -17,6 +17,9 @@ struct ctx {
 	bool force_all;	       /* --force without a node (attrib undrain) */
 	long attempt;	       /* -1: the latest */
 	struct store_filter f; /* since, sub_domain, node, user, limit */
+	long long until;       /* report: 0, now */
+	const char *by;	       /* report: NULL, its default */
+	bool csv;
 	char *force[DRAIN_MAX_NODES];
 	int nforce;
 	char **args; /* the positional arguments */
@@ -49,6 +52,9 @@ int cmd_undrain(struct ctx *x);
 /* nodes.c: the fleet view */
 void usage_nodes(FILE *out);
 int cmd_nodes(struct ctx *x);
+/* report.c: hours lost */
+void usage_report(FILE *out);
+int cmd_report(struct ctx *x);
 
 /* findings.c: fleet findings (repeat offenders), each with its drain
  * decisions, as JSON arrays: those raised since since (standing), those

@@ -42,6 +42,7 @@ static void usage(FILE *out)
 	      "  show JOBID [--json]     the stored diagnosis of a job\n"
 	      "  list [--since 7d] ...   the stored diagnoses\n"
 	      "  nodes [--since 30d] ... nodes ranked by the faults blamed on them\n"
+	      "  report [--since 30d] .. GPU-hours lost to failed jobs, by cause\n"
 	      "  drain JOBID [--dry-run] drain the culprits of a stored diagnosis\n"
 	      "  requeue JOBID [--dry-run] requeue a failed job without its culprits\n"
 	      "  undrain NODE [--force]  return a node attrib drained to service\n"
@@ -192,6 +193,17 @@ static int option(struct ctx *x, int c, const char *arg)
 			return 0;
 		fprintf(stderr, "attrib: --since %s: expected Nd, Nh, Nm, Ns or YYYY-MM-DD\n", arg);
 		return -1;
+	case 'U':
+		if (parse_since(arg, &x->until) == 0)
+			return 0;
+		fprintf(stderr, "attrib: --until %s: expected Nd, Nh, Nm, Ns or YYYY-MM-DD\n", arg);
+		return -1;
+	case 'b':
+		x->by = arg;
+		return 0;
+	case 'C':
+		x->csv = true;
+		return 0;
 	case 'D':
 		x->f.sub_domain = arg;
 		return 0;
@@ -348,6 +360,14 @@ static const struct option nodes_opts[] = { OPT("config", required_argument, 'c'
 					    OPT("json", no_argument, 'j'),
 					    OPT_HELP,
 					    OPT_END };
+static const struct option report_opts[] = { OPT("config", required_argument, 'c'),
+					     OPT("since", required_argument, 's'),
+					     OPT("until", required_argument, 'U'),
+					     OPT("by", required_argument, 'b'),
+					     OPT("json", no_argument, 'j'),
+					     OPT("csv", no_argument, 'C'),
+					     OPT_HELP,
+					     OPT_END };
 static const struct option drain_opts[] = { OPT("config", required_argument, 'c'),
 					    OPT("attempt", required_argument, 'a'),
 					    OPT("dry-run", no_argument, 'N'),
@@ -366,6 +386,8 @@ static const struct command commands[] = {
 	{ "list", cmd_list, usage_list, list_opts, "c:s:n:u:l:jh", 0, 0, false, NEED_STORE, 7 * 86400 },
 	{ "nodes", cmd_nodes, usage_nodes, nodes_opts, "c:s:l:jh", 0, 0, false, NEED_STORE, 30 * 86400 },
 	{ "drain", cmd_drain, usage_drain, drain_opts, "c:a:f:h", 1, 1, true, NEED_STORE_RW, 0 },
+	{ "report", cmd_report, usage_report, report_opts, "c:s:U:b:jCh", 0, 0, false, NEED_STORE,
+	  30 * 86400 },
 	{ "requeue", cmd_requeue, usage_requeue, requeue_opts, "c:h", 1, 1, true, NEED_STORE_RW, 0 },
 	{ "undrain", cmd_undrain, usage_undrain, undrain_opts, "c:Fh", 1, 1, true, NEED_STORE_RW, 0 },
 };

@@ -222,6 +222,10 @@ static const struct key keys[] = {
 	  "SwitchWindow for the service to blame the switch: it then records a fleet finding (kind "
 	  "switch) citing the jobs, and its drain policy drains none of those nodes for it (each "
 	  "refusal recorded as \"switch NAME blamed\")." },
+	{ "ReportWindow", T_SECONDS, O(report_window), 0, "30d", NULL,
+	  "The window of the GPU-hours lost that /metrics shows (attrib_gpu_hours_lost, by domain): "
+	  "failed jobs that ended in the last this long, as attrib report --since; computed from the "
+	  "store at most once a minute. 0: not shown." },
 	{ "Dashboard", T_ENUM, O(dashboard), 0, "off", "off|on",
 	  "The read-only dashboard (a web page and its JSON API, /api/v1/) on DashboardListen. It shows "
 	  "users' names and job names: see the admin guide for who should reach it." },

@@ -55,6 +55,7 @@ struct attrib_config {
 	long http_header_timeout;   /* HttpHeaderTimeout, seconds */
 	long http_idle_timeout;	    /* HttpIdleTimeout, seconds */
 	long http_threads;	    /* HttpThreads */
+	long report_window;	    /* ReportWindow, seconds: /metrics' GPU-hours lost */
 	char *dashboard;	    /* Dashboard: off | on */
 	char *dashboard_listen;	    /* DashboardListen */
 	char *dashboard_tls_cert;   /* DashboardTLSCert, or NULL */

@@ -1,8 +1,10 @@
 /* The formats' code: see contract.h and doc/formats.md. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include "contract.h"
 #include "jsonread.h"
@@ -57,6 +59,42 @@ void job_exit_string(uint32_t status, char *buf, size_t len)
 	/* as sacct: the exit code, then the signal when one ended it */
 	snprintf(buf, len, "%d:%d", (int)WEXITSTATUS(status),
 		 WIFSIGNALED(status) ? (int)WTERMSIG(status) : 0);
+}
+
+long long job_tres_count(const char *tres, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = tres; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		char *end;
+		long long n;
+
+		if (strncmp(p, key, kl) || p[kl] != '=')
+			continue;
+		errno = 0;
+		n = strtoll(p + kl + 1, &end, 10);
+		if (errno || end == p + kl + 1 || n < 0 || (*end && *end != ','))
+			return -1;
+		return n;
+	}
+	return -1;
+}
+
+long long job_tres_gpus(const char *tres, const char *key, bool gpu_accounted)
+{
+	long long n = job_tres_count(tres, key);
+
+	if (n >= 0)
+		return n;
+	return tres && *tres && gpu_accounted ? 0 : -1;
+}
+
+bool job_tres_accounts_gpu(const char *list)
+{
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncasecmp(p, "gres/gpu", 8) && (p[8] == ',' || p[8] == ':' || !p[8]))
+			return true;
+	return false;
 }
 
 /* json-c passes bytes >= 0x80 through unchecked: every string of a record
@@ -184,6 +222,8 @@ char *job_record_json(const struct attrib_job_record *r, size_t *len)
 		put_exit(o, "derived_exit_code", r->derived_exit_status) && put_str(o, "reason", r->reason) &&
 		put_int(o, "restart_count", r->restart_count) && put_int(o, "attempt", r->attempt) &&
 		put_limit(o, "time_limit", r->time_limit);
+	if (ok && r->gpus >= 0)
+		ok = put_int(o, "gpus", r->gpus);
 	if (ok && r->array_task_id != JOB_RECORD_NO_VAL)
 		ok = put_int(o, "array_job_id", r->array_job_id) &&
 			put_int(o, "array_task_id", r->array_task_id);
@@ -262,7 +302,7 @@ bool job_record_read(struct json_object *o, struct job_record_view *v, char *err
 	char q[80];
 
 	memset(v, 0, sizeof(*v));
-	v->uid = v->gid = v->attempt = -1;
+	v->uid = v->gid = v->attempt = v->gpus = -1;
 	if (!json_object_is_type(o, json_type_object))
 		return fail_with(err, errlen, "not a JSON object");
 	v->job_id = json_str(o, "job_id");
@@ -286,6 +326,7 @@ bool job_record_read(struct json_object *o, struct job_record_view *v, char *err
 	v->uid = int_of(o, "uid");
 	v->gid = int_of(o, "gid");
 	v->attempt = int_of(o, "attempt");
+	v->gpus = int_of(o, "gpus");
 	v->std_out_guessed = bool_of(o, "std_out_guessed");
 	v->reconciled = bool_of(o, "reconciled");
 	if (json_object_object_get_ex(o, "nodes", &a) && json_object_is_type(a, json_type_array))

@@ -86,6 +86,7 @@ struct attrib_job_record {
 	const char *reason;
 	long restart_count, attempt;
 	uint32_t time_limit;		      /* minutes; JOB_RECORD_INFINITE; JOB_RECORD_NO_VAL */
+	long long gpus;			      /* GPUs allocated (TRES gres/gpu); -1: not known */
 	uint32_t array_job_id, array_task_id; /* array_task_id JOB_RECORD_NO_VAL: not an array */
 	const char *std_out, *std_err, *work_dir;
 	bool std_out_guessed; /* Slurm's default name, not what the job asked for */
@@ -99,6 +100,18 @@ void job_record_free_nodes(struct attrib_job_record *r);
 /* The record as one line of compact JSON with a newline (malloc), or NULL
  * when out of memory.  The one writer of attrib.job/v1. */
 char *job_record_json(const struct attrib_job_record *r, size_t *len);
+/* The count of TRES key in a TRES string "cpu=2,mem=4G,gres/gpu=8" (as
+ * sacct's AllocTRES; slurmdbd's "1=2,2=4096,1001=8" by id: key "1001"),
+ * or -1 when the string does not name it. */
+long long job_tres_count(const char *tres, const char *key);
+/* The record's gpus from a job's allocated TRES: its gres/gpu count (key as
+ * job_tres_count's); a TRES string without it means 0 only when gres/gpu
+ * is accounted (AccountingStorageTRES): Slurm leaves out what it does not
+ * track, as it leaves out zero counts.  -1: not known. */
+long long job_tres_gpus(const char *tres, const char *key, bool gpu_accounted);
+/* Whether AccountingStorageTRES (a list "cpu,mem,gres/gpu,...") accounts
+ * gres/gpu (or a type of it, gres/gpu:a100, which Slurm counts in gres/gpu). */
+bool job_tres_accounts_gpu(const char *accounting_storage_tres);
 /* "code:signal" of a wait(2) status as sacct shows it. */
 void job_exit_string(uint32_t status, char *buf, size_t len);
 
@@ -111,7 +124,7 @@ struct job_record_view {
 	const char *std_out, *std_err, *work_dir;
 	const char *submit_time, *start_time, *end_time; /* as written */
 	double start, end;				 /* epoch seconds, once read */
-	long long uid, gid, attempt;
+	long long uid, gid, attempt, gpus;
 	bool std_out_guessed, reconciled;
 	struct json_object *nodes, *ranks; /* arrays or NULL */
 };

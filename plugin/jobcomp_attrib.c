@@ -46,6 +46,7 @@
 
 #define ATTRIB_SLURM_INTERNAL
 #include "slurm_compat.h"
+#include "contract.h"
 #include "jobrec.h"
 #include "util.h"
 #include "stdio_path.h"
@@ -129,6 +130,10 @@ static struct rec *rec_copy(const job_record_t *job)
 	r->submit = d ? d->submit_time : 0;
 	r->start = job->start_time;
 	r->end = job->end_time;
+	/* the formatted allocated TRES, as sacct's AllocTRES (tres_alloc_str
+	 * holds them by id); a strstr on a short string, under the lock */
+	r->gpus = job_tres_gpus(job->tres_fmt_alloc_str, "gres/gpu",
+				job_tres_accounts_gpu(slurm_conf.accounting_storage_tres));
 	put(&r->user, &area, job->user_name, l_user);
 	put(&r->name, &area, job->name, l_name);
 	put(&r->partition, &area, job->partition, l_part);

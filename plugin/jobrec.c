@@ -79,6 +79,7 @@ char *rec_json(const struct rec *r, size_t *len)
 		.array_job_id = r->array_job_id,
 		.array_task_id = r->array_task_id,
 		.work_dir = r->work_dir,
+		.gpus = r->gpus,
 	};
 
 	if (!jr.user && getpwuid_r((uid_t)r->uid, &pw, pwbuf, sizeof(pwbuf), &pwp) == 0 && pwp)

@@ -27,6 +27,7 @@ struct rec {
 	uint32_t exit_code, derived_ec, job_state, state_reason, time_limit;
 	uint16_t restart_cnt, batch_flag;
 	time_t submit, start, end;
+	long long gpus; /* GPUs allocated (job_tres_gpus); -1: not known */
 	char *user, *name, *partition, *nodes, *std_out, *std_err, *work_dir, *batch_host, *cluster;
 	bool limit_unknown; /* attrib-jobrecord without slurmctld's answer */
 };

@@ -37,6 +37,7 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "contract.h"
 #include "jobrec.h"
 #include "slurm_compat.h"
 #include "util.h"
@@ -151,6 +152,11 @@ static void from_job(struct rec *r, const slurm_job_info_t *j)
 	r->derived_ec = j->derived_ec;
 	r->job_state = j->job_state;
 	r->state_reason = j->state_reason;
+	/* slurm_load_job's tres_alloc_str is the formatted one (cpu=1,...,
+	 * gres/gpu=2); whether gres/gpu is accounted: slurm.conf, which
+	 * slurm_init read in this process */
+	r->gpus = job_tres_gpus(j->tres_alloc_str, "gres/gpu",
+				job_tres_accounts_gpu(slurm_conf.accounting_storage_tres));
 	/* pending again while its attempt's hook runs: the attempt was
 	 * requeued (what jobcomp/attrib records as REQUEUED) */
 	if ((j->job_state & JOB_STATE_BASE) == JOB_PENDING)
@@ -289,6 +295,7 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "attrib-jobrecord: job %" PRIu32 ": record from the environment only\n", r.job_id);
 	r.array_task_id = NO_VAL;
+	r.gpus = -1; /* the environment does not say */
 	r.limit_unknown = true;
 	r.batch_flag = 1;
 	r.state_reason = WAIT_NO_REASON;

@@ -46,6 +46,15 @@ extern const char *slurm_job_state_reason_string(enum job_state_reason inx);
 #endif
 
 /*
+ * slurm.conf as slurm_init() read it: libslurm exports it (its slurm_*
+ * names) in both releases, <slurm/slurm.h> declares only its type;
+ * Slurm's internal read_config.h declares it for jobcomp/attrib.
+ */
+#ifndef ATTRIB_SLURM_INTERNAL
+extern slurm_conf_t slurm_conf;
+#endif
+
+/*
  * jobcomp/attrib only (Slurm's internal headers, ATTRIB_SLURM_INTERNAL).
  * configure accepts a Slurm source tree of the releases checked here,
  * 22.05 and 24.11, and refuses the others: between them Slurm moved these

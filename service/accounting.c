@@ -14,10 +14,6 @@
 #include "../plugin/slurm_compat.h"
 #include "service.h"
 
-/* libslurm's parsed slurm.conf (exported by libslurm.so, not declared in
- * its public headers). */
-extern slurm_conf_t slurm_conf;
-
 static bool enabled;
 
 char *comment_summary(struct json_object *result)

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 #include "service.h"
+#include "report.h"
 #include "findings.h"
 
 struct metrics svc_metrics;
@@ -164,6 +165,42 @@ static void render_histogram(FILE *f, const char *name, const char *help, struct
 	fprintf(f, "attrib_%s_count %lu\n", name, (unsigned long)atomic_load(&h->count));
 }
 
+void metrics_note_hours_lost(store *s, long long since, long long until)
+{
+	struct report_totals t;
+	char err[256];
+
+	if (store_report_totals(s, since, until, &t, err, sizeof(err)) < 0) {
+		log_msg(LOGL_WARNING, "metrics: GPU-hours lost not computed: %s", err);
+		return;
+	}
+	for (int i = 0; i < REPORT_NDOMAINS; i++)
+		atomic_store(&svc_metrics.gpu_mhours_lost[i], (unsigned long long)(t.domain[i] * 1000 + 0.5));
+	atomic_store(&svc_metrics.hours_lost_jobs, (long)t.jobs);
+	atomic_store(&svc_metrics.hours_lost_unknown, (long)t.unknown_gpus);
+	atomic_store(&svc_metrics.hours_lost_set, true);
+}
+
+/* the GPU-hours lost gauges, once computed */
+static void render_hours_lost(FILE *f, const struct metrics *m)
+{
+	if (!atomic_load(&m->hours_lost_set))
+		return;
+	fputs("# HELP attrib_gpu_hours_lost GPU-hours of the failed jobs that ended in the last"
+	      " ReportWindow, by domain (attrib report).\n# TYPE attrib_gpu_hours_lost gauge\n",
+	      f);
+	for (int i = 0; i < REPORT_NDOMAINS; i++)
+		fprintf(f, "attrib_gpu_hours_lost{domain=\"%s\"} %.3f\n", report_domains[i],
+			atomic_load(&m->gpu_mhours_lost[i]) / 1000.0);
+	fprintf(f,
+		"# HELP attrib_gpu_hours_lost_jobs Failed job attempts that ended in the last ReportWindow.\n"
+		"# TYPE attrib_gpu_hours_lost_jobs gauge\nattrib_gpu_hours_lost_jobs %ld\n"
+		"# HELP attrib_gpu_hours_lost_unknown_jobs Those without a GPU count (not in"
+		" attrib_gpu_hours_lost).\n# TYPE attrib_gpu_hours_lost_unknown_jobs gauge\n"
+		"attrib_gpu_hours_lost_unknown_jobs %ld\n",
+		(long)atomic_load(&m->hours_lost_jobs), (long)atomic_load(&m->hours_lost_unknown));
+}
+
 char *metrics_render(void)
 {
 	char *buf = NULL;
@@ -259,6 +296,7 @@ char *metrics_render(void)
 		m->http_header_timeouts);
 	COUNTER("jobs_revised_total", "Stored diagnoses redone because evidence arrived late.",
 		m->jobs_revised);
+	render_hours_lost(f, m);
 	fputs("# HELP attrib_findings_total Fleet findings raised by the service, by kind.\n"
 	      "# TYPE attrib_findings_total counter\n",
 	      f);

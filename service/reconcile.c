@@ -55,7 +55,8 @@ static bool has_record(const char *dir, const char *job_id)
 
 /* The job record of a job slurmdbd knows (common/contract.c writes it):
  * slurmdbd keeps no output paths, so std_out is Slurm's default name. */
-static char *record_of(slurmdb_job_rec_t *j, long attempt, const char *state, size_t *len)
+static char *record_of(slurmdb_job_rec_t *j, long attempt, const char *state, const char *gpu_key,
+		       size_t *len)
 {
 	char out[PATH_MAX], *h, *line = NULL;
 	bool ok = true;
@@ -78,6 +79,10 @@ static char *record_of(slurmdb_job_rec_t *j, long attempt, const char *state, si
 		.time_limit = j->timelimit ? j->timelimit : JOB_RECORD_NO_VAL,
 		.array_task_id = JOB_RECORD_NO_VAL,
 		.work_dir = j->work_dir,
+		/* slurmdbd's TRES by id ("1=2,...,1001=8"): gres/gpu's is gpu_key */
+		.gpus = gpu_key ? job_tres_gpus(j->tres_alloc_str, gpu_key,
+						job_tres_accounts_gpu(slurm_conf.accounting_storage_tres))
+				: -1,
 		.reconciled = true,
 	};
 
@@ -100,6 +105,37 @@ static char *record_of(slurmdb_job_rec_t *j, long attempt, const char *state, si
 	return line;
 }
 
+/* The id slurmdbd gives TRES gres/gpu, as a TRES string's key ("1001"),
+ * in key; false when it has none (GPU counts are then not known). */
+static bool gpu_tres_key(void *db, char *key, size_t len)
+{
+	slurmdb_tres_cond_t cond;
+	list_t *got, *types = slurm_list_create(NULL), *names = slurm_list_create(NULL);
+	slurmdb_tres_rec_t *t;
+	bool found = false;
+
+	memset(&cond, 0, sizeof(cond));
+	slurm_list_append(types, (void *)"gres");
+	slurm_list_append(names, (void *)"gpu");
+	cond.type_list = types;
+	cond.name_list = names;
+	if ((got = slurmdb_tres_get(db, &cond))) {
+		list_itr_t *it = slurm_list_iterator_create(got);
+
+		while (!found && (t = slurm_list_next(it)))
+			if (t->type && !strcasecmp(t->type, "gres") && t->name &&
+			    !strcasecmp(t->name, "gpu")) {
+				snprintf(key, len, "%u", t->id);
+				found = true;
+			}
+		slurm_list_iterator_destroy(it);
+		slurm_list_destroy(got);
+	}
+	slurm_list_destroy(types);
+	slurm_list_destroy(names);
+	return found;
+}
+
 int reconcile_run(const struct attrib_config *conf, store *s, char *err, size_t errlen)
 {
 	slurmdb_job_cond_t cond;
@@ -107,7 +143,8 @@ int reconcile_run(const struct attrib_config *conf, store *s, char *err, size_t 
 	list_itr_t *it;
 	slurmdb_job_rec_t *j;
 	void *db;
-	char buf[32][16], jobs_dir[PATH_MAX], rec_dir[PATH_MAX];
+	char buf[32][16], jobs_dir[PATH_MAX], rec_dir[PATH_MAX], gpu_key[16];
+	bool have_gpu_key;
 	time_t now = time(NULL);
 	int written = 0, nstates = 0;
 	const char *cluster = accounting_cluster();
@@ -151,6 +188,7 @@ int reconcile_run(const struct attrib_config *conf, store *s, char *err, size_t 
 		written = -1;
 		goto out;
 	}
+	have_gpu_key = gpu_tres_key(db, gpu_key, sizeof(gpu_key));
 	it = slurm_list_iterator_create(got);
 	while ((j = slurm_list_next(it)) && written < RECONCILE_MAX) {
 		const char *state = state_name(j->state);
@@ -166,7 +204,7 @@ int reconcile_run(const struct attrib_config *conf, store *s, char *err, size_t 
 		if (store_has_any_result(s, id) != 0 || has_record(jobs_dir, id) || has_record(rec_dir, id))
 			continue;
 		attempt = accounting_attempts(db, clusters, j->jobid) - 1;
-		rec = record_of(j, attempt, state, &len);
+		rec = record_of(j, attempt, state, have_gpu_key ? gpu_key : NULL, &len);
 		snprintf(path, sizeof(path), "%s/%s.%ld.json", rec_dir, id, attempt);
 		if (rec && svc_write_atomic(path, rec, len) == 0) {
 			log_msg(LOGL_INFO, "reconcile: job %s attempt %ld ended %s without a result", id,

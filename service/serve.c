@@ -269,6 +269,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	/* the record's user and cluster are columns attrib list prints */
 	char *user = text_clean_str(jr.user, NAME_MAX_LEN);
 	char *cluster = text_clean_str(jr.cluster, NAME_MAX_LEN);
+	char *partition = text_clean_str(jr.partition, NAME_MAX_LEN);
 	struct store_row row = {
 		.job_id = rn->job_id,
 		.attempt = rn->attempt,
@@ -279,6 +280,9 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 		.culprits = culprits,
 		.root_code = view.root_code,
 		.created = now,
+		.started = (long long)jr.start, /* 0: not known */
+		.gpus = jr.gpus,
+		.partition = partition,
 		.result_json = text,
 	};
 	put = late ? store_revise(s, &row, comment, now) : 0;
@@ -311,6 +315,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	free(comment);
 	free(user);
 	free(cluster);
+	free(partition);
 	free(case_dir);
 	json_object_put(res);
 	/* json-c's objects of the case and the bundles go back to the system,
@@ -870,7 +875,7 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 
 	snprintf(jobs, sizeof(jobs), "%s/jobs", conf->spool_dir);
 	snprintf(rec, sizeof(rec), "%s/reconcile", conf->state_dir);
-	long long next_gc = 0;
+	long long next_gc = 0, next_hours_lost = 0;
 	char spool_refused[sizeof(err)] = "";
 	while (!stopping) {
 		struct loop l = { .conf = conf, .cat = cat, .s = s, .now = time(NULL) };
@@ -899,6 +904,11 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 		if (l.now >= next_gc) {
 			spool_gc(conf->state_dir, 86400 + conf->bundle_deadline);
 			next_gc = l.now + 600;
+		}
+		/* /metrics' GPU-hours lost: a scan of the window, once a minute */
+		if (conf->report_window > 0 && l.now >= next_hours_lost) {
+			metrics_note_hours_lost(s, l.now - conf->report_window, l.now);
+			next_hours_lost = l.now + 60;
 		}
 		if (!stopping && poll(&pfd, 1, 1000) > 0)
 			while (read(wake_pipe[0], drain, sizeof(drain)) > 0)

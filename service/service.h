@@ -132,10 +132,15 @@ struct metrics {
 	atomic_ulong http_refused_address; /* closed at accept: not in AllowFrom */
 	atomic_ulong http_header_timeouts; /* closed: headers slower than HttpHeaderTimeout */
 	atomic_ulong jobs_revised;	   /* diagnoses redone for late evidence */
-	atomic_ulong health_reports;	   /* health checks of nodes accepted */
-	atomic_ulong health_failed;	   /* of which the check failed */
-	atomic_ulong undrains[4];	   /* by enum undrain_decision, recorded */
-	atomic_ulong findings_repeat;	   /* repeat-offender findings raised */
+	/* gauges of the GPU-hours lost in the last ReportWindow (store/report.h),
+	 * in thousandths, by domain; shown once computed (hours_lost_set) */
+	atomic_ullong gpu_mhours_lost[4];
+	atomic_long hours_lost_jobs, hours_lost_unknown;
+	atomic_bool hours_lost_set;
+	atomic_ulong health_reports;  /* health checks of nodes accepted */
+	atomic_ulong health_failed;   /* of which the check failed */
+	atomic_ulong undrains[4];     /* by enum undrain_decision, recorded */
+	atomic_ulong findings_repeat; /* repeat-offender findings raised */
 };
 extern struct metrics svc_metrics;
 const char *reject_name(enum reject_reason r);
@@ -145,6 +150,10 @@ char *metrics_render(void);
  * the job's end (RFC 3339, may be NULL) and since began (CLOCK_MONOTONIC,
  * when its case was started). */
 void metrics_note_result(struct json_object *result, const char *job_end, const struct timespec *began);
+/* The GPU-hours lost gauges, from the store: failed jobs ended in
+ * [since, until]. */
+struct store;
+void metrics_note_hours_lost(struct store *s, long long since, long long until);
 /* A drain decision was recorded (store_add_drain's decision). */
 void metrics_note_drain(const char *decision);
 /* A requeue decision was recorded (requeue_row's decision). */

@@ -21,6 +21,13 @@
 	"(CASE WHEN json_valid(" json ") THEN CAST(strftime('%s'," \
 	" json_extract(" json ", '$.end_time')) AS INTEGER) END)"
 
+/* A result's culprit switch (its culprit_switch: a name, or an object
+ * with one), NULL when it names none. */
+#define SWITCH_OF(json) \
+	"(CASE WHEN json_valid(" json ") THEN CASE json_type(" json ", '$.culprit_switch')" \
+	" WHEN 'text' THEN json_extract(" json ", '$.culprit_switch')" \
+	" WHEN 'object' THEN json_extract(" json ", '$.culprit_switch.name') END END)"
+
 /* The schema's history.  Step N brings a store from version N-1 to N
  * (PRAGMA user_version); a released step is never edited, since stores of
  * its version exist: a change is a new step at the end, and
@@ -103,6 +110,19 @@ static const char *const migrations[] = {
 	/* 10: a drain decided for a fleet finding (a repeat offender) names it;
 	 * NULL for a drain decided for one job's diagnosis */
 	"ALTER TABLE drains ADD COLUMN finding INTEGER;",
+	/* 11: what attrib report sums (GPU-hours lost, store/report.c): the
+	 * job's start (Unix time), its GPUs and partition from its record, and
+	 * the result's culprit switch; the results stored before have no
+	 * record here (NULL: not known), their switch is taken from them */
+	"ALTER TABLE results ADD COLUMN started INTEGER;"
+	"ALTER TABLE results ADD COLUMN gpus INTEGER;"
+	"ALTER TABLE results ADD COLUMN partition TEXT;"
+	"ALTER TABLE results ADD COLUMN culprit_switch TEXT;"
+	/* the report's window by the job's end, read from this index alone
+	 * (a scan of the table reads every result's JSON along) */
+	"CREATE INDEX results_report ON results(ended, created, sub_domain, gpus, started,"
+	" job_id, attempt, user, partition, culprit_switch);"
+	"UPDATE results SET culprit_switch = " SWITCH_OF("result_json") ";",
 };
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == STORE_SCHEMA_VERSION,
 	       "STORE_SCHEMA_VERSION is the number of migrations");
@@ -365,6 +385,31 @@ out:
 	return rc;
 }
 
+/* The row's columns for attrib report (migration 6), inside the caller's
+ * transaction; its switch from its result as stored.  0 or -1. */
+static int put_report_columns(store *s, const struct store_row *r)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(
+		    s->db,
+		    "UPDATE results SET started=?3, gpus=?4, partition=?5, culprit_switch=" SWITCH_OF(
+			    "result_json") " WHERE job_id=?1 AND attempt=?2",
+		    -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, r->job_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, r->attempt);
+	if (r->started > 0)
+		sqlite3_bind_int64(st, 3, r->started);
+	if (r->gpus >= 0)
+		sqlite3_bind_int64(st, 4, r->gpus);
+	bind_opt(st, 5, r->partition);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static int put_row(store *s, const struct store_row *r, const char *comment, long long now,
 		   const struct result_view *v)
 {
@@ -386,7 +431,7 @@ static int put_row(store *s, const struct store_row *r, const char *comment, lon
 	inserted = sqlite3_changes(s->db) > 0;
 	sqlite3_finalize(st);
 	st = NULL;
-	if (inserted && put_nodes(s, r, v) < 0)
+	if (inserted && (put_nodes(s, r, v) < 0 || put_report_columns(s, r) < 0))
 		goto out;
 	if (inserted && comment) {
 		if (sqlite3_prepare_v2(s->db,
@@ -447,7 +492,7 @@ static int revise_row(store *s, const struct store_row *r, const char *comment, 
 			goto out;
 		if (i == 0 && !(changed = sqlite3_changes(s->db) > 0))
 			goto out; /* nothing to revise */
-		if (i == 0 && put_nodes(s, r, v) < 0)
+		if (i == 0 && (put_nodes(s, r, v) < 0 || put_report_columns(s, r) < 0))
 			goto out;
 		sqlite3_finalize(st);
 		st = NULL;

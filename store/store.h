@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 /* the newest schema: the number of store.c's migrations */
-#define STORE_SCHEMA_VERSION 10
+#define STORE_SCHEMA_VERSION 11
 
 typedef struct store store;
 
@@ -21,6 +21,11 @@ struct store_row {
 	long attempt;
 	const char *cluster, *user, *state, *sub_domain, *culprits, *root_code;
 	long long created;
+	/* from the job record, for attrib report (store/report.h): when the
+	 * job started (Unix time; <= 0: not known), its GPUs (< 0: not
+	 * known) and partition (NULL: not known) */
+	long long started, gpus;
+	const char *partition;
 	/* the result; its end_time and nodes become columns and rows when it
 	 * is written (read through contract.h's result_view, once: no query
 	 * reads paths inside the stored JSON) */

@@ -176,17 +176,31 @@ static void upgrade(const char *fixture, int version, bool readonly)
 	ck_assert_int_gt(raw_int(db, "SELECT count(*) FROM results WHERE ended > 1700000000"), 0);
 	ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM result_nodes WHERE culprit = 1"), culprit_rows);
 	ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM result_nodes WHERE culprit = 0"), affected_rows);
+	/* the report's columns: not known for what was stored before */
+	ck_assert_int_eq(raw_int(db,
+				 "SELECT count(*) FROM results WHERE started IS NULL AND gpus IS NULL"
+				 " AND partition IS NULL AND culprit_switch IS NULL"),
+			 n);
 	/* and it is a store this attrib writes on */
 	s = store_open(db, false, err, sizeof(err));
 	ck_assert_msg(s != NULL, "%s", err);
-	struct store_row r = { .job_id = "9001",
-			       .attempt = 0,
-			       .created = 2,
-			       .result_json = "{\"end_time\":\"2026-12-01T00:00:00Z\","
-					      "\"culprit_nodes\":[\"node-77\"]}" };
+	struct store_row r = {
+		.job_id = "9001",
+		.attempt = 0,
+		.created = 2,
+		.started = 1796079600,
+		.gpus = 4,
+		.partition = "gpu",
+		.result_json = "{\"end_time\":\"2026-12-01T00:00:00Z\","
+			       "\"culprit_nodes\":[\"node-77\"],\"culprit_switch\":\"leaf-3\"}"
+	};
 	ck_assert_int_eq(store_put(s, &r, "c", 2), 1);
 	store_close(s);
 	ck_assert_int_eq(raw_int(db, "SELECT ended FROM results WHERE job_id = '9001'"), 1796083200);
+	ck_assert_int_eq(raw_int(db,
+				 "SELECT count(*) FROM results WHERE job_id = '9001' AND started = 1796079600"
+				 " AND gpus = 4 AND partition = 'gpu' AND culprit_switch = 'leaf-3'"),
+			 1);
 	ck_assert_int_eq(raw_int(db,
 				 "SELECT count(*) FROM result_nodes WHERE job_id = '9001'"
 				 " AND node = 'node-77' AND culprit = 1"),

@@ -1162,6 +1162,7 @@ START_TEST(job_record_round_trip)
 		.attempt = 1,
 		.restart_count = 1,
 		.std_out = "/home/kim/slurm-4242.out",
+		.gpus = 8,
 	};
 	struct job_record_view v;
 	struct json_object *o, *a;
@@ -1185,6 +1186,7 @@ START_TEST(job_record_round_trip)
 	ck_assert_int_eq(v.uid, 1000);
 	ck_assert_int_eq(v.gid, -1);
 	ck_assert_int_eq(v.attempt, 1);
+	ck_assert_int_eq(v.gpus, 8);
 	ck_assert_int_eq(json_object_array_length(v.nodes), 2);
 	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(v.nodes, 1)), "node-02");
 	ck_assert_str_eq(json_str(o, "time_limit"), "1-01:00:00");
@@ -1196,8 +1198,10 @@ START_TEST(job_record_round_trip)
 	r.time_limit = JOB_RECORD_INFINITE;
 	r.exit_status = JOB_RECORD_NO_VAL;
 	r.reconciled = true;
+	r.gpus = -1; /* not known: absent */
 	line = job_record_json(&r, NULL);
 	o = json_tokener_parse(line);
+	ck_assert(!json_object_object_get_ex(o, "gpus", &a));
 	ck_assert_str_eq(json_str(o, "time_limit"), "UNLIMITED");
 	ck_assert(json_object_object_get_ex(o, "exit_code", &a) && a == NULL);
 	ck_assert(job_record_read(o, &v, err, sizeof(err)) && v.reconciled);
@@ -1213,6 +1217,29 @@ START_TEST(job_record_round_trip)
 	ck_assert_str_eq(err, "nodes[0] is not a host name");
 	ck_assert_str_eq(v.state, "FAILED"); /* what it has is still there */
 	json_object_put(o);
+}
+END_TEST
+
+/* the GPU count of a job's allocated TRES, as each writer reads it */
+START_TEST(job_tres_gpu_count)
+{
+	ck_assert_int_eq(job_tres_count("cpu=2,mem=4G,node=1,billing=2,gres/gpu=8", "gres/gpu"), 8);
+	/* a typed count beside it is not the total */
+	ck_assert_int_eq(job_tres_count("cpu=1,gres/gpu:a100=2,gres/gpu=3", "gres/gpu"), 3);
+	ck_assert_int_eq(job_tres_count("cpu=1,gres/gpu:a100=2", "gres/gpu"), -1);
+	ck_assert_int_eq(job_tres_count("1=2,2=4096,4=1,1001=4", "1001"), 4);
+	ck_assert_int_eq(job_tres_count("1=2,11001=4", "1001"), -1);
+	ck_assert_int_eq(job_tres_count("gres/gpu=x", "gres/gpu"), -1);
+	ck_assert_int_eq(job_tres_count(NULL, "gres/gpu"), -1);
+	/* absent: 0 when gres/gpu is accounted, else not known */
+	ck_assert_int_eq(job_tres_gpus("cpu=1,mem=1G", "gres/gpu", true), 0);
+	ck_assert_int_eq(job_tres_gpus("cpu=1,mem=1G", "gres/gpu", false), -1);
+	ck_assert_int_eq(job_tres_gpus("", "gres/gpu", true), -1);
+	ck_assert_int_eq(job_tres_gpus("cpu=1,gres/gpu=2", "gres/gpu", false), 2);
+	ck_assert(job_tres_accounts_gpu("cpu,mem,gres/gpu"));
+	ck_assert(job_tres_accounts_gpu("gres/gpu:a100,cpu"));
+	ck_assert(!job_tres_accounts_gpu("cpu,mem,gres/gpus,energy"));
+	ck_assert(!job_tres_accounts_gpu(NULL));
 }
 END_TEST
 
@@ -1323,6 +1350,7 @@ int main(void)
 
 	t = tcase_create("formats");
 	tcase_add_test(t, job_record_round_trip);
+	tcase_add_test(t, job_tres_gpu_count);
 	tcase_add_test(t, event_fields);
 	suite_add_tcase(s, t);
 

@@ -180,7 +180,9 @@ exit \$rc
 SH
 		chmod 0755 "$W/epilogctld.sh"
 		unset ATTRIB_JOBCOMP ATTRIB_JOBCOMP_LOC
-		export ATTRIB_SLURM_CONF_EXTRA="EpilogSlurmctld=$W/epilogctld.sh"
+		# (after the caller's own lines, when it has some)
+		export ATTRIB_SLURM_CONF_EXTRA="${ATTRIB_SLURM_CONF_EXTRA:+$ATTRIB_SLURM_CONF_EXTRA
+}EpilogSlurmctld=$W/epilogctld.sh"
 	fi
 	export ATTRIB_PLUGSTACK_CONFIG=$W/plugstack.conf ATTRIB_EPILOG=$W/epilog.sh
 	for try in $(seq "$tries"); do

@@ -17,6 +17,7 @@
 #include <string.h>
 #include "api.h"
 #include "findings.h"
+#include "report.h"
 #include "service.h"
 
 #define API_LIMIT_DEFAULT 50
@@ -532,13 +533,34 @@ static unsigned nodes(store *s, struct api_req *q, api_state_fn state, void *sta
 	return 200;
 }
 
+/* by: one of REPORT_BY_LIST's names */
+static bool by_ok(const char *by)
+{
+	size_t n = strlen(by);
+
+	for (const char *p = REPORT_BY_LIST; (p = strstr(p, by)); p += n)
+		if ((p == REPORT_BY_LIST || p[-1] == ' ') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* attrib report's figures (store_report_json), for the jobs that ended
+ * in [since, until]; since defaults to 30 days ago as attrib report's. */
 static unsigned report(store *s, struct api_req *q, struct json_object **out)
 {
-	(void)s;
-	(void)out;
-	snprintf(q->err, q->errlen,
-		 "the fleet report is not in this build yet (it needs the store's report queries)");
-	return 501;
+	static const char *const allowed[] = { "since", "until", "by", NULL };
+	const char *by = arg(q, "by");
+	long long since, until;
+
+	if (!only(q, allowed) || !time_arg(q, "since", q->now - 30 * 86400LL, &since) ||
+	    !time_arg(q, "until", 0, &until))
+		return 400;
+	if (by && !by_ok(by)) {
+		snprintf(q->err, q->errlen, "by: \"%.64s\" is not one of %s", by, REPORT_BY_LIST);
+		return 400;
+	}
+	*out = store_report_json(s, since, until, by, q->err, q->errlen);
+	return *out ? 200 : 500;
 }
 
 unsigned api_handle(store *s, const char *path, struct json_object *args, long long now, api_state_fn state,

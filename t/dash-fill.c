@@ -63,6 +63,9 @@ int main(int argc, char **argv)
 			.culprits = culprits,
 			.root_code = v.root_code,
 			.created = created - (c - 1),
+			.started = (long long)jr.start,
+			.gpus = jr.gpus,
+			.partition = jr.partition,
 			.result_json = text,
 		};
 

@@ -88,6 +88,12 @@ check "hostile: the log line is text" grep -qF '&lt;img src=x onerror=alert(2)&g
 page nodes /nodes
 check "nodes: gpu-137 ranked, with its sparkline" \
 	python3 -c "import sys; h=open('$T/nodes.html').read(); i=h.index('data-node=\"gpu-137\"'); sys.exit('faults per day' not in h[i:i+3000])"
-page fleet /fleet
-check "fleet: rendered or says why not" grep -Eq 'id="weeks"|id="fleet-missing"' "$T/fleet.html"
+# the fleet since the store's first job (its cases' dates are fixed; the
+# 256-node job: 2,048 GPUs for 30 minutes)
+page fleet '/fleet?since=0'
+check "fleet: the weeks chart, the causes and the nodes" \
+	sh -c "grep -q 'id=\"weeks\"' '$T/fleet.html' && grep -q 'id=\"top-causes\"' '$T/fleet.html' && grep -q 'id=\"top-nodes\"' '$T/fleet.html'"
+lost=$(sqlite3 "$T/state/attrib.db" "SELECT printf('%.1f GPU-hours lost by %d failed jobs', coalesce(SUM(CASE WHEN gpus IS NOT NULL AND started IS NOT NULL AND ended IS NOT NULL THEN max(ended - started, 0) * gpus / 3600.0 END), 0), COUNT(*)) FROM results WHERE sub_domain IS NOT 'Pass' AND coalesce(ended, created) <= CAST(strftime('%s','now') AS INTEGER)")
+check "fleet: '$lost', as the store sums it" grep -qF "$lost" "$T/fleet.html"
+check "fleet: the 256-node job's 1,024 GPU-hours are in" grep -q "pretrain\|1024.0 GPU-h\|10[0-9][0-9]\.[0-9] GPU-hours" "$T/fleet.html"
 finish

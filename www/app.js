@@ -282,6 +282,7 @@
 	function stacked(weeks, keys) {
 		const W = 640, H = 200, L = 40, B = 20, bw = Math.max(6, Math.min(40, (W - L) / Math.max(1, weeks.length) - 4));
 		const max = Math.max(1, ...weeks.map(w => keys.reduce((a, k) => a + (w.values[k] || 0), 0)));
+		const step = Math.ceil(32 / (bw + 4));
 		const s = sv('svg', { class: 'bars', width: W, height: H + B, role: 'img', 'aria-label': 'failed GPU-hours per week by sub-domain', id: 'weeks' });
 		s.append(sv('text', { x: 0, y: 12, text: max.toFixed(0) + ' h' }));
 		weeks.forEach((w, i) => {
@@ -292,26 +293,22 @@
 				y -= h;
 				s.append(sv('rect', { class: 'b' + (j % 8), x: L + i * (bw + 4), y, width: bw, height: h }, [sv('title', { text: w.week + ' ' + k + ': ' + v.toFixed(1) + ' GPU-h' })]));
 			});
-			s.append(sv('text', { x: L + i * (bw + 4), y: H + 14, text: String(w.week).slice(5) }));
+			if (i % step === 0) /* labels at least 32 px apart */
+				s.append(sv('text', { x: L + i * (bw + 4), y: H + 14, text: String(w.week).slice(5) }));
 		});
 		return s;
 	}
 	async function fleetPage(q) {
-		let r;
-		try {
-			r = await api('/api/v1/report' + (q.get('since') ? '?since=' + encodeURIComponent(q.get('since')) : ''));
-		} catch (e) {
-			if (e && e.status === 501) { show(el('h1', { text: 'Fleet' }), el('p', { class: 'muted', id: 'fleet-missing', text: e.message })); return; }
-			throw e;
-		}
+		const r = await api('/api/v1/report' + (q.get('since') ? '?since=' + encodeURIComponent(q.get('since')) : ''));
 		const kids = [el('h1', { text: 'Fleet' })];
-		const weeks = (r.weeks || []).map(w => ({ week: w.week || w.start || '', values: w.by_sub_domain || w.gpu_hours_by_sub_domain || {} }));
+		const weeks = (r.weeks || []).map(w => ({ week: w.week, values: w.by_sub_domain || {} }));
 		const keys = [...new Set(weeks.flatMap(w => Object.keys(w.values)))];
 		kids.push(el('h2', { text: 'Failed GPU-hours per week, by sub-domain' }), stacked(weeks, keys),
 			el('p', { class: 'legend' }, keys.map((k, j) => el('span', {}, [el('i', { class: 'b' + (j % 8) }), k]))));
 		const list = (title, rows, id) => el('div', {}, [el('h2', { text: title }), el('table', { id }, [el('tbody', {}, (rows || []).slice(0, 15).map(x =>
-			el('tr', {}, [el('td', { text: x.name || x.node || x.key || x.cause || '' }), el('td', { class: 'num', text: String(x.gpu_hours !== undefined ? Number(x.gpu_hours).toFixed(1) + ' GPU-h' : x.count || '') })])))])]);
-		kids.push(el('div', { class: 'grid2' }, [list('Top causes', r.top_causes || r.causes, 'top-causes'), list('Top nodes', r.top_nodes || r.nodes, 'top-nodes')]));
+			el('tr', {}, [el('td', { text: x.node || x.key || '' }), el('td', { class: 'num', text: Number(x.gpu_hours).toFixed(1) + ' GPU-h, ' + x.jobs + (x.jobs === 1 ? ' job' : ' jobs') })])))])]);
+		kids.push(el('p', { id: 'fleet-total', text: Number(r.gpu_hours).toFixed(1) + ' GPU-hours lost by ' + r.jobs + ' failed jobs since ' + r.since + (r.unknown_gpus ? ' (' + r.unknown_gpus + ' without a GPU count)' : '') }));
+		kids.push(el('div', { class: 'grid2' }, [list('Top causes', r.groups, 'top-causes'), list('Top nodes', r.top_nodes, 'top-nodes')]));
 		show(...kids);
 	}
 

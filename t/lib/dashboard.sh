@@ -20,7 +20,7 @@ d, n, job = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 nodes = ["gpu-%03d" % i for i in range(1, n + 1)]
 os.makedirs(d + "/nodes", exist_ok=True)
 json.dump({"schema": "attrib.job/v1", "job_id": job, "cluster": "lab", "user": "bob",
-           "partition": "big", "name": "pretrain-%d" % n, "nodes": nodes,
+           "partition": "big", "name": "pretrain-%d" % n, "nodes": nodes, "gpus": 8 * n,
            "start_time": "2026-11-30T10:00:00Z", "end_time": "2026-11-30T10:30:00Z",
            "state": "FAILED", "exit_code": "1:0", "log_timezone": "UTC"}, open(d + "/job.json", "w"))
 for n in nodes:

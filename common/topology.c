@@ -400,7 +400,10 @@ static bool yaml_true(const char *s)
 
 static int yaml_tree(struct parse *p, yaml_document_t *d, yaml_node_t *root)
 {
-	static const char *const top_keys[] = { "topology", "cluster_default", "tree", "block", "flat", NULL };
+	/* a topology's keys in topology.yaml(5) (25.05 and later: block, flat,
+	 * ring and torus3d beside tree); only the tree is read */
+	static const char *const top_keys[] = { "topology", "cluster_default", "tree", "block", "flat",
+						"ring",	    "torus3d",	       NULL };
 	static const char *const tree_keys[] = { "switches", NULL };
 	static const char *const sw_keys[] = { "switch", "children", "nodes", "link_speed", NULL };
 	yaml_node_t *chosen = NULL, *tree, *sws;

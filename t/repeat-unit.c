@@ -229,6 +229,21 @@ START_TEST(named_nodes_only)
 }
 END_TEST
 
+/* A bad node fails three users' jobs; the other nodes of those jobs are
+ * affected by it, and no repeat offenders: only the culprit is. */
+START_TEST(affected_by_another_culprit)
+{
+	char sum[1024];
+
+	put_only("1", 0, "alice", "InfraHW", "xid.79", "node-17", "node-17,node-18", 3600);
+	put_only("2", 0, "bob", "InfraHW", "xid.79", "node-17", "node-17,node-18", 1800);
+	put_only("3", 0, "carol", "InfraNet", "nccl.remote_error", "node-17", "node-17,node-18", 60);
+	ck_assert_int_eq(repeat_examine(&conf, st, "node-18", now, sum, sizeof(sum)), 0);
+	ck_assert_int_gt(repeat_examine(&conf, st, "node-17", now, sum, sizeof(sum)), 0);
+	ck_assert_int_eq(findings_count(), 1);
+}
+END_TEST
+
 START_TEST(attempts_of_one_job_once)
 {
 	char sum[1024], jobs[512] = "";
@@ -479,6 +494,7 @@ int main(void)
 	tcase_add_test(t, outside_the_window);
 	tcase_add_test(t, scheduler_outcomes_never_count);
 	tcase_add_test(t, named_nodes_only);
+	tcase_add_test(t, affected_by_another_culprit);
 	tcase_add_test(t, attempts_of_one_job_once);
 	tcase_add_test(t, one_finding_while_it_stands);
 	tcase_add_test(t, policy_branches);

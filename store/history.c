@@ -37,8 +37,9 @@ int store_node_history(store *s, const char *node, long long since, const char *
 		    " FROM result_nodes n JOIN results r USING (job_id, attempt)"
 		    " WHERE n.node = ?1 AND coalesce(r.ended, r.created) >= ?2"
 		    /* a node only affected counts when the diagnosis blames no
-		     * node: when it blames another, this one suffered from it */
-		    "  AND (n.culprit = 1 OR coalesce(r.culprits, '') = '')"
+		     * node and no switch: when it blames another, or the switch
+		     * above it, this one suffered from it */
+		    "  AND (n.culprit = 1 OR (coalesce(r.culprits, '') = '' AND r.culprit_switch IS NULL))"
 		    "  AND (r.sub_domain IN (SELECT value FROM json_each(?3))"
 		    "   OR r.root_code IN (SELECT value FROM json_each(?3)))"
 		    "  AND coalesce(r.sub_domain, '') NOT IN (SELECT value FROM json_each(?4))"

@@ -70,6 +70,9 @@ static struct json_object *names(const char *csv)
 /* A diagnosis of job/attempt by user, ended ago seconds before now (stored
  * at now), culprit and affected nodes as lists; returns the result (the
  * caller puts it). */
+/* the culprit_switch of the next result put, when set */
+static const char *put_switch;
+
 static struct json_object *put(const char *job, long attempt, const char *user, const char *sub,
 			       const char *code, const char *culprits, const char *affected, long long ago)
 {
@@ -86,6 +89,8 @@ static struct json_object *put(const char *job, long attempt, const char *user, 
 	json_object_object_add(r, "root_cause", rc);
 	json_object_object_add(r, "culprit_nodes", names(culprits));
 	json_object_object_add(r, "affected_nodes", names(affected));
+	if (put_switch)
+		json_object_object_add(r, "culprit_switch", json_object_new_string(put_switch));
 	time_format_sec((time_t)(now - ago), end, sizeof(end));
 	json_object_object_add(r, "end_time", json_object_new_string(end));
 	struct store_row row = {
@@ -241,6 +246,21 @@ START_TEST(affected_by_another_culprit)
 	ck_assert_int_eq(repeat_examine(&conf, st, "node-18", now, sum, sizeof(sum)), 0);
 	ck_assert_int_gt(repeat_examine(&conf, st, "node-17", now, sum, sizeof(sum)), 0);
 	ck_assert_int_eq(findings_count(), 1);
+	/* three jobs failed by the leaf switch above node-19: no node blamed */
+	for (int i = 0; i < 3; i++) {
+		char job[8];
+		const char *user[] = { "alice", "bob", "carol" };
+
+		snprintf(job, sizeof(job), "%d", 11 + i);
+		struct json_object *r;
+
+		put_switch = "leaf-2";
+		r = put(job, 0, user[i], "InfraNet", "net.link_down", "", "node-19,node-20", 600 - i);
+		put_switch = NULL;
+
+		json_object_put(r);
+	}
+	ck_assert_int_eq(repeat_examine(&conf, st, "node-19", now, sum, sizeof(sum)), 0);
 }
 END_TEST
 

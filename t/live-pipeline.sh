@@ -149,9 +149,14 @@ watch "$ju"
 watch "$jc"
 watch "$jx"
 note "jobs: timeout $jt, user exception $ju, completed $jc, cancelled $jx"
-# jx waits for a CPU behind jt (1 min time limit), ju and jc, and their
-# Epilogs: on a loaded 2-core machine that has taken more than 90 s.  It is
-# cancelled in any case, so that it cannot run on into the later jobs.
+# jx waits for a CPU of node-01 behind jt (1 min time limit), ju and jc.
+# With EpilogSlurmctld (t/live-epilogctld.sh) each of those waits can last
+# until slurmctld's next periodic scheduling pass (sched_interval, 60 s):
+# when the EpilogSlurmctld ends after the nodes' Epilogs, nothing starts the
+# scheduler (Slurm 22.05 and 24.11 alike: the last Epilog's completion finds
+# the job still completing, and the EpilogSlurmctld's end does not schedule).
+# Hence 240 s; jx is cancelled in any case, so that it cannot run on into
+# the later jobs.
 if ! wait_for 240 started "$jx" 6; then
 	bad "cancelled: job $jx starts its 6 ranks in 240 s"
 	echo "#   squeue $(squeue -h -j "$jx" -o '%T %r' 2>&1)," \

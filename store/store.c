@@ -73,6 +73,13 @@ static const char *const migrations[] = {
 	"INSERT OR IGNORE INTO result_nodes SELECT r.job_id, r.attempt, n.value, 0"
 	" FROM results r, json_each(r.result_json, '$.affected_nodes') n"
 	" WHERE json_valid(r.result_json) AND n.type = 'text';",
+	/* 6: fleet findings (store/findings.c): conclusions across jobs, each
+	 * citing its job attempts */
+	"CREATE TABLE findings("
+	" id INTEGER PRIMARY KEY, kind TEXT NOT NULL, subject TEXT NOT NULL,"
+	" summary TEXT NOT NULL, jobs TEXT NOT NULL, created INTEGER NOT NULL);"
+	"CREATE INDEX findings_subject ON findings(kind, subject, created);"
+	"CREATE INDEX findings_created ON findings(created);",
 };
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == STORE_SCHEMA_VERSION,
 	       "STORE_SCHEMA_VERSION is the number of migrations");

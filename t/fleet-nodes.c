@@ -17,6 +17,7 @@
 #include "testutil.h"
 #include "service.h"
 #include "text.h"
+#include "findings.h"
 
 static char *dir;
 static char conf_path[600], db_path[600];
@@ -427,6 +428,55 @@ START_TEST(store_rows)
 }
 END_TEST
 
+static int finding_line(const struct finding_row *r, void *arg)
+{
+	fprintf(arg, "%s %s %s %s|", r->kind, r->subject, r->summary, r->jobs_json);
+	return 0;
+}
+
+/* findings: written, listed newest first by kind and subject and since,
+ * found by a job they cite (not by a job id that only shares a prefix),
+ * and the latest one of a subject */
+START_TEST(findings_rows)
+{
+	char err[256], *buf = NULL;
+	size_t len = 0;
+	store *s = store_open(db_path, false, err, sizeof(err));
+	const struct finding_job three[] = { { "101", 0 }, { "102", 1 }, { "103", 0 } },
+				 one[] = { { "1010", 0 } };
+	FILE *f;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_gt(store_add_finding(s, FINDING_REPEAT_OFFENDER, "gpu-07", "3 jobs", three, 3,
+					   now - 100),
+			 0);
+	ck_assert_int_gt(store_add_finding(s, FINDING_SWITCH, "leaf-1", "2 nodes", one, 1, now - 50), 0);
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(store_each_finding(s, now - 1000, NULL, NULL, finding_line, f), 0);
+	fclose(f);
+	ck_assert_str_eq(buf,
+			 "switch leaf-1 2 nodes [{\"job_id\":\"1010\",\"attempt\":0}]|"
+			 "repeat-offender gpu-07 3 jobs [{\"job_id\":\"101\",\"attempt\":0},"
+			 "{\"job_id\":\"102\",\"attempt\":1},{\"job_id\":\"103\",\"attempt\":0}]|");
+	free(buf);
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(store_each_finding(s, now - 70, NULL, NULL, finding_line, f), 0);
+	ck_assert_int_eq(store_each_finding(s, 0, FINDING_REPEAT_OFFENDER, "gpu-08", finding_line, f), 0);
+	fclose(f);
+	ck_assert_str_eq(buf, "switch leaf-1 2 nodes [{\"job_id\":\"1010\",\"attempt\":0}]|");
+	free(buf);
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(store_job_findings(s, "102", finding_line, f), 0);
+	fclose(f);
+	ck_assert(strncmp(buf, "repeat-offender gpu-07 ", 23) == 0 && !strstr(buf, "switch"));
+	free(buf);
+	ck_assert_int_eq(store_latest_finding(s, FINDING_REPEAT_OFFENDER, "gpu-07", now - 1000), now - 100);
+	ck_assert_int_eq(store_latest_finding(s, FINDING_REPEAT_OFFENDER, "gpu-07", now - 99), 0);
+	ck_assert_int_eq(store_latest_finding(s, FINDING_SWITCH, "gpu-07", 0), 0);
+	store_close(s);
+}
+END_TEST
+
 START_TEST(webhook_queue)
 {
 	char *d = tmpdir(), db[600], err[256];
@@ -575,6 +625,7 @@ int main(void)
 	tcase_add_test(t, webhook_queue);
 	tcase_add_test(t, drains_counted);
 	tcase_add_test(t, dirty_store_printed_clean);
+	tcase_add_test(t, findings_rows);
 	suite_add_tcase(s, t);
 	log_set_level(LOGL_ERROR);
 	return run_suite(s);

@@ -361,7 +361,12 @@ InactiveLimit=0
 Waittime=0
 TCPTimeout=2
 BatchStartTimeout=10
-UnkillableStepTimeout=10
+# at least 5 x MessageTimeout (Slurm 24.11 says so at start): slurmstepd's
+# teardown, its job-complete RPC and that RPC's retry included, counts
+# against it; with 10, a slurmctld slow to answer (24.11 at times takes
+# MessageTimeout to answer an RPC on the loaded test machine) drained a
+# node "Kill task failed"
+UnkillableStepTimeout=25
 ${ATTRIB_EPILOG:+Epilog=$ATTRIB_EPILOG}
 ${ATTRIB_PROLOG:+Prolog=$ATTRIB_PROLOG}
 ${ATTRIB_PLUGSTACK_CONFIG:+PlugStackConfig=$ATTRIB_PLUGSTACK_CONFIG}

@@ -28,7 +28,9 @@
 #                        W/spool: jobcomp (JobCompType=jobcomp/attrib) or
 #                        epilogslurmctld (EpilogSlurmctld = W/epilogctld.sh,
 #                        which runs plugin/attrib-jobrecord and appends
-#                        "JOBID MILLISECONDS" to W/jobrecord.times) [jobcomp]
+#                        "JOBID MILLISECONDS" to W/jobrecord.times) or
+#                        jobcompscript (JobCompType=jobcomp/script,
+#                        JobCompLoc = the same W/epilogctld.sh) [jobcomp]
 . "$SRC/t/lib/check.sh"
 . "$SRC/t/cluster/lib.sh"
 
@@ -39,7 +41,7 @@ COLLECT=$B/epilog/attrib-collect
 LIBS=$B/plugin/.libs
 NODES="node-01 node-02 node-03"
 JOBRECORD=${ATTRIB_LIVE_JOBRECORD:-jobcomp}
-case $JOBRECORD in jobcomp | epilogslurmctld) ;; *) echo "ATTRIB_LIVE_JOBRECORD=$JOBRECORD: jobcomp or epilogslurmctld" >&2; exit 99 ;; esac
+case $JOBRECORD in jobcomp | epilogslurmctld | jobcompscript) ;; *) echo "ATTRIB_LIVE_JOBRECORD=$JOBRECORD: jobcomp, epilogslurmctld or jobcompscript" >&2; exit 99 ;; esac
 export PATH=$PATH:/usr/sbin:/sbin
 unset ATTRIB_CLUSTER_NODES	# three nodes
 spid='' started_cluster=''
@@ -165,9 +167,11 @@ start_cluster() {
 	if [ "$JOBRECORD" = jobcomp ]; then
 		export ATTRIB_JOBCOMP=jobcomp/attrib ATTRIB_JOBCOMP_LOC=$W/spool
 	else
-		# the job record from slurmctld's EpilogSlurmctld, timed per job
-		# (slurmctld does not pass SLURM_CONF to its hooks: a slurm.conf
-		# elsewhere than the default path is named here, as a site would)
+		# the job record from a hook of slurmctld's (EpilogSlurmctld, or
+		# jobcomp/script, whose environment names the job JOBID), timed
+		# per job (slurmctld does not pass SLURM_CONF to its hooks: a
+		# slurm.conf elsewhere than the default path is named here, as a
+		# site would)
 		cat >"$W/epilogctld.sh" <<SH
 #!/bin/sh
 SLURM_CONF=$ATTRIB_CLUSTER_DIR/etc/slurm.conf
@@ -175,14 +179,18 @@ export SLURM_CONF
 t0=\$(date +%s%N)
 "$B/plugin/attrib-jobrecord" -d "$W/spool" 2>>"$W/jobrecord.err"
 rc=\$?
-echo "\$SLURM_JOB_ID \$(( (\$(date +%s%N) - t0) / 1000000 ))" >>"$W/jobrecord.times"
+echo "\${SLURM_JOB_ID:-\$JOBID} \$(( (\$(date +%s%N) - t0) / 1000000 ))" >>"$W/jobrecord.times"
 exit \$rc
 SH
 		chmod 0755 "$W/epilogctld.sh"
-		unset ATTRIB_JOBCOMP ATTRIB_JOBCOMP_LOC
-		# (after the caller's own lines, when it has some)
-		export ATTRIB_SLURM_CONF_EXTRA="${ATTRIB_SLURM_CONF_EXTRA:+$ATTRIB_SLURM_CONF_EXTRA
+		if [ "$JOBRECORD" = jobcompscript ]; then
+			export ATTRIB_JOBCOMP=jobcomp/script ATTRIB_JOBCOMP_LOC=$W/epilogctld.sh
+		else
+			unset ATTRIB_JOBCOMP ATTRIB_JOBCOMP_LOC
+			# (after the caller's own lines, when it has some)
+			export ATTRIB_SLURM_CONF_EXTRA="${ATTRIB_SLURM_CONF_EXTRA:+$ATTRIB_SLURM_CONF_EXTRA
 }EpilogSlurmctld=$W/epilogctld.sh"
+		fi
 	fi
 	export ATTRIB_PLUGSTACK_CONFIG=$W/plugstack.conf ATTRIB_EPILOG=$W/epilog.sh
 	for try in $(seq "$tries"); do

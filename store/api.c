@@ -46,7 +46,6 @@ int store_page(store *s, const struct store_filter *f, const struct store_cursor
 {
 	sqlite3_stmt *st;
 	char where[512], sql[1024];
-	int rc, n = 0;
 
 	where_of(f, where, sizeof(where));
 	snprintf(sql, sizeof(sql),
@@ -63,26 +62,7 @@ int store_page(store *s, const struct store_filter *f, const struct store_cursor
 		sqlite3_bind_text(st, 7, after->job_id, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(st, 8, after->attempt);
 	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_row r = {
-			.job_id = col(st, 0),
-			.attempt = (long)sqlite3_column_int64(st, 1),
-			.cluster = col(st, 2),
-			.user = col(st, 3),
-			.state = col(st, 4),
-			.sub_domain = col(st, 5),
-			.culprits = col(st, 6),
-			.root_code = col(st, 7),
-			.created = sqlite3_column_int64(st, 8),
-			.result_json = col(st, 9),
-		};
-
-		n++;
-		if (fn(&r, arg))
-			break;
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? n : -1;
+	return store_rows_of(st, fn, arg);
 }
 
 long store_count(store *s, const struct store_filter *f)

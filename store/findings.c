@@ -147,7 +147,6 @@ int store_add_finding_drain(store *s, long long id, const char *job_id, long att
 int store_finding_drains(store *s, long long id, int (*fn)(const struct drain_row *r, void *arg), void *arg)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	if (sqlite3_prepare_v2(s->db,
 			       "SELECT job_id, attempt, node, reason, decision, decided_by, created"
@@ -155,20 +154,5 @@ int store_finding_drains(store *s, long long id, int (*fn)(const struct drain_ro
 			       -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct drain_row r = {
-			.job_id = (const char *)sqlite3_column_text(st, 0),
-			.attempt = (long)sqlite3_column_int64(st, 1),
-			.node = (const char *)sqlite3_column_text(st, 2),
-			.reason = (const char *)sqlite3_column_text(st, 3),
-			.decision = (const char *)sqlite3_column_text(st, 4),
-			.by = (const char *)sqlite3_column_text(st, 5),
-			.created = sqlite3_column_int64(st, 6),
-		};
-
-		if (fn(&r, arg))
-			break;
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+	return store_drains_of(st, fn, arg);
 }

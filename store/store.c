@@ -567,30 +567,10 @@ static const char *col(sqlite3_stmt *st, int i)
 	return (const char *)sqlite3_column_text(st, i);
 }
 
-int store_list(store *s, const struct store_filter *f, int (*fn)(const struct store_row *row, void *arg),
-	       void *arg)
+int store_rows_of(sqlite3_stmt *st, int (*fn)(const struct store_row *row, void *arg), void *arg)
 {
-	sqlite3_stmt *st;
 	int rc, n = 0;
 
-	if (sqlite3_prepare_v2(
-		    s->db,
-		    "SELECT job_id, attempt, cluster, user, state, sub_domain, culprits,"
-		    " root_code, created, result_json FROM results"
-		    " WHERE created >= ?1"
-		    " AND (?2 IS NULL OR sub_domain = ?2)"
-		    " AND (?3 IS NULL OR EXISTS (SELECT 1 FROM result_nodes n WHERE n.job_id = results.job_id"
-		    "  AND n.attempt = results.attempt AND n.culprit = 1 AND n.node = ?3))"
-		    " AND (?4 IS NULL OR user = ?4)"
-		    " ORDER BY created DESC, CAST(job_id AS INTEGER) DESC, job_id DESC, attempt DESC"
-		    " LIMIT ?5",
-		    -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(st, 1, f->since);
-	bind_opt(st, 2, f->sub_domain);
-	bind_opt(st, 3, f->node);
-	bind_opt(st, 4, f->user);
-	sqlite3_bind_int64(st, 5, f->limit > 0 ? f->limit : -1);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_row r = {
 			.job_id = col(st, 0),
@@ -611,6 +591,54 @@ int store_list(store *s, const struct store_filter *f, int (*fn)(const struct st
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? n : -1;
+}
+
+int store_drains_of(sqlite3_stmt *st, int (*fn)(const struct drain_row *r, void *arg), void *arg)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct drain_row r = {
+			.job_id = col(st, 0),
+			.attempt = (long)sqlite3_column_int64(st, 1),
+			.node = col(st, 2),
+			.reason = col(st, 3),
+			.decision = col(st, 4),
+			.by = col(st, 5),
+			.created = sqlite3_column_int64(st, 6),
+		};
+
+		if (fn(&r, arg))
+			break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+int store_list(store *s, const struct store_filter *f, int (*fn)(const struct store_row *row, void *arg),
+	       void *arg)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(
+		    s->db,
+		    "SELECT job_id, attempt, cluster, user, state, sub_domain, culprits,"
+		    " root_code, created, result_json FROM results"
+		    " WHERE created >= ?1"
+		    " AND (?2 IS NULL OR sub_domain = ?2)"
+		    " AND (?3 IS NULL OR EXISTS (SELECT 1 FROM result_nodes n WHERE n.job_id = results.job_id"
+		    "  AND n.attempt = results.attempt AND n.culprit = 1 AND n.node = ?3))"
+		    " AND (?4 IS NULL OR user = ?4)"
+		    " ORDER BY created DESC, CAST(job_id AS INTEGER) DESC, job_id DESC, attempt DESC"
+		    " LIMIT ?5",
+		    -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, f->since);
+	bind_opt(st, 2, f->sub_domain);
+	bind_opt(st, 3, f->node);
+	bind_opt(st, 4, f->user);
+	sqlite3_bind_int64(st, 5, f->limit > 0 ? f->limit : -1);
+	return store_rows_of(st, fn, arg);
 }
 
 int store_due(store *s, long long now, int max, struct comment_item **items)
@@ -902,7 +930,6 @@ long store_count_drains(store *s, long long since)
 int store_each_drain(store *s, const char *job_id, int (*fn)(const struct drain_row *r, void *arg), void *arg)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	if (sqlite3_prepare_v2(s->db,
 			       "SELECT job_id, attempt, node, reason, decision, decided_by, created"
@@ -910,20 +937,5 @@ int store_each_drain(store *s, const char *job_id, int (*fn)(const struct drain_
 			       -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_text(st, 1, job_id, -1, SQLITE_TRANSIENT);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct drain_row r = {
-			.job_id = (const char *)sqlite3_column_text(st, 0),
-			.attempt = (long)sqlite3_column_int64(st, 1),
-			.node = (const char *)sqlite3_column_text(st, 2),
-			.reason = (const char *)sqlite3_column_text(st, 3),
-			.decision = (const char *)sqlite3_column_text(st, 4),
-			.by = (const char *)sqlite3_column_text(st, 5),
-			.created = sqlite3_column_int64(st, 6),
-		};
-
-		if (fn(&r, arg))
-			break;
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+	return store_drains_of(st, fn, arg);
 }

@@ -440,8 +440,10 @@ cp "$G/80-site.yaml" "$W/attrib-rules/80-site.yaml"
 cmd=$(grep -v '^#' "$G/rules-check" | head -n1)
 want=$(sed -n 's/^# //p' "$G/rules-check" | head -n1)
 bash -c "$cmd" >"$W/rules-check.out" 2>&1
+# (its counts masked: they grow with every rule of a release, the guide's
+# example keeps those of when it was written)
 check "the guide's '$cmd' prints what the guide shows ($(tail -n1 "$W/rules-check.out"))" \
-	test "$(tail -n1 "$W/rules-check.out")" = "$want"
+	test "$(tail -n1 "$W/rules-check.out" | sed 's/[0-9][0-9]*/N/g')" = "$(echo "$want" | sed 's/[0-9][0-9]*/N/g')"
 
 # ---- stop, purge, nothing left -------------------------------------------------------------------------
 check "SIGTERM stops the service (exit 0)" stop_service

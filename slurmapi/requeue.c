@@ -106,7 +106,16 @@ static char *exclusion(const char *existing, const char *const *nodes, int n)
 	for (int i = 0; i < n; i++)
 		slurm_hostlist_push_host(hl, nodes[i]);
 	slurm_hostlist_uniq(hl);
-	s = slurm_hostlist_ranged_string_malloc(hl);
+	/* slurm_hostlist_ranged_string is in every release (22.05's
+	 * _malloc variant is gone in 24.11): a larger buffer while it says
+	 * the list did not fit */
+	for (size_t len = 256; len <= (1u << 24) && !s; len *= 4) {
+		s = malloc(len);
+		if (s && slurm_hostlist_ranged_string(hl, len, s) < 0) {
+			free(s);
+			s = NULL;
+		}
+	}
 	slurm_hostlist_destroy(hl);
 	return s;
 }

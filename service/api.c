@@ -536,10 +536,11 @@ static unsigned nodes(store *s, struct api_req *q, api_state_fn state, void *sta
 /* by: one of REPORT_BY_LIST's names */
 static bool by_ok(const char *by)
 {
+	static const char list[] = REPORT_BY_LIST;
 	size_t n = strlen(by);
 
-	for (const char *p = REPORT_BY_LIST; (p = strstr(p, by)); p += n)
-		if ((p == REPORT_BY_LIST || p[-1] == ' ') && (p[n] == ',' || !p[n]))
+	for (const char *p = list; n && (p = strstr(p, by)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ',' || !p[n]))
 			return true;
 	return false;
 }

@@ -121,6 +121,7 @@ check "report?by=bogus: 400" test "$(get '/api/v1/report?by=bogus')" = 400
 check "report?by=bogus: the message names by" grep -q '"by: ' "$T/b"
 check "report?by=nod (a prefix of a name): 400" test "$(get '/api/v1/report?by=nod')" = 400
 check "report?until=x: 400" test "$(get '/api/v1/report?until=x')" = 400
+check "report?by= (empty): 400" test "$(get '/api/v1/report?by=')" = 400
 check "unknown API path: 404" test "$(get /api/v1/nope)" = 404
 
 # read only, and its headers

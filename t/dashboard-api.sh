@@ -19,21 +19,9 @@ export SLURM_CONF=$T/no-slurm.conf
 mkdir -p "$T/state"
 n=$(dash_store "$T/state/attrib.db")
 check "the store holds the cases (more than 60)" test "${n:-0}" -gt 60
-port=$(free_port $((21000 + $$ % 20000)))
-dport=$(free_port $((port + 60)))
-[ -n "$port" ] && [ -n "$dport" ] || skip "no free port"
-cat >"$T/attrib.conf" <<EOF
-SpoolDir = $T/spool
-StateDir = $T/state
-RulesDir = $SRC/rules
-Listen = 127.0.0.1:$port
-ReconcileInterval = 0
-LogFile = $T/attrib.log
-Dashboard = on
-DashboardListen = 127.0.0.1:$dport
-EOF
-D=http://127.0.0.1:$dport
-dash_start "$T/attrib.conf" || { cat "$T/attribd.out" "$T/attrib.log"; bad "attribd with Dashboard = on starts"; finish; }
+dash_up $((21000 + $$ % 20000)); up=$?
+[ $up = 2 ] && skip "no free port"
+[ $up = 0 ] || { cat "$T/attribd.out" "$T/attrib.log"; bad "attribd with Dashboard = on starts"; finish; }
 ok "attribd with Dashboard = on starts and says where"
 
 get() { # PATH: the body to $T/b, prints the status

@@ -24,21 +24,9 @@ export SLURM_CONF=$T/no-slurm.conf
 
 mkdir -p "$T/state"
 n=$(dash_store "$T/state/attrib.db")
-port=$(free_port $((22000 + $$ % 20000)))
-dport=$(free_port $((port + 60)))
-[ -n "$port" ] && [ -n "$dport" ] || skip "no free port"
-cat >"$T/attrib.conf" <<EOF
-SpoolDir = $T/spool
-StateDir = $T/state
-RulesDir = $SRC/rules
-Listen = 127.0.0.1:$port
-ReconcileInterval = 0
-LogFile = $T/attrib.log
-Dashboard = on
-DashboardListen = 127.0.0.1:$dport
-EOF
-D=http://127.0.0.1:$dport
-dash_start "$T/attrib.conf" || { cat "$T/attribd.out"; bad "attribd starts"; finish; }
+dash_up $((22000 + $$ % 20000)); up=$?
+[ $up = 2 ] && skip "no free port"
+[ $up = 0 ] || { cat "$T/attribd.out"; bad "attribd starts"; finish; }
 
 # chromium as root, offline: without the networking flags it waits on
 # this closed network; a fresh profile each time

@@ -37,19 +37,7 @@ for d in "${cases[@]}"; do
 done
 total=$(sqlite3 "$T/state/attrib.db" "SELECT count(*) FROM results")
 echo "store: $total results ($(du -m "$T/state/attrib.db" | cut -f1) MB)"
-port=$(free_port 23000); dport=$(free_port 23100)
-cat >"$T/attrib.conf" <<EOF
-SpoolDir = $T/spool
-StateDir = $T/state
-RulesDir = $SRC/rules
-Listen = 127.0.0.1:$port
-ReconcileInterval = 0
-LogFile = $T/attrib.log
-Dashboard = on
-DashboardListen = 127.0.0.1:$dport
-EOF
-D=http://127.0.0.1:$dport
-dash_start "$T/attrib.conf" || { cat "$T/attribd.out"; exit 1; }
+dash_up 23000 || { cat "$T/attribd.out"; exit 1; }
 median() { sort -n | awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2)] * 1000 }'; }
 deep=$(curl -s "$D/api/v1/jobs?limit=500&since=0" | python3 -c 'import json,sys; print(json.load(sys.stdin)["next_cursor"])')
 for q in "" "?cursor=$deep" "?sub_domain=InfraNet" "?node=gpu-137" "?limit=500"; do

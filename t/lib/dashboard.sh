@@ -68,6 +68,27 @@ dash_store() { # DB: prints how many results it stored
 	echo "$n"
 }
 
+# dash_up FIRST_PORT: attribd on the store of $T/state with Dashboard = on,
+# its conf in $T/attrib.conf, its ports in port and dport, its dashboard's
+# URL in D; 2 when no port is free, 1 when it does not start
+dash_up() {
+	port=$(free_port "$1")
+	dport=$(free_port $((${port:-$1} + 60)))
+	[ -n "$port" ] && [ -n "$dport" ] || return 2
+	cat >"$T/attrib.conf" <<EOF
+SpoolDir = $T/spool
+StateDir = $T/state
+RulesDir = $SRC/rules
+Listen = 127.0.0.1:$port
+ReconcileInterval = 0
+LogFile = $T/attrib.log
+Dashboard = on
+DashboardListen = 127.0.0.1:$dport
+EOF
+	D=http://127.0.0.1:$dport
+	dash_start "$T/attrib.conf"
+}
+
 dash_start() { # CONF
 	"$AD" --config "$1" --foreground >"$T/attribd.out" 2>&1 &
 	dpid=$!

@@ -72,10 +72,14 @@ dash_store() { # DB: prints how many results it stored
 # its conf in $T/attrib.conf, its ports in port and dport, its dashboard's
 # URL in D; 2 when no port is free, 1 when it does not start
 dash_up() {
-	port=$(free_port "$1")
-	dport=$(free_port $((${port:-$1} + 60)))
-	[ -n "$port" ] && [ -n "$dport" ] || return 2
-	cat >"$T/attrib.conf" <<EOF
+	local base=$1 try
+	# a port found free may be taken before attribd binds it (another
+	# test on the machine): then again, further on
+	for try in 1 2 3; do
+		port=$(free_port "$base")
+		dport=$(free_port $((${port:-$base} + 60)))
+		[ -n "$port" ] && [ -n "$dport" ] || return 2
+		cat >"$T/attrib.conf" <<EOF
 SpoolDir = $T/spool
 StateDir = $T/state
 RulesDir = $SRC/rules
@@ -85,8 +89,14 @@ LogFile = $T/attrib.log
 Dashboard = on
 DashboardListen = 127.0.0.1:$dport
 EOF
-	D=http://127.0.0.1:$dport
-	dash_start "$T/attrib.conf"
+		D=http://127.0.0.1:$dport
+		dash_start "$T/attrib.conf" && return 0
+		grep -q "cannot listen" "$T/attrib.log" "$T/attribd.out" 2>/dev/null || return 1
+		echo "# attribd could not listen on $port or $dport (taken meanwhile): try $((try + 1))"
+		rm -f "$T/attrib.log"
+		base=$((dport + 100))
+	done
+	return 1
 }
 
 dash_start() { # CONF

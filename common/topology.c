@@ -517,12 +517,14 @@ struct topology *topology_parse(const char *text, size_t len, int yaml, char *er
 	return p.t;
 }
 
-static int yaml_name(const char *path)
+bool topology_is_yaml(const char *path)
 {
 	size_t n = strlen(path);
 
 	return (n >= 5 && !strcmp(path + n - 5, ".yaml")) || (n >= 4 && !strcmp(path + n - 4, ".yml"));
 }
+
+const char *const topology_names[TOPOLOGY_NAMES] = { "topology.yaml", "topology.conf" };
 
 struct topology *topology_load(const char *path, char *err, size_t errlen)
 {
@@ -545,7 +547,7 @@ struct topology *topology_load(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	fclose(f);
-	t = topology_parse(buf, n, yaml_name(path), err, errlen);
+	t = topology_parse(buf, n, topology_is_yaml(path), err, errlen);
 	free(buf);
 	return t;
 }

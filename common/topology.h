@@ -7,6 +7,7 @@
 #ifndef ATTRIB_TOPOLOGY_H
 #define ATTRIB_TOPOLOGY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct topology;
@@ -15,10 +16,18 @@ struct topology;
 #define TOPOLOGY_MAX_BYTES (8L << 20) /* the file */
 #define TOPOLOGY_MAX_NAMES 262144     /* nodes and switches, expanded */
 
-/* Reads path: topology.yaml when its name ends in .yaml or .yml, else
- * topology.conf.  NULL with a one-line reason in err when the file cannot
- * be read or is not a topology Slurm would accept (an unknown key, a
- * switch loop, a switch with two parents, too big). */
+/* The names Slurm gives its topology file, in the order it looks for them
+ * (topology.yaml first when both are there): beside slurm.conf on the
+ * site, at the top of a case directory. */
+#define TOPOLOGY_NAMES 2
+extern const char *const topology_names[TOPOLOGY_NAMES];
+/* Whether path is read as topology.yaml: its name ends in .yaml or .yml. */
+bool topology_is_yaml(const char *path);
+
+/* Reads path: topology.yaml when topology_is_yaml, else topology.conf.
+ * NULL with a one-line reason in err when the file cannot be read or is
+ * not a topology Slurm would accept (an unknown key, a switch loop, a
+ * switch with two parents, too big). */
 struct topology *topology_load(const char *path, char *err, size_t errlen);
 /* The same from text in memory (yaml: topology.yaml syntax). */
 struct topology *topology_parse(const char *text, size_t len, int yaml, char *err, size_t errlen);

@@ -17,31 +17,28 @@
 #include "internal.h"
 #include "topology.h"
 
-/* Slurm reads topology.yaml when both are there: so does the engine. */
-static const char *const topology_files[] = { "topology.yaml", "topology.conf" };
-
 static struct topology *case_topology(struct analysis *a, const char **which)
 {
 	char err[300];
 
 	*which = NULL;
-	for (size_t i = 0; i < sizeof(topology_files) / sizeof(*topology_files); i++) {
+	for (int i = 0; i < TOPOLOGY_NAMES; i++) {
 		char *path = xmalloc(strlen(a->dir) + 32);
 		struct topology *t;
 
-		sprintf(path, "%s/%s", a->dir, topology_files[i]);
+		sprintf(path, "%s/%s", a->dir, topology_names[i]);
 		if (access(path, F_OK)) {
 			free(path);
 			continue;
 		}
-		*which = topology_files[i];
+		*which = topology_names[i];
 		t = topology_load(path, err, sizeof(err));
 		free(path);
 		if (!t)
-			analysis_add_coverage(a, topology_files[i], "error", "%s: no switch can be blamed",
+			analysis_add_coverage(a, topology_names[i], "error", "%s: no switch can be blamed",
 					      err);
 		else if (*topology_note(t))
-			analysis_add_coverage(a, topology_files[i], "info", "%s", topology_note(t));
+			analysis_add_coverage(a, topology_names[i], "info", "%s", topology_note(t));
 		return t;
 	}
 	return NULL;

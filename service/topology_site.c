@@ -14,10 +14,10 @@
 #include "service.h"
 #include "topology.h"
 
-/* Slurm reads topology.yaml first when both are there. */
+/* The site's topology file: TopologyFile, else Slurm's beside slurm.conf
+ * (topology_names, in Slurm's order). */
 bool topology_site_path(const struct attrib_config *conf, char *buf, size_t len)
 {
-	static const char *const names[] = { "topology.yaml", "topology.conf" };
 	const char *slurm_conf = getenv("SLURM_CONF");
 	const char *slash;
 
@@ -28,9 +28,9 @@ bool topology_site_path(const struct attrib_config *conf, char *buf, size_t len)
 	if (!slurm_conf || !*slurm_conf)
 		slurm_conf = "/etc/slurm/slurm.conf";
 	slash = strrchr(slurm_conf, '/');
-	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+	for (int i = 0; i < TOPOLOGY_NAMES; i++) {
 		snprintf(buf, len, "%.*s/%s", slash ? (int)(slash - slurm_conf) : 1, slash ? slurm_conf : ".",
-			 names[i]);
+			 topology_names[i]);
 		if (!access(buf, F_OK))
 			return true;
 	}
@@ -93,7 +93,6 @@ void topology_site_free(void)
 int topology_site_copy(const struct attrib_config *conf, const char *case_dir, char *err, size_t errlen)
 {
 	char path[PATH_MAX], out[PATH_MAX];
-	size_t n;
 	char *buf;
 	ssize_t got;
 	int fd;
@@ -102,7 +101,6 @@ int topology_site_copy(const struct attrib_config *conf, const char *case_dir, c
 	err[0] = '\0';
 	if (!topology_site_path(conf, path, sizeof(path)))
 		return 0;
-	n = strlen(path);
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -125,10 +123,7 @@ int topology_site_copy(const struct attrib_config *conf, const char *case_dir, c
 		return -1;
 	}
 	/* the engine tells the formats apart by the name, as Slurm does */
-	snprintf(out, sizeof(out), "%s/%s", case_dir,
-		 (n >= 5 && !strcmp(path + n - 5, ".yaml")) || (n >= 4 && !strcmp(path + n - 4, ".yml"))
-			 ? "topology.yaml"
-			 : "topology.conf");
+	snprintf(out, sizeof(out), "%s/%s", case_dir, topology_names[topology_is_yaml(path) ? 0 : 1]);
 	if (svc_write_file(out, buf, got) < 0) {
 		snprintf(err, errlen, "cannot write %s: %s", out, strerror(errno));
 		free(buf);

@@ -13,12 +13,14 @@ apt-get install -y -q --no-install-recommends \
 	clang libclang-rt-dev procps mount hostname \
 	slurmctld slurmd slurmdbd slurm-client mariadb-server-core mariadb-client-core \
 	dpkg-dev iproute2 util-linux passwd python3 systemd-journal-remote time \
-	debhelper lintian rpm clang-format chromium
+	debhelper lintian rpm clang-format chromium mmdebstrap
 # (systemd-journal-remote: t/epilog-collect.sh writes journal files with the
 # fields journald would record, e.g. a user's entry named "kernel")
 # (debhelper, lintian: make deb / dpkg-buildpackage and its check; rpm: make rpm;
 # time: bench/engine/run.sh, run by its smoke test; clang-format: make
 # check-format, the layout of .clang-format, checked by CI on Debian 12;
-# chromium: t/dashboard-page.sh loads the dashboard in headless Chromium)
+# chromium: t/dashboard-page.sh loads the dashboard in headless Chromium;
+# mmdebstrap: contrib/trixie-root.sh builds the Debian 13 root of the Slurm
+# 24.11 leg of .ci/run)
 # The Slurm source the jobcomp plugin is built against (internal headers).
 "$(dirname "$0")/slurm-source.sh" "$(dirname "$0")/../build/slurm-src" >/dev/null

@@ -18,19 +18,9 @@ static const char *str(struct json_object *o, const char *k)
 
 static int drain_json(const struct drain_row *d, void *arg)
 {
-	struct json_object *o = json_object_new_object();
-	char when[32];
+	struct json_object *o = store_drain_json(d, true);
 
-	time_format_sec((time_t)d->created, when, sizeof(when));
-	json_object_object_add(o, "time", json_object_new_string(when));
-	json_object_object_add(o, "job_id", json_object_new_string(d->job_id ? d->job_id : ""));
-	json_object_object_add(o, "attempt", json_object_new_int64(d->attempt));
-	json_object_object_add(o, "node", json_object_new_string(d->node ? d->node : ""));
-	json_object_object_add(o, "decision", json_object_new_string(d->decision ? d->decision : ""));
-	json_object_object_add(o, "by", json_object_new_string(d->by ? d->by : ""));
-	json_object_object_add(o, "reason", json_object_new_string(d->reason ? d->reason : ""));
-	json_object_array_add(arg, o);
-	return 0;
+	return o && json_object_array_add(arg, o) == 0 ? 0 : -1;
 }
 
 struct collect {

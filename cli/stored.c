@@ -167,22 +167,6 @@ static int list_row_clean(const struct store_row *r, void *arg)
 	return 0;
 }
 
-static int drain_to_json(const struct drain_row *d, void *arg)
-{
-	struct json_object *o = json_object_new_object();
-	char when[32];
-
-	time_format_sec((time_t)d->created, when, sizeof(when));
-	json_object_object_add(o, "time", json_object_new_string(when));
-	json_object_object_add(o, "attempt", json_object_new_int64(d->attempt));
-	json_object_object_add(o, "node", json_object_new_string(d->node ? d->node : ""));
-	json_object_object_add(o, "decision", json_object_new_string(d->decision ? d->decision : ""));
-	json_object_object_add(o, "by", json_object_new_string(d->by ? d->by : ""));
-	json_object_object_add(o, "reason", json_object_new_string(d->reason ? d->reason : ""));
-	json_object_array_add(arg, o);
-	return 0;
-}
-
 static int requeue_to_json(const struct requeue_row *d, void *arg)
 {
 	struct json_object *o = json_object_new_object();
@@ -243,7 +227,7 @@ int cmd_show(struct ctx *x)
 
 	text = store_get(s, job, attempt, &got);
 	struct json_object *drains = json_object_new_array(), *requeues = json_object_new_array();
-	if (store_each_drain(s, job, drain_to_json, drains) < 0)
+	if (store_each_drain(s, job, store_drain_json_add, drains) < 0)
 		fprintf(stderr, "attrib: cannot read the drain decisions of job %s\n", job);
 	if (store_each_requeue(s, job, requeue_to_json, requeues) < 0)
 		fprintf(stderr, "attrib: cannot read the requeue decisions of job %s\n", job);

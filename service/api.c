@@ -130,15 +130,6 @@ static bool name_arg(struct api_req *q, const char *name, bool node_like, const 
 	return ok;
 }
 
-static void iso(long long t, char *buf, size_t len)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (!gmtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(buf, len, "%lld", t);
-}
-
 static struct json_object *str_or_null(const char *s)
 {
 	return s ? json_object_new_string(s) : NULL;
@@ -153,28 +144,12 @@ static struct json_object *copy_of(struct json_object *o)
 	return NULL;
 }
 
-static int drain_cb(const struct drain_row *r, void *arg)
-{
-	struct json_object *d = json_object_new_object(), *a = arg;
-	char t[32];
-
-	iso(r->created, t, sizeof(t));
-	json_object_object_add(d, "time", json_object_new_string(t));
-	json_object_object_add(d, "attempt", json_object_new_int64(r->attempt));
-	json_object_object_add(d, "node", str_or_null(r->node));
-	json_object_object_add(d, "decision", str_or_null(r->decision));
-	json_object_object_add(d, "by", str_or_null(r->by));
-	json_object_object_add(d, "reason", str_or_null(r->reason));
-	json_object_array_add(a, d);
-	return 0;
-}
-
 /* The decisions of one attempt of a job (store_each_drain gives all). */
 static struct json_object *drains_of(store *s, const char *job_id, long attempt)
 {
 	struct json_object *all = json_object_new_array(), *mine = json_object_new_array();
 
-	store_each_drain(s, job_id, drain_cb, all);
+	store_each_drain(s, job_id, store_drain_json_add, all);
 	for (size_t i = 0; i < json_object_array_length(all); i++) {
 		struct json_object *d = json_object_array_get_idx(all, i), *at;
 
@@ -219,7 +194,7 @@ static int job_row(const struct store_row *r, void *arg)
 	json_object_object_add(j, "nodes", json_object_new_int64((int64_t)result_array_len(v.job_nodes)));
 	json_object_object_add(j, "start_time", str_or_null(v.start_time));
 	json_object_object_add(j, "end_time", str_or_null(v.end_time));
-	iso(r->created, t, sizeof(t));
+	time_format_sec((time_t)r->created, t, sizeof(t));
 	json_object_object_add(j, "stored", json_object_new_string(t));
 	for (size_t i = 0;; i++) {
 		const char *node, *action;
@@ -343,7 +318,7 @@ static int finding_cb(const struct finding_row *f, void *arg)
 			   *jobs = f->jobs_json ? json_tokener_parse(f->jobs_json) : NULL;
 	char t[32];
 
-	iso(f->created, t, sizeof(t));
+	time_format_sec((time_t)f->created, t, sizeof(t));
 	json_object_object_add(o, "id", json_object_new_int64(f->id));
 	json_object_object_add(o, "kind", str_or_null(f->kind));
 	json_object_object_add(o, "subject", str_or_null(f->subject));
@@ -447,7 +422,7 @@ static int fault_cb(const struct node_fault_row *r, void *arg)
 
 	add_to(o, r->culprit ? "faults" : "affected", r->count);
 	json_object_object_get_ex(o, "last", &last);
-	iso(r->last, t, sizeof(t));
+	time_format_sec((time_t)r->last, t, sizeof(t));
 	if (!last || strcmp(json_object_get_string(last), t) < 0)
 		json_object_object_add(o, "last", json_object_new_string(t));
 	if (r->culprit) {
@@ -525,7 +500,7 @@ static unsigned nodes(store *s, struct api_req *q, api_state_fn state, void *sta
 			json_object_object_add(o, "state", json_object_new_string(st));
 	}
 	*out = json_object_new_object();
-	iso(a.first_day * 86400, t, sizeof(t));
+	time_format_sec((time_t)(a.first_day * 86400), t, sizeof(t));
 	json_object_object_add(*out, "per_day_from", json_object_new_string(t));
 	json_object_object_add(*out, "per_day_days", json_object_new_int64(API_DAYS));
 	json_object_object_add(*out, "nodes", a.list);

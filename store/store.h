@@ -143,5 +143,13 @@ long store_count_drains(store *s, long long since);
 /* The drain decisions of a job (every attempt), oldest first. */
 int store_each_drain(store *s, const char *job_id, int (*fn)(const struct drain_row *r, void *arg),
 		     void *arg);
+/* A drain decision as JSON (doc/formats.md: attrib show --json, the
+ * findings, the dashboard's API), with its job_id when with_job; NULL when
+ * out of memory (store/drainjson.c).  store_drain_json_add appends one
+ * without its job_id to the json_object array arg: a callback of
+ * store_each_drain. */
+struct json_object;
+struct json_object *store_drain_json(const struct drain_row *d, bool with_job);
+int store_drain_json_add(const struct drain_row *d, void *array);
 
 #endif

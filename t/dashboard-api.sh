@@ -82,6 +82,10 @@ sqlc "INSERT INTO findings(kind, subject, summary, jobs, created) VALUES ('repea
 get /api/v1/jobs/9256 >/dev/null
 check "job 9256: its drain decision and the finding citing it" \
 	test "$(py 'print(r["drains"][0]["decision"], r["drains"][0]["node"], r["findings"][0]["kind"], r["findings"][0]["subject"])')" = "suggested gpu-137 repeat-offender gpu-137"
+# one drain decision, one shape: the API's and attrib show --drains --json's
+"$A" show 9256 --drains --json --config "$T/attrib.conf" >"$T/show-drains.json" 2>/dev/null
+check "job 9256: its drain decision as attrib show --drains --json prints it" \
+	python3 -c "import json,sys; a=json.load(open('$T/b'))['drains']; s=json.load(open('$T/show-drains.json')); sys.exit(not a or a != s)"
 get "/api/v1/jobs?node=gpu-137" >/dev/null
 check "jobs: the drain decision among the row's actions taken" test "$(py 'print(r["jobs"][0]["drains"][0]["decision"])')" = suggested
 check "job of no result: 404" test "$(get /api/v1/jobs/31415926)" = 404

@@ -183,16 +183,6 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	return send_error(c, MHD_HTTP_NOT_FOUND, "no such page");
 }
 
-static void mhd_log(void *cls, const char *fmt, va_list ap)
-{
-	char msg[512];
-
-	(void)cls;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	msg[strcspn(msg, "\n")] = 0;
-	log_msg(LOGL_DEBUG, "dashboard: %s", msg);
-}
-
 /* A whole small file; the token's must be a regular file no one but its
  * owner may read or write (0600 or less). */
 static char *read_small(const char *path, bool secret, size_t max, char *err, size_t errlen)
@@ -321,7 +311,7 @@ struct dashboard *dashboard_start(const struct attrib_config *conf, const char *
 	d->d = MHD_start_daemon(flags, 0, NULL, NULL, handler, d, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 				(unsigned)16, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)15,
-				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, d, MHD_OPTION_ARRAY,
+				MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, "dashboard", MHD_OPTION_ARRAY,
 				d->cert ? tls : tls + 2, MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (!d->d) {

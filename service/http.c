@@ -697,14 +697,13 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	return reply_json(c, MHD_HTTP_NOT_FOUND, "error", "no such resource");
 }
 
-static void mhd_log(void *cls, const char *fmt, va_list ap)
+void http_mhd_log(void *prefix, const char *fmt, va_list ap)
 {
 	char msg[512];
 
-	(void)cls;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	msg[strcspn(msg, "\n")] = 0;
-	log_msg(LOGL_DEBUG, "http: %s", msg);
+	log_msg(LOGL_DEBUG, "%s: %s", (const char *)prefix, msg);
 }
 
 struct http_server *http_start(const char *listen, const char *state_dir, size_t max_bundle,
@@ -762,7 +761,8 @@ struct http_server *http_start(const char *listen, const char *state_dir, size_t
 				/* thousands of nodes connecting in the same second */
 				MHD_OPTION_LISTEN_BACKLOG_SIZE, h->lim.connections,
 				MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_NOTIFY_CONNECTION,
-				notify_conn, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h, MHD_OPTION_END);
+				notify_conn, h, MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, "http",
+				MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (h->d && pthread_create(&h->watchdog, NULL, watchdog, h) == 0)
 		h->watchdog_started = true;

@@ -556,6 +556,9 @@ struct http_server *http_start(const char *listen, const char *state_dir, size_t
 			       const struct http_limits *lim, int wake_fd, char *err, size_t errlen);
 unsigned http_port(struct http_server *h);
 void http_stop(struct http_server *h);
+/* libmicrohttpd's messages to the log (MHD_OPTION_EXTERNAL_LOGGER, its
+ * argument the prefix: "http", "dashboard"), at debug level. */
+void http_mhd_log(void *prefix, const char *fmt, va_list ap);
 
 /* ---- serve.c ----------------------------------------------------------- */
 

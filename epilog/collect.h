@@ -55,6 +55,13 @@ enum send_status {
 /* A bundle file {name, source, origin, text}; the text made valid UTF-8. */
 void add_file(json_object *files, const char *name, const char *source, const char *origin, const char *text,
 	      size_t len);
+/* A file name for the bundle, unique within it (the names used so far in
+ * *used). */
+struct names {
+	char **v;
+	int n;
+};
+char *unique_name(struct names *used, const char *base);
 
 /* records.c: the job and the SPANK plugin's task records */
 struct job_info {
@@ -87,13 +94,6 @@ void remove_records(int spool, const struct job_info *j);
 void job_window(struct job_info *j, double min_exit, double max_exit, double min_start, json_object *cov);
 
 /* bundle.c */
-struct names {
-	char **v;
-	int n;
-};
-
-/* A file name for the bundle, unique within it. */
-char *unique_name(struct names *used, const char *base);
 json_object *bundle_build(const struct collect_ctx *cx, struct job_info *j, json_object *cov);
 /* The body, within MaxBundleBytes. */
 char *bundle_body(json_object *b, long maxb, json_object *cov, size_t *len);

@@ -215,3 +215,23 @@ void add_file(json_object *files, const char *name, const char *source, const ch
 	json_object_array_add(files, f);
 	free(fixed);
 }
+
+/* A file name for the bundle, unique within it. */
+char *unique_name(struct names *used, const char *base)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s", *base ? base : "log");
+	for (int k = 2;; k++) {
+		int i;
+
+		for (i = 0; i < used->n && strcmp(used->v[i], buf); i++)
+			;
+		if (i == used->n)
+			break;
+		snprintf(buf, sizeof(buf), "%s-%d", base, k);
+	}
+	used->v = xrealloc(used->v, (used->n + 1) * sizeof(char *));
+	used->v[used->n++] = strdup_or_die(buf);
+	return used->v[used->n - 1];
+}

@@ -89,6 +89,48 @@ bad = []
 for f in sorted(glob.glob(os.path.join(tmp, "*.job.json"))):
     bad += ["%s: %s" % (os.path.basename(f), k) for k in json.load(open(f)) if k not in documented]
 check("every field of the cases' job.json is in the job record table", bad)
+
+# What the writers write and the readers read, key by key, against the
+# document's tables: the job record's writer and reader
+# (common/contract.c), the SPANK plugin's task and output records, the
+# bundle (epilog/bundle.c and its files' and coverage entries'
+# helpers in epilog/context.c) and the health report (epilog/health.c).
+KEY = re.compile(r'\b(?:put_\w+|jo_\w+|json_object_object_add|json_object_object_get_ex|json_str|int_of|bool_of)'
+                 r'\(\s*\w+,\s*"([a-z_]+)"')
+def keys(path, signature):
+    text = open(os.path.join(src, path)).read()
+    i = text.index(signature)
+    return set(KEY.findall(text[i:text.index("\n}\n", i)]))
+def table(start, end):
+    part = doc[doc.index(start):]
+    part = part[:part.index(end)]
+    names = set()
+    for m in re.finditer(r'^\| (`[^|]+`) \|[^|]*\|(?: `\{([^}]+)\}`)?', part, re.M):
+        names |= set(re.findall(r'`([^`]+)`', m.group(1)))
+        names |= set(re.split(r',\s*', m.group(2))) if m.group(2) else set()
+    return names
+def described(what, found, names):
+    check("%s: every key (%d) is in doc/formats.md" % (what, len(found)),
+          sorted(found - names) if len(found) > 2 else ["found too few keys: %s" % sorted(found)])
+
+task = table("A task record", "For the batch script")
+output = table("For the batch script", "## The bundle")
+bundle = table("## The bundle", "## The health report")
+health = table("## The health report", "## The result")
+described("the job record's writer", keys("common/contract.c", "char *job_record_json("), documented)
+described("the job record's reader", keys("common/contract.c", "bool job_record_read("), documented)
+described("the task record (plugin/spank_attrib.c)",
+          keys("plugin/spank_attrib.c", "static void write_task("), task)
+described("the output record (plugin/spank_attrib.c)",
+          keys("plugin/spank_attrib.c", "int slurm_spank_task_init_privileged("), output)
+described("the bundle (epilog/bundle.c)", keys("epilog/bundle.c", "json_object *bundle_build("), bundle)
+files = re.search(r'^\| `files` \| [^|]+ \| `\{([^}]+)\}`', doc[doc.index("## The bundle"):], re.M)
+cov = re.search(r'^\| `coverage` \| [^|]+ \| `\{([^}]+)\}`', doc[doc.index("## The bundle"):], re.M)
+described("a bundle's file (epilog/context.c add_file)", keys("epilog/context.c", "void add_file("),
+          set(re.split(r',\s*', files.group(1))) if files else set())
+described("a bundle's coverage entry (epilog/context.c cover)", keys("epilog/context.c", "void cover("),
+          set(re.split(r',\s*', cov.group(1))) if cov else set())
+described("the health report (epilog/health.c)", keys("epilog/health.c", "int health_main("), health)
 print("# %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
 PY

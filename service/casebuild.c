@@ -185,13 +185,14 @@ static struct json_object *ranks_finish(struct json_object *all)
  * nobody vouches that the kernel wrote it. */
 static const char *origin_of(struct json_object *f)
 {
-	static const char *const known[] = { "kernel", "journal", "journal-user", "file" };
+	static const char *const known[] = { ORIGIN_NAME_KERNEL, ORIGIN_NAME_JOURNAL,
+					     ORIGIN_NAME_JOURNAL_USER, ORIGIN_NAME_FILE };
 	const char *o = json_str(f, "origin");
 
 	for (size_t i = 0; o && i < sizeof(known) / sizeof(*known); i++)
 		if (!strcmp(o, known[i]))
 			return known[i];
-	return "file";
+	return ORIGIN_NAME_FILE;
 }
 
 /* nodes/NODE/<files> from NODE's bundle (each with its origin in

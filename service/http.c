@@ -458,7 +458,7 @@ static enum MHD_Result finish_bundle(struct http_server *h, struct MHD_Connectio
 static enum MHD_Result start_bundle(struct http_server *h, struct MHD_Connection *c, void **con_cls)
 {
 	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-	const char *cred = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Attrib-Credential");
+	const char *cred = MHD_lookup_connection_value(c, MHD_HEADER_KIND, BUNDLE_CREDENTIAL_HEADER);
 	struct upload *u;
 	enum reject_reason r;
 	char why[256];
@@ -624,7 +624,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		}
 		return finish_health(h, c, u);
 	}
-	if (!strcmp(url, "/v1/bundle")) {
+	if (!strcmp(url, BUNDLE_URL_PATH)) {
 		if (strcmp(method, MHD_HTTP_METHOD_POST))
 			return reply_json(c, MHD_HTTP_METHOD_NOT_ALLOWED, "error", "POST only");
 		if (!u)

@@ -131,6 +131,23 @@ described("a bundle's file (epilog/context.c add_file)", keys("epilog/context.c"
 described("a bundle's coverage entry (epilog/context.c cover)", keys("epilog/context.c", "void cover("),
           set(re.split(r',\s*', cov.group(1))) if cov else set())
 described("the health report (epilog/health.c)", keys("epilog/health.c", "int health_main("), health)
+# The formats' names (schemas, the bundle's URL paths, header and
+# credential prefixes, the origins, the case's manifest) are written in
+# common/contract.h alone: no other C file spells one as a literal.
+# (plain words such as "file" or "kernel" name other things too: left out)
+names = [x for x in re.findall(r'^#define \w+ ("[^"]+")', open(os.path.join(src, "common/contract.h")).read(),
+                               re.M) if re.search(r'[./:-]', x)]
+spelled = []
+for d in ("engine", "common", "service", "cli", "store", "epilog", "plugin", "slurmapi"):
+    for f in sorted(glob.glob(os.path.join(src, d, "*.[ch]"))):
+        if f.endswith("common/contract.h"):
+            continue
+        for n, line in enumerate(open(f, errors="replace"), 1):
+            if line.lstrip().startswith(("*", "/*", "//")):
+                continue
+            spelled += ["%s:%d: %s" % (os.path.relpath(f, src), n, x) for x in names if x in line]
+check("the %d names of common/contract.h are spelled nowhere else" % len(names),
+      spelled if len(names) > 10 else ["found too few names: %s" % names])
 print("# %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
 PY

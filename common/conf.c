@@ -161,16 +161,14 @@ static const struct key keys[] = {
 	{ "RepeatUsers", T_INT, O(repeat_users), 0, "2", NULL,
 	  "The distinct users those jobs must belong to (one user's bug repeated is no node's "
 	  "fault); jobs whose user is not known count for none." },
-	{ "RepeatCauses", T_LIST, O(repeat_causes), O(nrepeat_causes),
-	  "InfraHW,InfraNet,InfraSW,InfraStorage,ambiguous,unattributed,py.segfault,cuda.unknown_error,"
-	  "cuda.illegal_address,nccl.timeout,nccl.remote_error",
-	  NULL,
+	{ "RepeatCauses", T_LIST, O(repeat_causes), O(nrepeat_causes), "", NULL,
 	  "The outcomes that count towards a repeat-offender finding: sub-domains and root cause "
-	  "codes (rules/). The default: every infrastructure sub-domain, ambiguous and unattributed "
-	  "diagnoses, and the failures that look like the user's code but are typical of a bad node "
-	  "(segmentation faults, CUDA unknown errors and illegal memory accesses, NCCL timeouts and "
-	  "remote errors). Scheduler outcomes (SchedTimeLimit, SchedPreempted, SchedCancelled) and "
-	  "Pass never count, even when listed." },
+	  "codes (rules/). Not set: every infrastructure sub-domain, ambiguous and unattributed "
+	  "diagnoses, and the root cause codes the rules tag repeat-cause, the failures that look "
+	  "like the user's code but are typical of a bad node (shipped: segmentation faults, CUDA "
+	  "unknown errors and illegal memory accesses, NCCL timeouts and remote errors). Scheduler "
+	  "outcomes (SchedTimeLimit, SchedPreempted, SchedCancelled) and Pass never count, even "
+	  "when listed. RepeatJobs = 0 turns the findings off." },
 	{ "Webhook", T_URL, O(webhook), 0, "", NULL,
 	  "URL each stored result is POSTed to as JSON (empty: none); a delivery that "
 	  "fails is retried with backoff, also after a restart." },

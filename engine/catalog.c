@@ -1130,6 +1130,19 @@ void attrib_catalog_stats(const attrib_catalog *cat, int *extractors, int *codes
 		*cases += cat->refiners[i].ntests;
 }
 
+int attrib_catalog_tagged_codes(const attrib_catalog *cat, const char *tag, const char **names, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < cat->ncodes; i++)
+		if (cat->codes[i]->code && strlist_has(&cat->codes[i]->tags, tag)) {
+			if (n < max)
+				names[n] = cat->codes[i]->code;
+			n++;
+		}
+	return n;
+}
+
 int attrib_catalog_drain_classes(const attrib_catalog *cat, const char **names, int max)
 {
 	int n = 0;

@@ -83,6 +83,12 @@ int main(int argc, char **argv)
 		config_free(&conf);
 		return EXIT_RULES;
 	}
+	if (repeat_causes_default(&conf, cat) < 0) {
+		fprintf(stderr, "attribd: out of memory\n");
+		attrib_catalog_free(cat);
+		config_free(&conf);
+		return EXIT_FAILURE;
+	}
 	rc = serve_main(&conf, cat, foreground);
 	attrib_catalog_free(cat);
 	config_free(&conf);

@@ -222,6 +222,41 @@ static long long examine(const struct attrib_config *conf, store *s, const char 
 	return id;
 }
 
+static int add_cause(struct attrib_config *conf, const char *cause)
+{
+	char **v = realloc(conf->repeat_causes, (conf->nrepeat_causes + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	conf->repeat_causes = v;
+	if (!(v[conf->nrepeat_causes] = strdup(cause)))
+		return -1;
+	conf->nrepeat_causes++;
+	return 0;
+}
+
+int repeat_causes_default(struct attrib_config *conf, const attrib_catalog *cat)
+{
+	enum { CODES_MAX = 256 };
+	const char *codes[CODES_MAX];
+	int n;
+
+	if (conf->nrepeat_causes)
+		return 0;
+	for (int i = 0; i < SUB_DOMAIN_N; i++) {
+		const char *d = sub_domain_domain(contract_sub_domains[i]);
+
+		if ((!strcmp(d, "infra") || !strcmp(d, "unknown")) &&
+		    add_cause(conf, contract_sub_domains[i]))
+			return -1;
+	}
+	n = attrib_catalog_tagged_codes(cat, "repeat-cause", codes, CODES_MAX);
+	for (int i = 0; i < n && i < CODES_MAX; i++)
+		if (add_cause(conf, codes[i]))
+			return -1;
+	return 0;
+}
+
 long long repeat_examine(const struct attrib_config *conf, store *s, const char *node, long long now,
 			 char *summary, size_t len)
 {

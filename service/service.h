@@ -427,6 +427,11 @@ void health_intake(const struct attrib_config *conf, store *s, long long now);
  * (and its summary in summary), 0 when none was raised, -1 on error. */
 long long repeat_examine(const struct attrib_config *conf, store *s, const char *node, long long now,
 			 char *summary, size_t len);
+/* RepeatCauses not set: fills it in with its default, which names no
+ * failure in C: the sub-domains of the domains infra and unknown
+ * (common/contract.h) and the codes the rules tag repeat-cause.  At
+ * start, after the catalog is loaded; -1 when out of memory. */
+int repeat_causes_default(struct attrib_config *conf, const attrib_catalog *cat);
 /* attribd, after storing a diagnosis: repeat_examine for every node it
  * names; each finding raised is logged, counted in the metrics and given
  * to the drain policy (class repeat-offender) under job_id/attempt. */

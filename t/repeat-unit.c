@@ -24,6 +24,7 @@ static char conf_path[600], db_path[600];
 static long long now;
 static store *st;
 static struct attrib_config conf;
+static attrib_catalog *shipped; /* the rules in the tree: RepeatCauses' default */
 
 static void write_conf(const char *text)
 {
@@ -34,6 +35,7 @@ static void write_conf(const char *text)
 	fclose(f);
 	config_free(&conf);
 	ck_assert_int_eq(config_load(conf_path, &conf, stderr), 0);
+	ck_assert_int_eq(repeat_causes_default(&conf, shipped), 0); /* as attribd does */
 }
 
 static void setup(void)
@@ -201,6 +203,40 @@ START_TEST(outside_the_window)
 	write_conf("RepeatWindow = 26h\n");
 	ck_assert_int_gt(repeat_examine(&conf, st, "node-17", now, sum, sizeof(sum)), 0);
 	ck_assert_msg(strstr(sum, "3 failed jobs of 3 users in 25 h") != NULL, "%s", sum);
+}
+END_TEST
+
+/* RepeatCauses not set: the infra and unknown sub-domains of
+ * common/contract.h and the codes the shipped rules tag repeat-cause,
+ * nothing else; set, what it lists */
+START_TEST(default_causes_from_the_rules)
+{
+	static const char *const want[] = { "InfraHW",
+					    "InfraNet",
+					    "InfraSW",
+					    "InfraStorage",
+					    "ambiguous",
+					    "unattributed",
+					    "cuda.illegal_address",
+					    "cuda.unknown_error",
+					    "nccl.remote_error",
+					    "nccl.timeout",
+					    "py.segfault" };
+	size_t n = sizeof(want) / sizeof(*want);
+
+	write_conf("");
+	ck_assert_int_eq(conf.nrepeat_causes, (int)n);
+	for (size_t i = 0; i < n; i++) {
+		bool found = false;
+
+		for (int k = 0; k < conf.nrepeat_causes; k++)
+			found = found || !strcmp(conf.repeat_causes[k], want[i]);
+		ck_assert_msg(found, "%s is not among the default RepeatCauses", want[i]);
+	}
+	write_conf("RepeatCauses = InfraNet, xid.79\n");
+	ck_assert_int_eq(conf.nrepeat_causes, 2);
+	ck_assert_str_eq(conf.repeat_causes[0], "InfraNet");
+	ck_assert_str_eq(conf.repeat_causes[1], "xid.79");
 }
 END_TEST
 
@@ -506,8 +542,14 @@ int main(void)
 	Suite *s = suite_create("repeat");
 	TCase *t = tcase_create("offenders");
 
+	int rc;
+
+	shipped = attrib_catalog_load(SRCDIR "/rules", stderr);
+	if (!shipped)
+		return 1;
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_set_timeout(t, 60);
+	tcase_add_test(t, default_causes_from_the_rules);
 	tcase_add_test(t, two_jobs_below);
 	tcase_add_test(t, three_jobs_one_user);
 	tcase_add_test(t, three_jobs_two_users);
@@ -522,5 +564,7 @@ int main(void)
 	tcase_add_test(t, after_a_diagnosis);
 	suite_add_tcase(s, t);
 	log_set_level(LOGL_ERROR);
-	return run_suite(s);
+	rc = run_suite(s);
+	attrib_catalog_free(shipped);
+	return rc;
 }

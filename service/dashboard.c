@@ -253,18 +253,15 @@ static void dashboard_free(struct dashboard *d)
 struct dashboard *dashboard_start(const struct attrib_config *conf, const char *db, char *err, size_t errlen)
 {
 	struct dashboard *d = calloc(1, sizeof(*d));
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE }, *ai = NULL;
-	const char *listen = conf->dashboard_listen, *colon = listen ? strrchr(listen, ':') : NULL;
+	struct addrinfo *ai = NULL;
+	const char *listen = conf->dashboard_listen;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
-	char host[256], why[256];
-	int rc;
+	char why[256];
 
 	if (!d)
 		return NULL;
-	if (!colon || (size_t)(colon - listen) >= sizeof(host)) {
-		snprintf(err, errlen, "DashboardListen %s is not host:port", listen ? listen : "");
+	if (!(ai = http_listen_addr("DashboardListen", listen, err, errlen)))
 		goto fail;
-	}
 	if (!conf->dashboard_tls_cert != !conf->dashboard_tls_key) {
 		snprintf(err, errlen, "DashboardTLSCert and DashboardTLSKey go together");
 		goto fail;
@@ -291,16 +288,6 @@ struct dashboard *dashboard_start(const struct attrib_config *conf, const char *
 		goto fail;
 	}
 	d->slurm = slurm_ready(why, sizeof(why));
-	memcpy(host, listen, colon - listen);
-	host[colon - listen] = 0;
-	if (host[0] == '[' && host[strlen(host) - 1] == ']') {
-		memmove(host, host + 1, strlen(host));
-		host[strlen(host) - 1] = 0;
-	}
-	if ((rc = getaddrinfo(*host ? host : NULL, colon + 1, &hints, &ai)) || !ai) {
-		snprintf(err, errlen, "DashboardListen %s: %s", listen, gai_strerror(rc));
-		goto fail;
-	}
 	if (ai->ai_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	struct MHD_OptionItem tls[] = {
@@ -314,6 +301,7 @@ struct dashboard *dashboard_start(const struct attrib_config *conf, const char *
 				MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, "dashboard", MHD_OPTION_ARRAY,
 				d->cert ? tls : tls + 2, MHD_OPTION_END);
 	freeaddrinfo(ai);
+	ai = NULL;
 	if (!d->d) {
 		snprintf(err, errlen,
 			 "dashboard: cannot listen on %s (in use, not an address of this host, "
@@ -323,6 +311,8 @@ struct dashboard *dashboard_start(const struct attrib_config *conf, const char *
 	}
 	return d;
 fail:
+	if (ai)
+		freeaddrinfo(ai);
 	dashboard_free(d);
 	return NULL;
 }

@@ -706,32 +706,45 @@ void http_mhd_log(void *prefix, const char *fmt, va_list ap)
 	log_msg(LOGL_DEBUG, "%s: %s", (const char *)prefix, msg);
 }
 
+struct addrinfo *http_listen_addr(const char *key, const char *listen, char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE }, *ai = NULL;
+	const char *colon = listen ? strrchr(listen, ':') : NULL;
+	char host[256];
+	int rc;
+
+	if (!colon || (size_t)(colon - listen) >= sizeof(host)) {
+		snprintf(err, errlen, "%s %s is not host:port", key, listen ? listen : "");
+		return NULL;
+	}
+	memcpy(host, listen, colon - listen);
+	host[colon - listen] = 0;
+	if (host[0] == '[' && host[strlen(host) - 1] == ']') { /* [::1]:8080 */
+		memmove(host, host + 1, strlen(host));
+		host[strlen(host) - 1] = 0;
+	}
+	if ((rc = getaddrinfo(*host ? host : NULL, colon + 1, &hints, &ai)) || !ai) {
+		snprintf(err, errlen, "%s %s: %s", key, listen, gai_strerror(rc));
+		return NULL;
+	}
+	return ai;
+}
+
 struct http_server *http_start(const char *listen, const char *state_dir, size_t max_bundle,
 			       const struct http_limits *lim, int wake_fd, char *err, size_t errlen)
 {
 	static const struct http_limits def = HTTP_LIMITS_DEFAULT;
 	struct http_server *h = calloc(1, sizeof(*h));
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE }, *ai = NULL;
-	char host[256];
-	const char *colon = strrchr(listen, ':');
+	struct addrinfo *ai = NULL;
 	/* epoll with a thread pool: each thread waits on its own epoll set
 	 * (measured in doc/hardening.md against the poll() threads of before) */
 	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
-	int rc;
 
-	if (!h || !colon || (size_t)(colon - listen) >= sizeof(host)) {
-		snprintf(err, errlen, "Listen %s is not host:port", listen);
-		free(h);
+	if (!h) {
+		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	memcpy(host, listen, colon - listen);
-	host[colon - listen] = 0;
-	if (host[0] == '[' && host[strlen(host) - 1] == ']') {
-		memmove(host, host + 1, strlen(host));
-		host[strlen(host) - 1] = 0;
-	}
-	if ((rc = getaddrinfo(*host ? host : NULL, colon + 1, &hints, &ai)) || !ai) {
-		snprintf(err, errlen, "Listen %s: %s", listen, gai_strerror(rc));
+	if (!(ai = http_listen_addr("Listen", listen, err, errlen))) {
 		free(h);
 		return NULL;
 	}

@@ -561,6 +561,11 @@ struct http_server *http_start(const char *listen, const char *state_dir, size_t
 			       const struct http_limits *lim, int wake_fd, char *err, size_t errlen);
 unsigned http_port(struct http_server *h);
 void http_stop(struct http_server *h);
+/* The address to listen on of a host:port setting (key: its name, for the
+ * message; host may be empty: every address, or [IPv6]); NULL with a
+ * reason.  freeaddrinfo() it. */
+struct addrinfo;
+struct addrinfo *http_listen_addr(const char *key, const char *listen, char *err, size_t errlen);
 /* libmicrohttpd's messages to the log (MHD_OPTION_EXTERNAL_LOGGER, its
  * argument the prefix: "http", "dashboard"), at debug level. */
 void http_mhd_log(void *prefix, const char *fmt, va_list ap);

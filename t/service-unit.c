@@ -5,6 +5,7 @@
  * across a "crash"). */
 #include <check.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1226,12 +1227,38 @@ START_TEST(service_strings_cleaned)
 }
 END_TEST
 
+/* Listen and DashboardListen read by one function: host:port, [IPv6]:port,
+ * :port (every address); anything else refused naming the setting */
+START_TEST(listen_addresses)
+{
+	char err[256] = "";
+	struct addrinfo *ai;
+
+	ck_assert_ptr_nonnull(ai = http_listen_addr("Listen", "127.0.0.1:8080", err, sizeof(err)));
+	ck_assert_int_eq(ai->ai_family, AF_INET);
+	ck_assert_int_eq(ntohs(((struct sockaddr_in *)ai->ai_addr)->sin_port), 8080);
+	freeaddrinfo(ai);
+	ck_assert_ptr_nonnull(ai = http_listen_addr("Listen", "[::1]:0", err, sizeof(err)));
+	ck_assert_int_eq(ai->ai_family, AF_INET6);
+	freeaddrinfo(ai);
+	ck_assert_ptr_nonnull(ai = http_listen_addr("Listen", ":9000", err, sizeof(err)));
+	freeaddrinfo(ai);
+	ck_assert_ptr_null(http_listen_addr("DashboardListen", "8080", err, sizeof(err)));
+	ck_assert_str_eq(err, "DashboardListen 8080 is not host:port");
+	ck_assert_ptr_null(http_listen_addr("DashboardListen", NULL, err, sizeof(err)));
+	ck_assert_str_eq(err, "DashboardListen  is not host:port");
+	ck_assert_ptr_null(http_listen_addr("Listen", "127.0.0.1:no-such-port-name", err, sizeof(err)));
+	ck_assert_msg(!strncmp(err, "Listen 127.0.0.1:no-such-port-name: ", 36), "%s", err);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("service");
 	TCase *t = tcase_create("pure");
 
 	tcase_add_test(t, sha256_vectors);
+	tcase_add_test(t, listen_addresses);
 	tcase_add_test(t, names_that_become_paths);
 	tcase_add_test(t, record_names);
 	tcase_add_test(t, credential_payloads);

@@ -1,7 +1,7 @@
 /* Seeking a time window in a time-ordered log (window_seek.h).
  *
  * A probe at byte offset p reads forward to the next line start and then
- * to the first line that has a timestamp (the caller's line_time: the
+ * to the first line that has a timestamp (the caller's time_of: the
  * engine's time_parse_header, RFC 3164, RFC 3339, journalctl short-iso,
  * dmesg -T).  Two searches find the byte range of [from - slack, to +
  * slack].  Holes are skipped with SEEK_DATA; NUL bytes (what a crash
@@ -17,7 +17,7 @@
 #define PROBE_BYTES (4 << 20) /* bytes a probe reads looking for one */
 #define HDR 160		      /* bytes of a line a timestamp can span */
 
-struct ws_reader *ws_open(int fd, off_t size, ws_line_time line_time, void *time_ctx)
+struct ws_reader *ws_open(int fd, off_t size, ws_line_time time_of, void *time_ctx)
 {
 	struct ws_reader *r = calloc(1, sizeof(*r));
 
@@ -25,7 +25,7 @@ struct ws_reader *ws_open(int fd, off_t size, ws_line_time line_time, void *time
 		return NULL;
 	r->fd = fd;
 	r->size = size;
-	r->line_time = line_time;
+	r->time_of = time_of;
 	r->time_ctx = time_ctx;
 	r->slot[0].boff = r->slot[1].boff = -1;
 	r->blk = WS_BLK;
@@ -158,7 +158,7 @@ static bool header_time(struct ws_reader *r, const char *s, size_t n, double *t)
 		s++, n--;
 	if (n > HDR)
 		n = HDR;
-	return n && r->line_time(r->time_ctx, s, n, t);
+	return n && r->time_of(r->time_ctx, s, n, t);
 }
 
 /* The timestamp of the line that starts at s, after any NUL bytes. */

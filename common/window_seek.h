@@ -33,13 +33,13 @@ struct ws_reader {
 	uint64_t nread; /* bytes pread */
 	int err;	/* errno of a failed read */
 	bool no_seek_data;
-	ws_line_time line_time;
+	ws_line_time time_of;
 	void *time_ctx;
 	int probes;
 };
 
 /* A reader over fd (size bytes); free() it. */
-struct ws_reader *ws_open(int fd, off_t size, ws_line_time line_time, void *time_ctx);
+struct ws_reader *ws_open(int fd, off_t size, ws_line_time time_of, void *time_ctx);
 
 /* The first offset at or after off that holds data (holes skipped); the
  * size when only a hole is left. */

@@ -89,6 +89,14 @@ char *text_clean(const char *in, size_t len, size_t max)
 		}
 	}
 	out[o] = 0;
+	/* give back what the worst case set aside (a line's evidence is kept
+	 * by the ten thousand in a large job; shrinking in place is cheap) */
+	if (o + 1 < ((len < max ? len : max) * 3 + 8) / 2) {
+		char *fit = realloc(out, o + 1);
+
+		if (fit)
+			out = fit;
+	}
 	return out;
 }
 

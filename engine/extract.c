@@ -103,6 +103,46 @@ void event_copy(struct event *dst, const struct event *src)
 	}
 }
 
+size_t packed_put(struct packed *s, const void *p, size_t n)
+{
+	size_t at = s->len;
+
+	if (s->len + n > s->cap)
+		s->p = xrealloc(s->p, s->cap = (s->len + n) * 2 + 4096);
+	memcpy(s->p + at, p, n);
+	s->len += n;
+	return at;
+}
+
+size_t fields_pack(struct packed *s, const struct fields *f)
+{
+	size_t at = packed_put(s, &f->n, sizeof(f->n));
+
+	packed_put(s, &f->used, sizeof(f->used));
+	packed_put(s, f->name, f->n * sizeof(*f->name));
+	packed_put(s, f->at, f->n * sizeof(*f->at));
+	packed_put(s, f->spill ? f->spill : f->bytes, f->used);
+	return at;
+}
+
+void fields_unpack(struct fields *f, char *p)
+{
+	memcpy(&f->n, p, sizeof(f->n));
+	p += sizeof(f->n);
+	memcpy(&f->used, p, sizeof(f->used));
+	p += sizeof(f->used);
+	memcpy(f->name, p, f->n * sizeof(*f->name));
+	p += f->n * sizeof(*f->name);
+	memcpy(f->at, p, f->n * sizeof(*f->at));
+	p += f->n * sizeof(*f->at);
+	f->size = f->used;
+	f->spill = NULL;
+	if (f->used <= sizeof(f->bytes))
+		memcpy(f->bytes, p, f->used);
+	else /* the values where they are */
+		f->spill = p;
+}
+
 const char *event_field(const struct event *ev, const char *name)
 {
 	for (int i = 0; i < ev->f.n; i++)

@@ -318,6 +318,14 @@ struct coverage {
 	char *source, *status, *detail;
 };
 
+/* Fields packed into a growing byte store, for events kept by the
+ * thousand (a chunk's records, a worker's identity lines): struct fields
+ * is mostly room a line does not use; the store keeps what it says. */
+struct packed {
+	char *p;
+	size_t len, cap;
+};
+
 struct analysis {
 	const attrib_catalog *cat;
 	const char *dir;
@@ -346,6 +354,7 @@ struct analysis {
 	 * same as in one thread */
 	bool deferring;
 	struct deferred_identity *defer;
+	struct packed defer_store; /* their fields */
 	int ndefer, capdefer;
 	/* a hang: the job stopped making progress long before it ended */
 	bool hang;
@@ -373,6 +382,12 @@ struct fields {
 	char *spill;		       /* every value, once the inline bytes are full */
 	char bytes[192];
 };
+
+size_t packed_put(struct packed *s, const void *p, size_t n); /* where they start */
+size_t fields_pack(struct packed *s, const struct fields *f);
+/* The fields packed at at; the values may stay in the store (the fields
+ * borrow them: never event_clear an event unpacked into). */
+void fields_unpack(struct fields *f, char *at);
 
 /* One event as an extractor produced it, before collapsing. */
 struct event {

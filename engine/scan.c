@@ -23,10 +23,22 @@
 
 /* An event of a chunk of a large file, kept until the chunks before are
  * scanned: the time of a line without its own depends on them (see
- * "chunks" below). */
+ * "chunks" below).  A chunk of a large log records tens of thousands:
+ * each is the event without its fields (struct fields is most of an
+ * event's size, mostly unused), its line and its fields packed in the
+ * chunk's store (record_add, record_event). */
 struct record {
-	struct event ev; /* names, values and text its own; code NULL: only a time */
-	bool untimed;	 /* ev.time is to be found */
+	const struct code *code; /* NULL: only a time */
+	int file, source, extractor;
+	long line;
+	size_t text_len, match_start;
+	double time;
+	bool has_time, approx, low_trust;
+	enum aside aside;
+	const char *file_node;
+	size_t text_at;	  /* its line in the chunk's store */
+	size_t fields_at; /* then its fields: n, used, names, offsets, bytes */
+	bool untimed;	  /* time is to be found */
 	/* where neighbour_time's search would start: the line after the
 	 * event's, or inside it (q_start false: a line cut at MAX_LINE or a CR) */
 	long q_line;
@@ -34,7 +46,6 @@ struct record {
 	bool t_found; /* the first line after it with a time of its own, in the chunk */
 	long t_line;
 	double t_time;
-	size_t text_at; /* its line in the chunk's text store */
 };
 
 struct file_scan {
@@ -69,8 +80,7 @@ struct file_scan {
 	bool recording;
 	struct record *rec;
 	int nrec, caprec;
-	char *text; /* the recorded events' lines */
-	size_t text_len, text_cap;
+	struct packed store; /* the recorded events' lines and fields */
 	size_t t_from, t_upto;
 	long t_upto_line;
 	bool t_found;
@@ -208,29 +218,56 @@ static bool timed_from(struct file_scan *f, size_t q, long q_line, long *t_line,
 	return f->t_found;
 }
 
-/* Records an event (keep) or only its time; a kept event's names and
- * values move into the record (the caller's event is left empty). */
+/* Records an event (keep) or only its time; a kept event's values are
+ * copied into the record and the caller's event is left empty. */
 static void record_add(struct file_scan *f, struct event *ev, bool untimed, bool keep)
 {
 	if (f->nrec == f->caprec)
 		f->rec = xrealloc(f->rec, (f->caprec = f->caprec * 2 + 64) * sizeof(*f->rec));
 	struct record *r = &f->rec[f->nrec++];
 
-	*r = (struct record){ .untimed = untimed };
-	r->ev.time = ev->time;
+	*r = (struct record){ .untimed = untimed, .time = ev->time };
 	if (!keep)
 		return; /* a timestamped event the window drops: its time still counts */
-	r->ev = *ev;
-	/* the line into the chunk's text store (one buffer, not a malloc an
-	 * event); ev.text is set from text_at when the events are added */
-	if (f->text_len + ev->text_len > f->text_cap)
-		f->text = xrealloc(f->text, f->text_cap = (f->text_len + ev->text_len) * 2 + 4096);
-	memcpy(f->text + f->text_len, ev->text, ev->text_len);
-	r->text_at = f->text_len;
-	r->ev.text = NULL;
-	f->text_len += ev->text_len;
-	ev->f.spill = NULL; /* the record owns its values now */
+	r->code = ev->code;
+	r->file = ev->file;
+	r->source = ev->source;
+	r->extractor = ev->extractor;
+	r->line = ev->line;
+	r->text_len = ev->text_len;
+	r->match_start = ev->match_start;
+	r->has_time = ev->has_time;
+	r->approx = ev->approx;
+	r->low_trust = ev->low_trust;
+	r->aside = ev->aside;
+	r->file_node = ev->file_node;
+	r->text_at = packed_put(&f->store, ev->text, ev->text_len);
+	r->fields_at = fields_pack(&f->store, &ev->f);
+	free(ev->f.spill);
+	ev->f.spill = NULL;
 	ev->f.n = 0;
+	ev->f.used = 0;
+}
+
+/* A kept record as the event it was, its line and values in the chunk's
+ * store (which the event borrows: it must not be cleared). */
+static void record_event(const struct record *r, char *store, struct event *ev)
+{
+	ev->code = r->code;
+	ev->file = r->file;
+	ev->source = r->source;
+	ev->extractor = r->extractor;
+	ev->line = r->line;
+	ev->text = store + r->text_at;
+	ev->text_len = r->text_len;
+	ev->match_start = r->match_start;
+	ev->time = r->time;
+	ev->has_time = r->has_time;
+	ev->approx = r->approx;
+	ev->low_trust = r->low_trust;
+	ev->aside = r->aside;
+	ev->file_node = r->file_node;
+	fields_unpack(&ev->f, store + r->fields_at);
 }
 
 static bool same_job(const struct analysis *a, const char *jobid)
@@ -387,7 +424,7 @@ static void deliver_one(struct file_scan *f, struct event *ev, size_t start, siz
 }
 
 struct deferred_identity {
-	struct event ev; /* names and values only */
+	size_t at; /* its fields in the analysis's defer_store */
 	int source;
 	const char *node;
 };
@@ -404,11 +441,14 @@ static void learn_identity(struct file_scan *f, struct event *ev)
 					    (a->capdefer = a->capdefer * 2 + 16) * sizeof(*a->defer));
 		struct deferred_identity *d = &a->defer[a->ndefer++];
 
-		/* its names and values move (the caller's event is left empty) */
-		*d = (struct deferred_identity){ .source = f->source, .node = f->node };
-		d->ev.f = ev->f;
+		/* its names and values, packed (the caller's event is left empty) */
+		*d = (struct deferred_identity){ .at = fields_pack(&a->defer_store, &ev->f),
+						 .source = f->source,
+						 .node = f->node };
+		free(ev->f.spill);
 		ev->f.spill = NULL;
 		ev->f.n = 0;
+		ev->f.used = 0;
 		return;
 	}
 	const char *host = event_field(ev, "node");
@@ -602,7 +642,7 @@ static void scan_range(struct analysis *a, int file, int source, const char *nod
 	out->short_read = f.short_read;
 	out->rec = f.rec;
 	out->nrec = f.nrec;
-	out->text = f.text;
+	out->text = f.store.p;
 	out->lines = line_number(&f, to) - 1;
 	free(f.cand);
 	free(f.seen);
@@ -911,9 +951,8 @@ static void analysis_free_sub(struct analysis *sub)
 		free(sub->cov[i].detail);
 	}
 	free(sub->cov);
-	for (int i = 0; i < sub->ndefer; i++)
-		event_clear(&sub->defer[i].ev);
 	free(sub->defer);
+	free(sub->defer_store.p);
 	free(sub->progress);
 	free(sub->last_progress.text);
 	free(sub);
@@ -1273,8 +1312,6 @@ struct workers {
 
 static void records_free(struct scan_out *out)
 {
-	for (int i = 0; i < out->nrec; i++)
-		event_clear(&out->rec[i].ev);
 	free(out->rec);
 	free(out->text);
 	out->text = NULL;
@@ -1318,19 +1355,19 @@ static void emulate_chunk(const struct analysis *a, struct work *w, int k, int s
 	for (int i = 0; i < w[k].out.nrec; i++) {
 		struct record *r = &w[k].out.rec[i];
 
-		r->ev.line += first[k];
+		r->line += first[k];
 		if (!r->untimed) {
 			e->prev_found = true;
-			e->prev_time = r->ev.time;
+			e->prev_time = r->time;
 			continue;
 		}
-		long line = r->ev.line, q = 2 * (first[k] + r->q_line) + !r->q_start;
+		long line = r->line, q = 2 * (first[k] + r->q_line) + !r->q_start;
 		bool t_found = r->t_found ? true : nt_found;
 		long t_line = r->t_found ? first[k] + r->t_line : nt_line;
 		double t_time = r->t_found ? r->t_time : nt_time;
 
 		if (e->next_found && line >= e->next_from && line < e->next_at) {
-			r->ev.time = e->next_time;
+			r->time = e->next_time;
 			continue;
 		}
 		e->next_found = false;
@@ -1341,23 +1378,25 @@ static void emulate_chunk(const struct analysis *a, struct work *w, int k, int s
 			e->next_found = true;
 			e->next_from = line;
 			e->next_at = t_line;
-			e->next_time = r->ev.time = t_time;
+			e->next_time = r->time = t_time;
 			continue;
 		}
 		if (!(e->clear_from <= q && q <= e->clear_to))
 			e->clear_from = q;
 		e->clear_to = 2 * (p + NEIGHBOUR_LINES);
-		r->ev.time = e->prev_found ? e->prev_time : a->job.end;
+		r->time = e->prev_found ? e->prev_time : a->job.end;
 	}
 }
 
 /* A chunk's events into the first chunk's symptoms, then let go. */
 static void fold_chunk(struct work *w, int k)
 {
+	struct event ev;
+
 	for (int i = 0; i < w[k].out.nrec; i++)
-		if (w[k].out.rec[i].ev.code) {
-			w[k].out.rec[i].ev.text = w[k].out.text + w[k].out.rec[i].text_at;
-			symptom_add_event(w[0].sub, &w[k].out.rec[i].ev);
+		if (w[k].out.rec[i].code) {
+			record_event(&w[k].out.rec[i], w[k].out.text, &ev);
+			symptom_add_event(w[0].sub, &ev);
 		}
 	records_free(&w[k].out);
 }
@@ -1504,13 +1543,16 @@ static void merge_scan(struct analysis *a, struct analysis *sub, long sym_first,
 		a->cov[a->ncov++] = sub->cov[i];
 	}
 	free(sub->cov);
+	struct event ev = { 0 };
+
 	for (int i = 0; i < sub->ndefer; i++) {
 		struct file_scan f = { .a = a, .source = sub->defer[i].source, .node = sub->defer[i].node };
 
-		learn_identity(&f, &sub->defer[i].ev);
-		event_clear(&sub->defer[i].ev);
+		fields_unpack(&ev.f, sub->defer_store.p + sub->defer[i].at);
+		learn_identity(&f, &ev);
 	}
 	free(sub->defer);
+	free(sub->defer_store.p);
 	for (int i = 0; i < sub->nsym; i++)
 		for (int k = 0; k < sub->sym[i]->nev; k++)
 			sub->sym[i]->ev[k].line += sym_first;

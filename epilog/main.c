@@ -45,7 +45,8 @@ static void usage(FILE *f)
 		"[--print]\n"
 		"       attrib-collect --cut FILE --start TIME --end TIME [--tz ZONE] [--cap BYTES] "
 		"[--stats]\n"
-		"Slurm Epilog: sends the job's node logs and task records to attrib serve.\n"
+		"Slurm Epilog: sends the job's node logs and task records to attribd.\n"
+		"--print: writes the bundle (the report) to standard output; sends nothing.\n"
 		"--health (HealthCheckProgram): runs HealthCheck, reports it, exits with its status.\n"
 		"TIME is RFC 3339 or seconds since the epoch.  Always exits 0 as an Epilog.\n");
 }

@@ -23,6 +23,14 @@ cp -r "${ATTRIB_RULES:-$SRC/rules}" "$tmp/rules-copy"
 check "text names the catalog it used (\$ATTRIB_RULES)" "grep -qx 'Rules        $(cd "${ATTRIB_RULES:-$SRC/rules}" && pwd -P)' \"$tmp/text\""
 "$A" --rules "$tmp/rules-copy" analyze "$SRC/examples/xid149-nvlink" --json >"$tmp/out"
 check "JSON names the catalog --rules gave" "tr -d ' \n' <\"$tmp/out\" | grep -qF '\"catalog\":\"$(cd "$tmp/rules-copy" && pwd -P)\"'"
+# a build tree's attrib, with no --rules nor $ATTRIB_RULES, takes the
+# tree's rules/ (beside the program), never an installed catalog
+bdir=$(cd "$(dirname "$A")" && pwd -P)
+if [ -f "$bdir/rules/00-base.yaml" ]; then
+	ex=$(cd "$SRC/examples/xid149-nvlink" && pwd)
+	(unset ATTRIB_RULES; cd "$tmp" && "$bdir/$(basename "$A")" analyze "$ex") >"$tmp/text" 2>&1
+	check "a build tree's attrib without --rules uses the tree's rules/" "grep -qx 'Rules        $bdir/rules' \"$tmp/text\""
+fi
 
 # unusable cases: exit 2, one line on stderr
 mkdir -p "$tmp/empty"

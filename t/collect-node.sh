@@ -16,6 +16,8 @@
 #        (nobody), refuses a symlinked std_err, and sends it (origin
 #        job-output); the service, which cannot see the path, stores app/
 #        and the UserCode diagnosis
+#        (what doc/admin-guide.md's troubleshooting shows: attrib show's
+#        Missing lines, the app counter, the collector's journal lines)
 #   all  the collector's lines are in the journal (identifier
 #        attrib-collect) when no LogFile is set
 # Needs root, unshare, systemd-journald, systemd-journal-remote, munged,
@@ -181,6 +183,9 @@ ok = k and k["status"] == "missing" and "kernel log: not found on node-02" in k[
     and "not found on node-02" in f["detail"]
 print("# %s" % r["coverage"]) if not ok else None
 sys.exit(0 if ok else 1)' "$T/801.json"
+"$A" show 801 --config "$T/attrib.conf" >"$T/801.txt" 2>&1
+check "801: attrib show: nodes/node-02:kernel-log (missing): kernel log: not found on node-02 (as the guide's troubleshooting says)" \
+	grep -Eq '^(Missing)? +nodes/node-02:kernel-log \(missing\): kernel log: not found on node-02 ' "$T/801.txt"
 curl -s "$URL/metrics" >"$T/metrics"
 check "801: /metrics counts the missing kernel log and log file by source" sh -c "
 grep -Eq '^attrib_coverage_gaps_total\{source=\"kernel_log\",status=\"missing\"\} 1$' '$T/metrics' &&
@@ -286,6 +291,20 @@ print("# %s %s" % (r["sub_domain"], r.get("root_cause")))
 sys.exit(0 if r["sub_domain"] == "UserCode" else 1)' "$T/803.json"
 check "803: the case's app/ holds the output's end, not in nodes/" \
 	sh -c "grep -q \"KeyError: 'labels'\" '$T/state/cases/803.0/app/'* && ! grep -rq 'KeyError' '$T/state/cases/803.0/nodes'"
+# the commands of doc/admin-guide.md's "UserCode jobs say unattributed" show
+# why std_err was not read: attrib show's Missing lines, the app counter,
+# the batch host's collector log
+"$A" show 803 --config "$T/attrib.conf" >"$T/803.txt" 2>&1
+sed -n '/^Missing/,/^Actions/p' "$T/803.txt" | sed 's/^/# /'
+check "803: attrib show: Missing  app/err.log (missing): std_err PATH: not in the batch host's bundle" \
+	grep -Eq "^(Missing)? +app/err\.log \(missing\): std_err $T/home/u/err\.log: not in the batch host's bundle" "$T/803.txt"
+check "803: attrib show: the batch host's reason, nodes/node-01:app/std_err (error): ... symbolic link; not read" \
+	grep -Eq "^(Missing)? +nodes/node-01:app/std_err \(error\): $T/home/u/err\.log: .*symbolic link.*; not read$" "$T/803.txt"
+curl -s "$URL/metrics" >"$T/metrics"
+check "803: /metrics counts the unread output as source app" \
+	grep -Eq '^attrib_coverage_gaps_total\{source="app",status="missing"\} [1-9]' "$T/metrics"
+check "803: the batch host's collector log says why (journalctl --identifier attrib-collect SLURM_JOB_ID=803)" \
+	sh -c "journalctl -D /run/log/journal -q -o cat --identifier attrib-collect SLURM_JOB_ID=803 | grep -q 'app/std_err: error: .*symbolic link'"
 
 # ---- 804: the output files as slurmstepd opened them (the plugin's output@NODE.json) ----
 mkdir -p "$T/node-01/spool/804" && chmod 0700 "$T/node-01/spool/804"

@@ -16,6 +16,13 @@ export PATH=$PATH:/usr/sbin:/sbin
 . "$srcdir/t/lib/check.sh"
 bad() { fail=$((fail + 1)); echo "not ok - $*"; return 1; }	# (here a failed check is also a failed command)
 [ -x "$COLLECT" ] || skip "no $COLLECT"
+# every option --help names is in attrib-collect(8), which the admin
+# guide's troubleshooting sends the reader to (--print above all)
+undoc=''
+for o in $("$COLLECT" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+	grep -qF -- "\\fB$(echo "$o" | sed 's/-/\\-/g')\\fR" "$srcdir/doc/attrib-collect.8" || undoc="$undoc $o"
+done
+check "every option of attrib-collect --help is in attrib-collect(8)${undoc:+ (not:$undoc)}" test -z "$undoc"
 for c in munged unmunge python3 sha256sum; do
 	command -v "$c" >/dev/null || skip "no $c"
 done

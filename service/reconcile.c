@@ -15,26 +15,16 @@
 #include <slurm/slurm.h>
 #include <slurm/slurmdb.h>
 #include "../plugin/slurm_compat.h"
+#include "slurmapi.h"
 #include "service.h"
 
 #define RECONCILE_WINDOW 86400
 #define RECONCILE_MAX 1000 /* records written per run */
 
-static const struct {
-	const char *name;
-	unsigned state;
-} states[] = {
-	{ "COMPLETED", JOB_COMPLETE },	{ "CANCELLED", JOB_CANCELLED }, { "FAILED", JOB_FAILED },
-	{ "TIMEOUT", JOB_TIMEOUT },	{ "NODE_FAIL", JOB_NODE_FAIL }, { "PREEMPTED", JOB_PREEMPTED },
-	{ "BOOT_FAIL", JOB_BOOT_FAIL }, { "DEADLINE", JOB_DEADLINE },	{ "OUT_OF_MEMORY", JOB_OOM },
-};
-
+/* a finished job's state (slurmapi's names); NULL while it runs */
 static const char *state_name(unsigned s)
 {
-	for (size_t i = 0; i < sizeof(states) / sizeof(*states); i++)
-		if (states[i].state == (s & JOB_STATE_BASE))
-			return states[i].name;
-	return NULL;
+	return (s & JOB_STATE_BASE) >= JOB_COMPLETE ? job_state_name(s) : NULL;
 }
 
 /* Whether dir holds a record JOBID.*.json. */
@@ -158,9 +148,9 @@ int reconcile_run(const struct attrib_config *conf, store *s, char *err, size_t 
 	memset(&cond, 0, sizeof(cond));
 	stlist = slurm_list_create(NULL);
 	for (int i = 0; i < conf->nattribute_states && nstates < 16; i++)
-		for (size_t k = 0; k < sizeof(states) / sizeof(*states); k++)
-			if (!strcasecmp(conf->attribute_states[i], states[k].name)) {
-				snprintf(buf[nstates], sizeof(buf[nstates]), "%u", states[k].state);
+		for (unsigned k = JOB_COMPLETE; k < JOB_END; k++)
+			if (job_state_name(k) && !strcasecmp(conf->attribute_states[i], job_state_name(k))) {
+				snprintf(buf[nstates], sizeof(buf[nstates]), "%u", k);
 				slurm_list_append(stlist, buf[nstates++]);
 			}
 	if (!nstates) {

@@ -90,6 +90,17 @@ void node_state_name(uint32_t st, char *buf, size_t len)
 		 st & NODE_STATE_NO_RESPOND ? "*" : "");
 }
 
+const char *job_state_name(uint32_t st)
+{
+	/* the order of enum job_states, the same in 22.05 and 24.11 */
+	static const char *const base[] = { "PENDING",	 "RUNNING",   "SUSPENDED", "COMPLETED",
+					    "CANCELLED", "FAILED",    "TIMEOUT",   "NODE_FAIL",
+					    "PREEMPTED", "BOOT_FAIL", "DEADLINE",  "OUT_OF_MEMORY" };
+	uint32_t b = st & JOB_STATE_BASE;
+
+	return b < sizeof(base) / sizeof(*base) ? base[b] : NULL;
+}
+
 bool node_state_of(const struct node_state_map *ns, const char *node, const char **state, const char **reason)
 {
 	if (!ns || !ns->msg)

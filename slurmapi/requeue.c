@@ -34,17 +34,12 @@ static bool job_number(const char *job_id, uint32_t *id)
 	return true;
 }
 
-/* A job's state as squeue's long form names it, from slurm.h's public
- * enum (the order of enum job_states, the same in 22.05 and 24.11) */
-static void job_state_name(uint32_t st, char *buf, size_t len)
+/* A job's state as squeue's long form names it */
+static void job_state_long(uint32_t st, char *buf, size_t len)
 {
-	static const char *const base[] = { "PENDING",	 "RUNNING",   "SUSPENDED", "COMPLETED",
-					    "CANCELLED", "FAILED",    "TIMEOUT",   "NODE_FAIL",
-					    "PREEMPTED", "BOOT_FAIL", "DEADLINE",  "OUT_OF_MEMORY" };
-	uint32_t b = st & JOB_STATE_BASE;
+	const char *name = job_state_name(st);
 
-	snprintf(buf, len, "%s%s", b < sizeof(base) / sizeof(*base) ? base[b] : "UNKNOWN",
-		 st & JOB_COMPLETING ? "+COMPLETING" : "");
+	snprintf(buf, len, "%s%s", name ? name : "UNKNOWN", st & JOB_COMPLETING ? "+COMPLETING" : "");
 }
 
 int requeue_slurm_state(const char *job_id, const char *const *nodes, int n, struct requeue_job_state *st,
@@ -83,7 +78,7 @@ int requeue_slurm_state(const char *job_id, const char *const *nodes, int n, str
 		st->pending = base == JOB_PENDING;
 		st->failed = base == JOB_FAILED || base == JOB_NODE_FAIL || base == JOB_TIMEOUT;
 		st->restart_cnt = j->restart_cnt;
-		job_state_name(j->job_state, st->state, sizeof(st->state));
+		job_state_long(j->job_state, st->state, sizeof(st->state));
 		snprintf(st->exc_nodes, sizeof(st->exc_nodes), "%s", j->exc_nodes ? j->exc_nodes : "");
 		if (j->exc_nodes && *j->exc_nodes && (hl = slurm_hostlist_create(j->exc_nodes))) {
 			for (int k = 0; k < n; k++)

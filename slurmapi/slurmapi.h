@@ -95,6 +95,9 @@ bool slurm_ready(char *err, size_t errlen);
 /* A node state as sinfo's long form names it ("IDLE", "DRAINED",
  * "DRAINING", "DOWN*", "MIXED+MAINT"), from slurm.h's public bits only. */
 void node_state_name(uint32_t state, char *buf, size_t len);
+/* A job's base state as sacct and squeue name it ("COMPLETED", "FAILED",
+ * "OUT_OF_MEMORY"), from slurm.h's public enum; NULL past its end. */
+const char *job_state_name(uint32_t state);
 
 struct node_state_map;
 /* slurm_load_node of every node; NULL with a reason when there is no

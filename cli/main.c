@@ -26,6 +26,7 @@
 #include "render.h"
 #include "service.h"
 #include "text.h"
+#include "timefmt.h"
 
 static const char *rules_opt;
 
@@ -111,14 +112,8 @@ int parse_since(const char *v, long long *since)
 	if (!isdigit((unsigned char)*v))
 		return -1;
 	n = strtoll(v, &end, 10);
-	if (*end == 'd')
-		n *= 86400, end++;
-	else if (*end == 'h')
-		n *= 3600, end++;
-	else if (*end == 'm')
-		n *= 60, end++;
-	else if (*end == 's')
-		end++;
+	if (time_unit_seconds(*end))
+		n *= time_unit_seconds(*end++);
 	if (*end || n < 0)
 		return -1;
 	*since = (long long)time(NULL) - n;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "conf.h"
+#include "timefmt.h"
 
 enum type { T_STR, T_PATH, T_SECONDS, T_SIZE, T_LIST, T_ENUM, T_FLOAT, T_HOSTPORT, T_URL, T_INT };
 
@@ -265,14 +266,8 @@ static int parse_number(const char *v, long *out, int kind)
 	if (end == v || errno || n < 0)
 		return -1;
 	if (kind == T_SECONDS) {
-		if (*end == 's')
-			end++;
-		else if (*end == 'm')
-			unit = 60, end++;
-		else if (*end == 'h')
-			unit = 3600, end++;
-		else if (*end == 'd')
-			unit = 86400, end++;
+		if (time_unit_seconds(*end))
+			unit = time_unit_seconds(*end++);
 	} else if (kind == T_SIZE) {
 		if (*end == 'K' || *end == 'k')
 			unit = 1L << 10, end++;

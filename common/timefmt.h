@@ -34,4 +34,12 @@ char *time_format_sec(time_t t, char *buf, size_t len);
  * header of the log lines the collector writes (journal, /dev/kmsg) */
 void time_format_log(unsigned long long usec, char *buf, size_t len);
 
+/* The seconds of a duration's unit: 's' 1, 'm' 60, 'h' 3600, 'd' 86400,
+ * 0 for any other character; attrib.conf's durations, attrib's --since
+ * and the API's since read "90s", "30m", "12h", "7d" with it. */
+static inline long time_unit_seconds(char c)
+{
+	return c == 's' ? 1 : c == 'm' ? 60 : c == 'h' ? 3600 : c == 'd' ? 86400 : 0;
+}
+
 #endif

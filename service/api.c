@@ -87,11 +87,7 @@ static bool time_arg(struct api_req *q, const char *name, long long def, long lo
 		if (!*end)
 			unit = -1;
 		else if (!end[1])
-			unit = *end == 'd'    ? 86400
-				: *end == 'h' ? 3600
-				: *end == 'm' ? 60
-				: *end == 's' ? 1
-					      : 0;
+			unit = time_unit_seconds(*end);
 		if (unit == -1) {
 			*out = n;
 			return true;

@@ -338,6 +338,7 @@ struct analysis {
 	struct coverage *cov;
 	int ncov, capcov;
 	struct lh_table *tab;	     /* collapse index: raw key -> symptom */
+	struct keyblock *keys;	     /* its keys (symptoms.c: freed at once) */
 	struct json_object *origins; /* evidence.json's "files", during the scan */
 	bool origins_bad;	     /* evidence.json there but unusable: every node file is "file" */
 	long lines_scanned;

@@ -11,9 +11,43 @@
 
 #define EVIDENCE_TEXT_MAX 2000
 
-static void free_key(struct lh_entry *e)
+/* The collapse index's keys, one per distinct symptom (tens of thousands
+ * in a large job), in blocks that go at once when the index does. */
+struct keyblock {
+	struct keyblock *next;
+	size_t used, size;
+	char key[];
+};
+
+static char *key_keep(struct analysis *a, const char *key)
 {
-	free((void *)lh_entry_k(e));
+	size_t n = strlen(key) + 1;
+	struct keyblock *b = a->keys;
+
+	if (!b || b->size - b->used < n) {
+		size_t size = n > 65536 ? n : 65536;
+
+		b = xmalloc(sizeof(*b) + size);
+		*b = (struct keyblock){ .next = a->keys, .size = size };
+		a->keys = b;
+	}
+	memcpy(b->key + b->used, key, n);
+	b->used += n;
+	return b->key + b->used - n;
+}
+
+/* the index and its keys */
+static void index_free(struct analysis *a)
+{
+	if (a->tab)
+		lh_table_free(a->tab);
+	a->tab = NULL;
+	while (a->keys) {
+		struct keyblock *next = a->keys->next;
+
+		free(a->keys);
+		a->keys = next;
+	}
 }
 
 static void add_pid(struct symptom *s, long pid)
@@ -138,7 +172,7 @@ void symptoms_reserve(struct analysis *a, int n)
 	int size = (int)(n / LH_LOAD_FACTOR) + 16;
 
 	if (!a->tab)
-		a->tab = lh_kchar_table_new(size > 16 ? size : 16, free_key);
+		a->tab = lh_kchar_table_new(size > 16 ? size : 16, NULL);
 	else if (a->tab->size < size)
 		lh_table_resize(a->tab, size);
 }
@@ -181,7 +215,7 @@ void symptom_add_event(struct analysis *a, const struct event *ev)
 			*slot = event_value(ev, i);
 	}
 	if (!a->tab) /* one file's few distinct symptoms in a worker: a small table that grows */
-		a->tab = lh_kchar_table_new(a->deferring ? 16 : 1024, free_key);
+		a->tab = lh_kchar_table_new(a->deferring ? 16 : 1024, NULL);
 	key = collapse_key(kbuf, sizeof(kbuf), &heap, ev->code, ev->aside, batch != NULL, ev->file_node, node,
 			   rank, pci, gpu, peer);
 	if (lh_table_lookup_ex(a->tab, key, &v)) {
@@ -197,8 +231,7 @@ void symptom_add_event(struct analysis *a, const struct event *ev)
 		s->pci = strdup_or_die(pci);
 		s->gpu = strdup_or_die(gpu);
 		s->peer = strdup_or_die(peer);
-		lh_table_insert(a->tab, heap ? key : strdup_or_die(key), s);
-		heap = false;
+		lh_table_insert(a->tab, key_keep(a, key), s);
 	}
 	if (heap)
 		free(key);
@@ -377,19 +410,17 @@ void symptoms_resolve(struct analysis *a)
 	free(a->sym);
 	a->sym = out;
 	a->nsym = a->capsym = n;
-	if (a->tab) {
-		lh_table_free(a->tab);
-		a->tab = NULL;
-	}
+	index_free(a);
 }
 
 void symptoms_merge(struct analysis *a, struct analysis *sub)
 {
 	if (!a->nsym && sub->tab) { /* the first file's: taken whole */
-		if (a->tab)
-			lh_table_free(a->tab);
+		index_free(a);
 		free(a->sym);
 		a->tab = sub->tab;
+		a->keys = sub->keys;
+		sub->keys = NULL;
 		a->sym = sub->sym;
 		a->nsym = sub->nsym;
 		a->capsym = sub->capsym;
@@ -399,7 +430,7 @@ void symptoms_merge(struct analysis *a, struct analysis *sub)
 		return;
 	}
 	if (!a->tab)
-		a->tab = lh_kchar_table_new(1024, free_key);
+		a->tab = lh_kchar_table_new(1024, NULL);
 	if (a->tab->count + sub->nsym >= a->tab->size * LH_LOAD_FACTOR) /* one resize, not many */
 		symptoms_reserve(a, 2 * (a->tab->count + sub->nsym));
 	for (int i = 0; i < sub->nsym; i++) {
@@ -414,21 +445,19 @@ void symptoms_merge(struct analysis *a, struct analysis *sub)
 			if (a->nsym == a->capsym)
 				a->sym = xrealloc(a->sym, (a->capsym = a->capsym * 2 + 16) * sizeof(*a->sym));
 			a->sym[a->nsym++] = s;
-			lh_table_insert(a->tab, heap ? key : strdup_or_die(key), s);
-			continue;
+			lh_table_insert(a->tab, key_keep(a, key), s);
+		} else {
+			t = v;
+			fold(t, s, a->cat->set.max_evidence);
+			symptom_free(s);
 		}
 		if (heap)
 			free(key);
-		t = v;
-		fold(t, s, a->cat->set.max_evidence);
-		symptom_free(s);
 	}
 	free(sub->sym);
 	sub->sym = NULL;
 	sub->nsym = sub->capsym = 0;
-	if (sub->tab)
-		lh_table_free(sub->tab);
-	sub->tab = NULL;
+	index_free(sub);
 }
 
 void symptoms_free(struct analysis *a)
@@ -438,7 +467,5 @@ void symptoms_free(struct analysis *a)
 	free(a->sym);
 	a->sym = NULL;
 	a->nsym = a->capsym = 0;
-	if (a->tab)
-		lh_table_free(a->tab);
-	a->tab = NULL;
+	index_free(a);
 }

@@ -51,7 +51,8 @@ char *text_clean(const char *in, size_t len, size_t max)
 {
 	const unsigned char *s = (const unsigned char *)in;
 	/* each input byte gives at most 3 output bytes, then "…" and NUL */
-	char *out = malloc((len < max ? len : max) * 3 + 8);
+	size_t cap = (len < max ? len : max) * 3 + 8;
+	char *out = malloc(cap);
 	size_t o = 0, i = 0;
 
 	if (!out)
@@ -91,7 +92,7 @@ char *text_clean(const char *in, size_t len, size_t max)
 	out[o] = 0;
 	/* give back what the worst case set aside (a line's evidence is kept
 	 * by the ten thousand in a large job; shrinking in place is cheap) */
-	if (o + 1 < ((len < max ? len : max) * 3 + 8) / 2) {
+	if (o + 1 < cap / 2) {
 		char *fit = realloc(out, o + 1);
 
 		if (fit)

@@ -114,7 +114,7 @@ size_t packed_put(struct packed *s, const void *p, size_t n)
 	return at;
 }
 
-size_t fields_pack(struct packed *s, const struct fields *f)
+size_t fields_pack(struct packed *s, struct fields *f)
 {
 	size_t at = packed_put(s, &f->n, sizeof(f->n));
 
@@ -122,6 +122,10 @@ size_t fields_pack(struct packed *s, const struct fields *f)
 	packed_put(s, f->name, f->n * sizeof(*f->name));
 	packed_put(s, f->at, f->n * sizeof(*f->at));
 	packed_put(s, f->spill ? f->spill : f->bytes, f->used);
+	free(f->spill);
+	f->spill = NULL;
+	f->n = 0;
+	f->used = 0;
 	return at;
 }
 

@@ -385,7 +385,9 @@ struct fields {
 };
 
 size_t packed_put(struct packed *s, const void *p, size_t n); /* where they start */
-size_t fields_pack(struct packed *s, const struct fields *f);
+/* f packed into s, and left empty (its spill freed): the store has its
+ * names and values now.  Returns where they start. */
+size_t fields_pack(struct packed *s, struct fields *f);
 /* The fields packed at at; the values may stay in the store (the fields
  * borrow them: never event_clear an event unpacked into). */
 void fields_unpack(struct fields *f, char *at);

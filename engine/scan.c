@@ -243,10 +243,6 @@ static void record_add(struct file_scan *f, struct event *ev, bool untimed, bool
 	r->file_node = ev->file_node;
 	r->text_at = packed_put(&f->store, ev->text, ev->text_len);
 	r->fields_at = fields_pack(&f->store, &ev->f);
-	free(ev->f.spill);
-	ev->f.spill = NULL;
-	ev->f.n = 0;
-	ev->f.used = 0;
 }
 
 /* A kept record as the event it was, its line and values in the chunk's
@@ -445,10 +441,6 @@ static void learn_identity(struct file_scan *f, struct event *ev)
 		*d = (struct deferred_identity){ .at = fields_pack(&a->defer_store, &ev->f),
 						 .source = f->source,
 						 .node = f->node };
-		free(ev->f.spill);
-		ev->f.spill = NULL;
-		ev->f.n = 0;
-		ev->f.used = 0;
 		return;
 	}
 	const char *host = event_field(ev, "node");

@@ -159,11 +159,10 @@ subst() { # the substitution list (above); JOB: the job of "4242"
 		-e "s|/etc/slurm/plugstack\.conf\.d|$W/plugstack.conf.d|g" \
 		-e "s|/etc/attrib-rules|$W/attrib-rules|g" \
 		-e "s|^LogSources *=.*|LogSources = kmsg|" \
-		-e "s|\b4242\b|${JOB:-4242}|g" -e "s|\bJOBID\b|${JOB:-JOBID}|g" \
-		-e "s#^attrib \(show\|drain\|list\|nodes\) #attrib \1 --config $W/attrib.conf #"
+		-e "s#^attrib \(show\|drain\|list\|nodes\) #attrib \1 --config $W/attrib.conf #" | job_subst
 }
-job_subst() { # the job of "4242" in a block subst adapted already
-	sed -e "s|\b4242\b|$JOB|g" -e "s|\bJOBID\b|$JOB|g"
+job_subst() { # the job of "4242" (a block subst adapted already: this alone)
+	sed -e "s|\b4242\b|${JOB:-4242}|g" -e "s|\bJOBID\b|${JOB:-JOBID}|g"
 }
 conf_value() { # FILE KEY: the value of "KEY = value" / "KEY=value" (comment cut)
 	sed -n "s/^$2 *= *//p" "$1" | sed 's/ *#.*//' | tail -n1

@@ -572,9 +572,9 @@ static struct test_case *load_tests(struct loader *L, yaml_node_t *seq, int *n, 
 
 static void load_extractors(struct loader *L, yaml_node_t *seq)
 {
-	static const char *const keys[] = { "id",    "source", "origin",   "regex",    "prefilter",
-					    "code",  "lines",  "priority", "identity", "fields",
-					    "tests", "doc",    NULL };
+	static const char *const keys[] = { "id",	 "source", "origin", "writer",	 "regex",
+					    "prefilter", "code",   "lines",  "priority", "identity",
+					    "fields",	 "tests",  "doc",    NULL };
 
 	for (yaml_node_item_t *i = seq->data.sequence.items.start; i < seq->data.sequence.items.top; i++) {
 		yaml_node_t *m = node(L, *i);
@@ -591,6 +591,14 @@ static void load_extractors(struct loader *L, yaml_node_t *seq)
 				problem(L, m, "extractor id \"%s\" used twice", x.id);
 		x.sources = parse_sources(L, m);
 		x.kernel_only = parse_origin(L, m, x.sources);
+		get_list(L, m, "writer", &x.writers);
+		if (x.kernel_only && x.writers.n)
+			problem(L, get(L, m, "writer"), "origin: kernel names its writer already");
+		/* a node file holds many writers' lines, users' among them */
+		if ((x.sources & SRC_NODE) && !x.kernel_only && !x.writers.n)
+			problem(L, m,
+				"a rule that reads node files names its writer (origin: kernel, or writer: "
+				"the daemons whose message it is)");
 		x.regex = get_str(L, m, "regex", true);
 		x.prefilter = get_str(L, m, "prefilter", false);
 		x.lines = (int)get_num(L, m, "lines", 1);
@@ -600,7 +608,11 @@ static void load_extractors(struct loader *L, yaml_node_t *seq)
 		x.identity = get_bool(L, m, "identity");
 		x.code_tpl = get_str(L, m, "code", !x.identity);
 		if (x.regex)
-			x.re = compile(L, get(L, m, "regex"), x.regex, x.lines > 1 ? PCRE2_MULTILINE : 0);
+			/* a kernel message from its first byte (message.c) */
+			x.re = compile(L, get(L, m, "regex"), x.regex,
+				       x.lines > 1	       ? PCRE2_MULTILINE
+					       : x.kernel_only ? PCRE2_ANCHORED
+							       : 0);
 		if (x.code_tpl && !strchr(x.code_tpl, '{')) {
 			x.code = catalog_code(L->cat, x.code_tpl);
 			if (!x.code)
@@ -1099,6 +1111,7 @@ void attrib_catalog_free(attrib_catalog *cat)
 		pcre2_code_free(x->re);
 		strlist_free(&x->const_names);
 		strlist_free(&x->const_values);
+		strlist_free(&x->writers);
 		tests_free(x->tests, x->ntests);
 	}
 	free(cat->extractors);

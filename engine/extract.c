@@ -454,19 +454,40 @@ int line_extract(const attrib_catalog *cat, const struct timectx *tc, const char
 		 int source, const int *cand, int ncand, struct line_ctx *lc, struct event *out,
 		 struct event *identity, int *nidentity, int maxidentity)
 {
-	bool have_ctx = false, found = false;
+	bool have_ctx = false, found = false, have_msg = false;
+	struct line_msg msg;
 
 	*nidentity = 0;
 	for (int k = 0; k < ncand; k++) {
 		const struct extractor *x = &cat->extractors[cand[k]];
 		struct event ev = { 0 };
+		size_t from = 0;
 
 		if (!(x->sources & source) || (found && !x->identity))
 			continue;
-		if (!extractor_apply(cat, x, line, len, &ev)) {
+		/* in a node file, a kernel or daemon rule reads its writer's
+		 * message and nothing else of the line (message.c) */
+		if ((source & SRC_NODE) && (x->kernel_only || x->writers.n)) {
+			bool mine = x->kernel_only && line_writer_is(&msg, "kernel");
+
+			if (!have_msg) {
+				line_message(tc, line, len, &msg);
+				have_msg = true;
+				mine = x->kernel_only && line_writer_is(&msg, "kernel");
+			}
+			for (int w = 0; !mine && w < x->writers.n; w++)
+				mine = line_writer_is(&msg, x->writers.v[w]);
+			if (!mine)
+				continue;
+			from = x->kernel_only ? msg.kernel_start : msg.start;
+		}
+		if (!extractor_apply(cat, x, line + from, len - from, &ev)) {
 			event_clear(&ev);
 			continue;
 		}
+		ev.match_start += from;
+		if (x->kernel_only && msg.comm_len && !event_field(&ev, "comm"))
+			event_set(&ev, "comm", msg.comm, msg.comm_len);
 		if (!have_ctx) {
 			line_context(cat, tc, line, len, lc);
 			have_ctx = true;

@@ -112,6 +112,9 @@ struct extractor {
 	char *id;
 	int sources;
 	bool kernel_only; /* origin: kernel */
+	/* writer: the daemons whose messages it reads (a line of a node file
+	 * that names another writer is not its message) */
+	struct strlist writers;
 	char *regex;
 	char *prefilter; /* a cheaper superset for the prefilter, or NULL */
 	pcre2_code *re;
@@ -418,6 +421,25 @@ struct line_ctx {
 	size_t body;	  /* offset after header and prefixes */
 	struct event ctx; /* names/values only */
 };
+
+/* A node log line split into its writer and its message (message.c):
+ * kernel rules and rules that name a writer match the message only, from
+ * its first byte. */
+struct line_msg {
+	size_t start;	     /* the message's first byte */
+	size_t kernel_start; /* where kernel rules read it: past a leading process name (comm) */
+	const char *writer;  /* the syslog tag or journald's _COMM; NULL when the line names none */
+	size_t wlen;
+	bool header;  /* the line has a syslog or journal header */
+	bool journal; /* the writer is journald's _COMM (the collector's journal entries) */
+	/* a kernel message that begins with a process name (COMM[PID]: segfault
+	 * at ...): the name, which kernel_start has passed */
+	const char *comm;
+	size_t comm_len;
+};
+void line_message(const struct timectx *tc, const char *line, size_t len, struct line_msg *m);
+/* Did name write the line (true when the line names no writer)? */
+bool line_writer_is(const struct line_msg *m, const char *name);
 
 void line_context(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len,
 		  struct line_ctx *lc);

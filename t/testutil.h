@@ -33,10 +33,11 @@
 	"  - {code: t.echo, class: echo, title: echo, tags: [echo]}\n" \
 	"  - {code: t.generic, class: user, title: a CUDA error}\n" \
 	"extractors:\n" \
-	"  - id: fault\n    regex: 'GPU exploded'\n    code: t.fault\n    priority: 10\n" \
+	"  - id: fault\n    writer: kernel\n    regex: 'GPU exploded'\n    code: t.fault\n    priority: " \
+	"10\n" \
 	"    tests:\n      - line: 'kernel: GPU exploded'\n      - line: 'GPU imploded'\n        none: " \
 	"true\n" \
-	"  - id: generic\n    regex: 'CUDA error: (?<what>.+)'\n    code: t.generic\n" \
+	"  - id: generic\n    writer: kernel\n    regex: 'CUDA error: (?<what>.+)'\n    code: t.generic\n" \
 	"    tests:\n      - line: 'CUDA error: oops'\n        fields: {what: oops}\n" \
 	"      - line: 'CUDA error: GPU exploded'\n        none: true\n" \
 	"  - id: echo\n    source: app\n    regex: 'echo of the explosion'\n    code: t.echo\n" \

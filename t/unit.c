@@ -335,10 +335,10 @@ START_TEST(rules_failing_case)
 	/* the positive case does not match: named with file and line */
 	ck_assert(load_errors(
 		"codes:\n  - code: t.fault\n    class: hw\n"
-		"extractors:\n  - id: x1\n    regex: 'GPU exploded'\n    code: t.fault\n"
+		"extractors:\n  - id: x1\n    source: app\n    regex: 'GPU exploded'\n    code: t.fault\n"
 		"    tests:\n      - line: 'GPU imploded'\n      - line: 'fine'\n        none: true\n",
 		out, sizeof(out)));
-	ck_assert_msg(strstr(out, "50-test.yaml:9: extractor \"x1\": case does not match") != NULL, "%s",
+	ck_assert_msg(strstr(out, "50-test.yaml:10: extractor \"x1\": case does not match") != NULL, "%s",
 		      out);
 }
 END_TEST

@@ -592,6 +592,8 @@ static void load_extractors(struct loader *L, yaml_node_t *seq)
 		x.sources = parse_sources(L, m);
 		x.kernel_only = parse_origin(L, m, x.sources);
 		get_list(L, m, "writer", &x.writers);
+		for (int w = 0; w < x.writers.n; w++)
+			x.kernel_writer |= !strcmp(x.writers.v[w], "kernel");
 		if (x.kernel_only && x.writers.n)
 			problem(L, get(L, m, "writer"), "origin: kernel names its writer already");
 		/* a node file holds many writers' lines, users' among them */
@@ -610,9 +612,7 @@ static void load_extractors(struct loader *L, yaml_node_t *seq)
 		if (x.regex)
 			/* a kernel message from its first byte (message.c) */
 			x.re = compile(L, get(L, m, "regex"), x.regex,
-				       x.lines > 1	       ? PCRE2_MULTILINE
-					       : x.kernel_only ? PCRE2_ANCHORED
-							       : 0);
+				       x.lines > 1 ? PCRE2_MULTILINE : (x.kernel_only ? PCRE2_ANCHORED : 0));
 		if (x.code_tpl && !strchr(x.code_tpl, '{')) {
 			x.code = catalog_code(L->cat, x.code_tpl);
 			if (!x.code)

@@ -396,7 +396,7 @@ static const struct code *decode(const struct code *c, const struct event *ev)
 }
 
 bool extractor_apply(const attrib_catalog *cat, const struct extractor *x, const char *subj, size_t len,
-		     struct event *ev)
+		     uint32_t opts, struct event *ev)
 {
 	pcre2_match_data *md;
 	bool ok;
@@ -406,7 +406,7 @@ bool extractor_apply(const attrib_catalog *cat, const struct extractor *x, const
 		return false;
 	bool own;
 	md = thread_match_data(x->re, &own);
-	rc = pcre2_match(x->re, (PCRE2_SPTR)subj, len, 0, 0, md, match_context());
+	rc = pcre2_match(x->re, (PCRE2_SPTR)subj, len, 0, opts, md, match_context());
 	ok = rc >= 0;
 	if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
 	    rc == PCRE2_ERROR_JIT_STACKLIMIT)
@@ -456,6 +456,8 @@ int line_extract(const attrib_catalog *cat, const struct timectx *tc, const char
 {
 	bool have_ctx = false, found = false, have_msg = false;
 	struct line_msg msg;
+	size_t starts[8];
+	int nstarts = 0;
 
 	*nidentity = 0;
 	for (int k = 0; k < ncand; k++) {
@@ -466,22 +468,36 @@ int line_extract(const attrib_catalog *cat, const struct timectx *tc, const char
 		if (!(x->sources & source) || (found && !x->identity))
 			continue;
 		/* in a node file, a kernel or daemon rule reads its writer's
-		 * message and nothing else of the line (message.c) */
+		 * message from its first byte and nothing else of the line
+		 * (message.c) */
+		bool hit = false;
 		if ((source & SRC_NODE) && (x->kernel_only || x->writers.n)) {
-			bool mine = x->kernel_only && line_writer_is(&msg, "kernel");
+			bool mine = false;
 
 			if (!have_msg) {
 				line_message(tc, line, len, &msg);
+				nstarts = line_message_starts(line, len, &msg, starts, 8);
 				have_msg = true;
-				mine = x->kernel_only && line_writer_is(&msg, "kernel");
 			}
+			mine = x->kernel_only && line_writer_is(&msg, "kernel");
 			for (int w = 0; !mine && w < x->writers.n; w++)
 				mine = line_writer_is(&msg, x->writers.v[w]);
 			if (!mine)
 				continue;
-			from = x->kernel_only ? msg.kernel_start : msg.start;
+			if (x->kernel_only || (x->kernel_writer && line_writer_is(&msg, "kernel"))) {
+				from = msg.kernel_start;
+				hit = extractor_apply(cat, x, line + from, len - from, PCRE2_ANCHORED, &ev);
+			}
+			/* a daemon's message: from one of the places its own text
+			 * may start */
+			for (int i = 0; !hit && !x->kernel_only && i < nstarts; i++) {
+				from = starts[i];
+				hit = extractor_apply(cat, x, line + from, len - from, PCRE2_ANCHORED, &ev);
+			}
+		} else {
+			hit = extractor_apply(cat, x, line, len, 0, &ev);
 		}
-		if (!extractor_apply(cat, x, line + from, len - from, &ev)) {
+		if (!hit) {
 			event_clear(&ev);
 			continue;
 		}

@@ -115,6 +115,7 @@ struct extractor {
 	/* writer: the daemons whose messages it reads (a line of a node file
 	 * that names another writer is not its message) */
 	struct strlist writers;
+	bool kernel_writer; /* the kernel among them: its messages are read from their first byte */
 	char *regex;
 	char *prefilter; /* a cheaper superset for the prefilter, or NULL */
 	pcre2_code *re;
@@ -438,6 +439,7 @@ struct line_msg {
 	size_t comm_len;
 };
 void line_message(const struct timectx *tc, const char *line, size_t len, struct line_msg *m);
+int line_message_starts(const char *line, size_t len, const struct line_msg *m, size_t *starts, int max);
 /* Did name write the line (true when the line names no writer)? */
 bool line_writer_is(const struct line_msg *m, const char *name);
 
@@ -507,7 +509,7 @@ int symptom_named_node(const struct analysis *a, const struct symptom *s, enum l
  * and returns true when it matches.  Shared by the scan and the
  * self-test so a case checks exactly what a scan does. */
 bool extractor_apply(const attrib_catalog *cat, const struct extractor *x, const char *subject, size_t len,
-		     struct event *ev);
+		     uint32_t opts, struct event *ev);
 /* How many extractor matches on this thread ended at a PCRE2 limit (match,
  * depth or heap: a regex that backtracks catastrophically on that line)
  * since the last call; resets the count.  The scan reports them in

@@ -140,7 +140,8 @@ static bool is_kernel(const char *s, size_t n)
 }
 
 /* the collector's journal fields: "[_UID=0 _COMM=sshd] " at i; _COMM is
- * journald's own (the process's comm), so it names the writer */
+ * journald's own (the process's comm), so it names the writer.  Where
+ * they end (0: none). */
 static size_t journal_fields(const char *s, size_t len, size_t i, struct line_msg *m)
 {
 	const char *c, *e;
@@ -207,7 +208,8 @@ void line_message(const struct timectx *tc, const char *line, size_t len, struct
 				if (h && pos + h < len && line[pos + h] == ' ') {
 					at = skip_spaces(line, len, pos + h);
 					n = journal_fields(line, len, at, m);
-					at += n;
+					if (n)
+						at = n;
 					size_t end = tag_at(line, len, at, &te);
 					if (end) {
 						if (!m->journal) {
@@ -272,6 +274,54 @@ void line_message(const struct timectx *tc, const char *line, size_t len, struct
 		return;
 	}
 	m->start = m->kernel_start = pos;
+}
+
+/* A daemon's message starts where its writer's text starts, after what
+ * daemons put before it: "[2026-11-29T08:00:01.212] [4242.batch] error:
+ * _run_prolog: ...", "slurmstepd-gpu017: error: ...", "[ERROR] [tid 841]
+ * detected ...", "ERROR:  nhc:  Health check failed: ...".  Each such
+ * prefix ends a place where the rule may begin (never inside free text):
+ * their offsets into line, the message's own first; how many. */
+int line_message_starts(const char *line, size_t len, const struct line_msg *m, size_t *starts, int max)
+{
+	size_t p = m->start;
+	int n = 0;
+
+	if (max < 1)
+		return 0;
+	starts[n++] = p;
+	while (n < max && p < len) {
+		size_t q = p;
+
+		if (line[q] == '[') { /* [time], [job.step], [ERROR], [tid 841] */
+			const char *e = memchr(line + q, ']', len - q < 66 ? len - q : 66);
+
+			if (!e || e == line + q + 1)
+				break;
+			q = (size_t)(e - line) + 1;
+		} else { /* a word and a colon: a level, the daemon's name, a function */
+			while (q < len && q - p <= 40 &&
+			       (isalnum((unsigned char)line[q]) || line[q] == '_' || line[q] == '-' ||
+				line[q] == '.'))
+				q++;
+			if (q > p && q < len && line[q] == '[') { /* a tag: "nhc[991]:" */
+				size_t d = q + 1;
+
+				while (d < len && isdigit((unsigned char)line[d]))
+					d++;
+				if (d > q + 1 && d < len && line[d] == ']')
+					q = d + 1;
+			}
+			if (q == p || q >= len || line[q] != ':')
+				break;
+			q++;
+		}
+		if (q >= len || line[q] != ' ')
+			break;
+		q = skip_spaces(line, len, q);
+		starts[n++] = p = q;
+	}
+	return n;
 }
 
 bool line_writer_is(const struct line_msg *m, const char *name)

@@ -475,7 +475,7 @@ static void multi_line(struct file_scan *f, const struct extractor *x, size_t st
 		f->short_read = true; /* the lines it looks back at begin before the bytes read */
 	if (end - from > (size_t)MAX_LINE * 4)
 		from = end - (size_t)MAX_LINE * 4;
-	if (!extractor_apply(f->a->cat, x, f->buf + from, end - from, &ev)) {
+	if (!extractor_apply(f->a->cat, x, f->buf + from, end - from, 0, &ev)) {
 		event_clear(&ev);
 		return;
 	}

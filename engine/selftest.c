@@ -54,7 +54,7 @@ static bool extractor_case(const attrib_catalog *cat, int xi, const struct test_
 	size_t len = strlen(t->line);
 
 	if (x->lines > 1) {
-		got = extractor_apply(cat, x, t->line, len, &ev);
+		got = extractor_apply(cat, x, t->line, len, 0, &ev);
 		if (got) {
 			ev.extractor = xi;
 			/* context of the line the match starts on */

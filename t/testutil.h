@@ -37,7 +37,7 @@
 	"10\n" \
 	"    tests:\n      - line: 'kernel: GPU exploded'\n      - line: 'GPU imploded'\n        none: " \
 	"true\n" \
-	"  - id: generic\n    writer: kernel\n    regex: 'CUDA error: (?<what>.+)'\n    code: t.generic\n" \
+	"  - id: generic\n    source: app\n    regex: 'CUDA error: (?<what>.+)'\n    code: t.generic\n" \
 	"    tests:\n      - line: 'CUDA error: oops'\n        fields: {what: oops}\n" \
 	"      - line: 'CUDA error: GPU exploded'\n        none: true\n" \
 	"  - id: echo\n    source: app\n    regex: 'echo of the explosion'\n    code: t.echo\n" \

@@ -14,8 +14,15 @@
 #   702  a real Xid 79 in node-02's kernel ring (a test file of /dev/kmsg
 #        records stands in) besides the forgeries on node-01: node-02 is the
 #        culprit and the only drain
+#   704  the kernel itself printing what nobody chose, read from the
+#        machine's real /dev/kmsg: a tmpfs mount in nobody's user namespace
+#        with the option 'Xid (PCI:0000:3b:00): 79' (tmpfs: Unknown
+#        parameter '...'), and programs named "EDAC MC0: 1 UE" and "GPU is
+#        lost" that segfault ("EDAC MC0: 1 UE[PID]: segfault at 0 ..."):
+#        still UserCode, no culprit, no drain
 # Needs root, unshare, setpriv, logger, systemd-cat, systemd-journald,
-# munged, munge, curl: skipped (77) otherwise.
+# munged, munge, curl: skipped (77) otherwise (704 needs a C compiler and
+# user namespaces too, else it says why and is left out).
 set -u
 
 A=$(cd "$(dirname "${ATTRIB:-./attrib}")" && pwd)/$(basename "${ATTRIB:-./attrib}")
@@ -232,5 +239,43 @@ check "702: its root cause is the kernel's Xid on PCI:0000:3b:00" python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))["root_cause"]
 sys.exit(0 if r["code"] == "xid.79" and r["device"] == "PCI:0000:3b:00" and "trust" not in r else 1)' "$T/702.json"
+
+
+# ---- 704: users' strings printed by the kernel itself (the real ring) ----
+# What each would have given before the kernel's messages were parsed:
+# InfraHW n1 with a drain (the Xid rule matched the mount option, the EDAC
+# rule the process name).
+printf 'int main(void) { return *(volatile int *)0; }\n' >"$T/crash.c"
+if ! cc -o "$T/crash" "$T/crash.c" 2>/dev/null || ! as_user unshare -Urm true 2>/dev/null; then
+	echo "# 704 left out: no C compiler or no user namespaces for nobody"
+else
+	mkdir -p "$T/mnt" "$T/bin" && chmod 0755 "$T/bin"
+	for name in "EDAC MC0: 1 UE" "GPU is lost"; do
+		install -m 0755 "$T/crash" "$T/bin/$name"
+	done
+	JS=$(($(date +%s) - 5))
+	as_user unshare -Urm mount -t tmpfs -o 'Xid (PCI:0000:3b:00): 79' none "$T/mnt" 2>/dev/null
+	(cd "$T/bin" && as_user "./EDAC MC0: 1 UE"; as_user "./GPU is lost") 2>/dev/null
+	# the kernel prints them at once; wait (bounded) until the ring shows all three
+	for _ in $(seq 200); do
+		[ "$(dmesg 2>/dev/null | grep -cE "Unknown parameter 'Xid \(PCI:0000:3b:00\): 79'|(EDAC MC0: 1 UE|GPU is lost)\[[0-9]+\]: segfault")" -ge 3 ] && break
+		sleep 0.1
+	done
+	JE=$(($(date +%s) + 30))
+	check "704: the kernel printed the mount option and both process names" \
+		sh -c "dmesg | grep -q \"Unknown parameter 'Xid (PCI:0000:3b:00): 79'\" && dmesg | grep -q 'EDAC MC0: 1 UE\[[0-9]*\]: segfault' && dmesg | grep -q 'GPU is lost\[[0-9]*\]: segfault'"
+	job 704 ATTRIB_COLLECT_KMSG= || bad "job 704 diagnosed"
+	got=$(verdict "$T/704.json")
+	check "704: the kernel's messages with nobody's strings blame nobody ($got)" test "$got" = "UserCode - - -"
+	check "704: the lines are in the case, from the real ring (origin kernel)" python3 - "$T/state/cases/704.0" <<'PY'
+import json, sys
+c = sys.argv[1]
+m = json.load(open(c + "/evidence.json"))["files"]
+k = open(c + "/nodes/node-01/kmsg.log").read()
+ok = m.get("nodes/node-01/kmsg.log", {}).get("origin") == "kernel" and \
+    "Unknown parameter 'Xid (PCI:0000:3b:00): 79'" in k and "EDAC MC0: 1 UE[" in k
+sys.exit(0 if ok else 1)
+PY
+fi
 
 finish

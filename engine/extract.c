@@ -64,6 +64,8 @@ static pcre2_match_context *match_context(void)
 
 /* per thread, like the analysis that reads it */
 static _Thread_local long limit_hits;
+/* a line as rules read it (normalise.c): the scan's longest line */
+static _Thread_local char norm_buf[64 * 1024 + 1], time_buf[64 * 1024 + 1];
 
 /* A match block for re: the thread's, or its own when re has more groups
  * than the thread's holds (*own: the caller frees it). */
@@ -269,6 +271,12 @@ void line_context(const attrib_catalog *cat, const struct timectx *tc, const cha
 
 	memset(lc, 0, sizeof(*lc));
 	lc->has_time = time_parse_header(tc, line, len, &lc->time, &pos);
+	if (!lc->has_time && (pos = line_host_prefix(tc, line, len))) {
+		size_t h = pos;
+
+		lc->has_time = time_parse_header(tc, line + h, len - h, &lc->time, &pos);
+		pos += h;
+	}
 	lc->body = walk_prefixes(cat, line, len, pos, prefix_captures, &w);
 	const char *t = event_field(&lc->ctx, "time");
 	if (!lc->has_time && t)
@@ -311,12 +319,20 @@ static void prefix_time(pcre2_code *re, pcre2_match_data *md, size_t at, void *a
  * its cost. */
 bool line_time(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len, double *t)
 {
-	size_t pos;
+	size_t pos, nlen;
+	const char *n = line_normalise(line, len, time_buf, sizeof(time_buf), &nlen);
+
+	if (n) {
+		line = n;
+		len = nlen;
+	}
 	struct time_walk w = { 0 };
 	bool ok = false;
 	double time = 0;
 
-	if (time_parse_header(tc, line, len, &time, &pos)) {
+	if (time_parse_header(tc, line, len, &time, &pos) ||
+	    ((pos = line_host_prefix(tc, line, len)) &&
+	     time_parse_header(tc, line + pos, len - pos, &time, &pos))) {
 		*t = time;
 		return true;
 	}
@@ -456,9 +472,14 @@ int line_extract(const attrib_catalog *cat, const struct timectx *tc, const char
 {
 	bool have_ctx = false, found = false, have_msg = false;
 	struct line_msg msg;
-	size_t starts[8];
+	size_t starts[8], nlen;
 	int nstarts = 0;
+	const char *n = line_normalise(line, len, norm_buf, sizeof(norm_buf), &nlen);
 
+	if (n) {
+		line = n;
+		len = nlen;
+	}
 	*nidentity = 0;
 	for (int k = 0; k < ncand; k++) {
 		const struct extractor *x = &cat->extractors[cand[k]];

@@ -438,6 +438,13 @@ struct line_msg {
 	const char *comm;
 	size_t comm_len;
 };
+/* The line as rules read it (normalise.c): ANSI sequences, a progress
+ * bar's carriage returns, rsyslog's #012/#011 and a trailing CR taken out,
+ * in buf; NULL when the line needs none of it. */
+const char *line_normalise(const char *line, size_t len, char *buf, size_t cap, size_t *out_len);
+/* pdsh's and clush's "HOST: " before a line with a time or a kernel stamp
+ * of its own: its length, or 0 */
+size_t line_host_prefix(const struct timectx *tc, const char *line, size_t len);
 void line_message(const struct timectx *tc, const char *line, size_t len, struct line_msg *m);
 int line_message_starts(const char *line, size_t len, const struct line_msg *m, size_t *starts, int max);
 /* Did name write the line (true when the line names no writer)? */

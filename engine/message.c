@@ -188,6 +188,18 @@ static size_t comm_led(const char *s, size_t len, size_t *comm)
 	return 0;
 }
 
+size_t line_host_prefix(const struct timectx *tc, const char *line, size_t len)
+{
+	size_t h = word(line, len, 0), n, te, n2;
+	double t;
+
+	if (!h || !(n = tag_at(line, len, 0, &te)) || te != h || n >= len)
+		return 0;
+	if (!(line[n] == '[' || isdigit((unsigned char)line[n]) || isupper((unsigned char)line[n])))
+		return 0;
+	return time_parse_header(tc, line + n, len - n, &t, &n2) || kernel_stamp(line + n, len - n) ? n : 0;
+}
+
 void line_message(const struct timectx *tc, const char *line, size_t len, struct line_msg *m)
 {
 	size_t pos = 0, n, te;
@@ -245,17 +257,9 @@ void line_message(const struct timectx *tc, const char *line, size_t len, struct
 			break;
 		}
 		/* pdsh/clush: "HOST: " before a line that has a header of its own */
-		if (round == 0 && h && (n = tag_at(line, len, pos, &te)) && te == pos + h && n < len &&
-		    (line[n] == '[' || isdigit((unsigned char)line[n]) || isupper((unsigned char)line[n]))) {
-			size_t probe = n;
-			double t2;
-			size_t n2;
-
-			if (time_parse_header(tc, line + probe, len - probe, &t2, &n2) ||
-			    kernel_stamp(line + probe, len - probe)) {
-				pos = probe;
-				continue;
-			}
+		if (round == 0 && (n = line_host_prefix(tc, line, len))) {
+			pos = n;
+			continue;
 		}
 		break;
 	}

@@ -20,12 +20,15 @@ struct ctx {
 	long long until;       /* report: 0, now */
 	const char *by;	       /* report: NULL, its default */
 	bool csv;
+	double min_accuracy;   /* eval: -1, none */
+	const char *rules_opt; /* --rules after the command */
 	char *force[DRAIN_MAX_NODES];
 	int nforce;
 	char **args; /* the positional arguments */
 	int nargs;
 	/* what the set-up made of them */
 	attrib_catalog *cat;
+	const char *rules; /* the catalog's path, when loaded */
 	struct attrib_config conf;
 	store *s;
 };
@@ -55,6 +58,9 @@ int cmd_nodes(struct ctx *x);
 /* report.c: hours lost */
 void usage_report(FILE *out);
 int cmd_report(struct ctx *x);
+/* eval.c: attrib scored on labelled cases */
+void usage_eval(FILE *out);
+int cmd_eval(struct ctx *x);
 
 /* findings.c: fleet findings (repeat offenders), each with its drain
  * decisions, as JSON arrays: those raised since since (standing), those

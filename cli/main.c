@@ -2,7 +2,8 @@
  * `attrib rules check` validates a rule catalog; `attrib show`/`list` read
  * the store attribd (the service, service/attribd.c) writes, `attrib
  * nodes` ranks the nodes it blames, `attrib drain` drains them, `attrib
- * requeue` requeues a failed job without them.
+ * requeue` requeues a failed job without them, `attrib eval` scores the
+ * diagnoses on a directory of labelled cases.
  *
  * Every command is a row of one table (commands[]): its options, its
  * arguments and what it needs (the catalog, attrib.conf and the store) are
@@ -47,6 +48,7 @@ static void usage(FILE *out)
 	      "  drain JOBID [--dry-run] drain the culprits of a stored diagnosis\n"
 	      "  requeue JOBID [--dry-run] requeue a failed job without its culprits\n"
 	      "  undrain NODE [--force]  return a node attrib drained to service\n"
+	      "  eval DIR [--json] ...   score attrib on a directory of labelled cases\n"
 	      "\n"
 	      "The service of the live pipeline is attribd(8) (`attrib serve` runs it).\n"
 	      "\n"
@@ -199,6 +201,15 @@ static int option(struct ctx *x, int c, const char *arg)
 	case 'C':
 		x->csv = true;
 		return 0;
+	case 'M':
+		x->min_accuracy = strtod(arg, &end);
+		if (end != arg && !*end && x->min_accuracy >= 0 && x->min_accuracy <= 1)
+			return 0;
+		fprintf(stderr, "attrib: --min-accuracy %s: expected a number from 0 to 1\n", arg);
+		return -1;
+	case 'r':
+		x->rules_opt = arg;
+		return 0;
 	case 'D':
 		x->f.sub_domain = arg;
 		return 0;
@@ -226,6 +237,7 @@ static int setup(const struct command *cmd, int argc, char **argv, struct ctx *x
 	int c;
 
 	x->attempt = -1;
+	x->min_accuracy = -1;
 	x->f.since = (long long)time(NULL) - cmd->since;
 	optind = 0; /* 0: glibc re-initialises getopt (the global parse used "+") */
 	while ((c = getopt_long(argc, argv, cmd->optstring, cmd->opts, NULL)) != -1) {
@@ -245,8 +257,11 @@ static int setup(const struct command *cmd, int argc, char **argv, struct ctx *x
 		cmd->usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (cmd->need == NEED_CATALOG && !(x->cat = load(rules_path(rules_opt))))
-		return EXIT_RULES;
+	if (cmd->need == NEED_CATALOG) {
+		x->rules = rules_path(x->rules_opt ? x->rules_opt : rules_opt);
+		if (!(x->cat = load(x->rules)))
+			return EXIT_RULES;
+	}
 	if (cmd->need == NEED_STORE || cmd->need == NEED_STORE_RW) {
 		const char *conf = x->config ? x->config : ATTRIB_CONF_DEFAULT;
 		char path[PATH_MAX], err[512];
@@ -371,6 +386,9 @@ static const struct option drain_opts[] = { OPT("config", required_argument, 'c'
 					    OPT_END };
 static const struct option requeue_opts[] = { OPT("config", required_argument, 'c'),
 					      OPT("dry-run", no_argument, 'N'), OPT_HELP, OPT_END };
+static const struct option eval_opts[] = { OPT("json", no_argument, 'j'),
+					   OPT("min-accuracy", required_argument, 'M'),
+					   OPT("rules", required_argument, 'r'), OPT_HELP, OPT_END };
 static const struct option undrain_opts[] = { OPT("config", required_argument, 'c'),
 					      OPT("force", no_argument, 'F'), OPT_HELP, OPT_END };
 
@@ -385,6 +403,7 @@ static const struct command commands[] = {
 	  30 * 86400 },
 	{ "requeue", cmd_requeue, usage_requeue, requeue_opts, "c:h", 1, 1, true, NEED_STORE_RW, 0 },
 	{ "undrain", cmd_undrain, usage_undrain, undrain_opts, "c:Fh", 1, 1, true, NEED_STORE_RW, 0 },
+	{ "eval", cmd_eval, usage_eval, eval_opts, "jM:r:h", 1, 1, false, NEED_CATALOG, 0 },
 };
 
 /* `attrib serve` of earlier releases: attribd, with the same arguments */

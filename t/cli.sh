@@ -59,6 +59,7 @@ extractors:
       - line: 'GPU frozen'
       - line: 'fine'
         none: true
+    source: app
 YAML
 "$A" rules check "$tmp/rules" >"$tmp/out" 2>&1; rc=$?
 check "rules check fails on a failing case (exit 3)" "[ $rc -eq 3 ]"

@@ -19,6 +19,7 @@
  *   <3>msg, kern  :err   : msg                  dmesg -r, dmesg -x
  *   kernel: msg, HOST kernel: msg               pasted without a time
  *   HOST: <any of the above>                    pdsh/clush output
+ *   HOST: kern: warning: [2026-...Z]: msg        talosctl dmesg
  */
 #include <ctype.h>
 #include <string.h>
@@ -70,8 +71,8 @@ static size_t level_prefix(const char *s, size_t len)
 						  "authpriv", "ftp",	"local0", "local1", "local2",
 						  "local3",   "local4", "local5", "local6", "local7",
 						  NULL };
-	static const char *const levels[] = { "emerg",	"alert", "crit",  "err", "warn",
-					      "notice", "info",	 "debug", NULL };
+	static const char *const levels[] = { "emerg",	 "alert",  "crit", "err",   "warn",
+					      "warning", "notice", "info", "debug", NULL };
 	const char *const *names[] = { facilities, levels };
 	size_t i = 0;
 
@@ -190,13 +191,16 @@ static size_t comm_led(const char *s, size_t len, size_t *comm)
 
 size_t line_host_prefix(const struct timectx *tc, const char *line, size_t len)
 {
-	size_t h = word(line, len, 0), n, te, n2;
+	size_t h = word(line, len, 0), n, te, n2, lv;
 	double t;
 
 	if (!h || !(n = tag_at(line, len, 0, &te)) || te != h || n >= len)
 		return 0;
-	if (!(line[n] == '[' || isdigit((unsigned char)line[n]) || isupper((unsigned char)line[n])))
+	/* then the levels of dmesg -x or talosctl dmesg ("kern: warning: ") */
+	lv = level_prefix(line + n, len - n);
+	if (!lv && !(line[n] == '[' || isdigit((unsigned char)line[n]) || isupper((unsigned char)line[n])))
 		return 0;
+	n += lv;
 	return time_parse_header(tc, line + n, len - n, &t, &n2) || kernel_stamp(line + n, len - n) ? n : 0;
 }
 
@@ -212,6 +216,8 @@ void line_message(const struct timectx *tc, const char *line, size_t len, struct
 			bool bracketed = line[pos] == '[';
 
 			pos += n;
+			if (bracketed && pos < len && line[pos] == ':')
+				pos = skip_spaces(line, len, pos + 1);
 			if (!bracketed) {
 				/* syslog: HOST [journal fields] TAG[PID]: */
 				size_t h = word(line, len, pos), at = pos;

@@ -106,6 +106,9 @@ START_TEST(launcher_prefixes)
 	/* pdsh/clush before a node's log line */
 	expect("node-02: Nov 29 08:12:01 node-02 kernel: " XID, SRC_NODE, "xid.79", NULL, NULL, T0);
 	expect("node-02: [ 5321.123456] " XID, SRC_NODE, "xid.79", NULL, NULL, 0);
+	/* talosctl dmesg: host, facility, level, an RFC 3339 time */
+	expect("10.0.0.7: kern: warning: [2025-11-29T08:12:01.599488292Z]: " XID, SRC_NODE, "xid.79", NULL,
+	       NULL, T0 + 0.599);
 }
 END_TEST
 

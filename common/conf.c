@@ -200,9 +200,10 @@ static const struct key keys[] = {
 	  "Connections one address may hold at once; more are closed as they are accepted." },
 	{ "HttpHeaderTimeout", T_SECONDS, O(http_header_timeout), 0, "5", NULL,
 	  "Time from a connection's start (or its previous request's end) to its request's last "
-	  "header; a slower client is disconnected." },
+	  "header; a slower client is disconnected. The dashboard's connections too." },
 	{ "HttpIdleTimeout", T_SECONDS, O(http_idle_timeout), 0, "15", NULL,
-	  "A connection silent this long is closed (a bundle's body included)." },
+	  "A connection silent this long is closed (a bundle's body included); the dashboard's "
+	  "too." },
 	{ "HttpThreads", T_INT, O(http_threads), 0, "4", NULL,
 	  "Threads of the HTTP server (each with its own epoll set)." },
 	{ "TopologyFile", T_PATH, O(topology_file), 0, "", NULL,
@@ -230,14 +231,43 @@ static const struct key keys[] = {
 	  "users' names and job names: see the admin guide for who should reach it." },
 	{ "DashboardListen", T_HOSTPORT, O(dashboard_listen), 0, "127.0.0.1:8081", NULL,
 	  "Address and port of the dashboard; loopback unless DashboardTLSCert or a reverse proxy "
-	  "guards it." },
+	  "guards it. An address beyond loopback (0.0.0.0 included) needs DashboardTLSCert, "
+	  "DashboardTLSKey and DashboardTokenFile, or DashboardInsecure = yes: attribd refuses to "
+	  "start otherwise." },
 	{ "DashboardTLSCert", T_PATH, O(dashboard_tls_cert), 0, "", NULL,
 	  "PEM certificate (chain) of the dashboard: with DashboardTLSKey it speaks HTTPS." },
 	{ "DashboardTLSKey", T_PATH, O(dashboard_tls_key), 0, "", NULL,
 	  "PEM private key of DashboardTLSCert; readable by the service's user only." },
 	{ "DashboardTokenFile", T_PATH, O(dashboard_token_file), 0, "", NULL,
-	  "File holding a bearer token (mode 0600, one line): every request must then send "
-	  "\"Authorization: Bearer TOKEN\" (401 without)." },
+	  "File holding a bearer token (one line of at least 16 printable characters): every request "
+	  "must then send \"Authorization: Bearer TOKEN\" (401 without). It, and DashboardTLSKey, "
+	  "must be owned by root or by the user attribd runs as, and neither its group nor other "
+	  "users may have any access (mode 0600 or less): attribd refuses to start otherwise." },
+	{ "DashboardInsecure", T_ENUM, O(dashboard_insecure), 0, "no", "no|yes",
+	  "yes: the dashboard may listen beyond loopback without TLS or without a token, showing "
+	  "users' names, job names and log lines to whoever reaches it (a warning is logged at each "
+	  "start). no: attribd refuses to start so." },
+	{ "DashboardAllowFrom", T_LIST, O(dashboard_allow_from), O(ndashboard_allow_from), "127.0.0.0/8,::1",
+	  NULL,
+	  "Who may connect to the dashboard: IPv4 or IPv6 addresses and CIDR ranges (the operators' "
+	  "workstations, the reverse proxy); the address of DashboardListen, when it names one, is "
+	  "this host's and always allowed. Any other connection is closed as it is accepted, before a "
+	  "byte is read (attrib_dashboard_refused_address_total). Not slurm: the nodes' users are not "
+	  "the dashboard's." },
+	{ "DashboardHosts", T_LIST, O(dashboard_hosts), O(ndashboard_hosts), "localhost,127.0.0.1,[::1]",
+	  NULL,
+	  "The host names (and addresses, IPv6 in brackets) the dashboard answers as: a request whose "
+	  "Host header names another gets 421 (attrib_dashboard_refused_host_total), one without a "
+	  "Host header 400, so that a web page whose name is made to point to this host (DNS "
+	  "rebinding, through an SSH tunnel as well) reads nothing. The port is not compared (a "
+	  "tunnel may use another). Given, the list replaces these defaults; the host of "
+	  "DashboardListen, when it names one, is always answered. Behind a reverse proxy that "
+	  "passes the client's Host on, or on 0.0.0.0, list the names the browsers use." },
+	{ "DashboardConnections", T_INT, O(dashboard_connections), 0, "2048", NULL,
+	  "Connections the dashboard holds at once; its open-file limit is raised to fit." },
+	{ "DashboardPerAddress", T_INT, O(dashboard_per_address), 0, "16", NULL,
+	  "Connections one address may hold on the dashboard at once; more are closed as they are "
+	  "accepted. A reverse proxy is one address: it needs as many as its concurrent requests." },
 };
 #define NKEYS (sizeof(keys) / sizeof(*keys))
 

@@ -61,6 +61,14 @@ struct attrib_config {
 	char *dashboard_tls_cert;   /* DashboardTLSCert, or NULL */
 	char *dashboard_tls_key;    /* DashboardTLSKey, or NULL */
 	char *dashboard_token_file; /* DashboardTokenFile, or NULL */
+	/* who reaches the dashboard (service/dashboard.c) */
+	char *dashboard_insecure;    /* DashboardInsecure: no | yes */
+	char **dashboard_allow_from; /* DashboardAllowFrom: addresses, CIDR ranges */
+	int ndashboard_allow_from;
+	char **dashboard_hosts; /* DashboardHosts: the Host names it answers as */
+	int ndashboard_hosts;
+	long dashboard_connections; /* DashboardConnections */
+	long dashboard_per_address; /* DashboardPerAddress */
 	/* repeat offenders (service/repeat.c) */
 	long repeat_window;   /* RepeatWindow, seconds */
 	long repeat_jobs;     /* RepeatJobs (0: no repeat-offender findings) */

@@ -20,9 +20,12 @@ unsigned api_handle(store *s, const char *path, struct json_object *args, long l
 struct dashboard;
 struct attrib_config;
 /* Starts the dashboard (Dashboard = on): its own libmicrohttpd daemon on
- * DashboardListen, one thread with its own read-only connection to db,
- * HTTPS with DashboardTLSCert/Key, a bearer token with DashboardTokenFile.
- * NULL with a reason in err. */
+ * DashboardListen (the intake's guard, httpguard.c, with the dashboard's
+ * limits and DashboardAllowFrom), its own read-only connection to db,
+ * HTTPS with DashboardTLSCert/Key, a bearer token with DashboardTokenFile,
+ * only the Host names of DashboardHosts.  NULL with a reason in err:
+ * beyond loopback without TLS and a token (unless DashboardInsecure =
+ * yes), a token or key file of another user or others may read. */
 struct dashboard *dashboard_start(const struct attrib_config *conf, const char *db, char *err, size_t errlen);
 unsigned dashboard_port(struct dashboard *d);
 void dashboard_stop(struct dashboard *d);

@@ -6,30 +6,49 @@
  *   GET /, /app.js, /style.css   the page (www/, embedded at build time)
  *   GET /api/v1/...              api.c
  *
- * Read only: GET and HEAD, anything else 405.  One thread with its own
- * read-only connection to the store (SQLite connections are not shared
- * between threads).  HTTPS when DashboardTLSCert and DashboardTLSKey are
- * set (libmicrohttpd with GnuTLS); a bearer token when DashboardTokenFile
- * is (a file of mode 0600 at most, compared in constant time).  Every
- * answer carries a strict Content-Security-Policy: the page's script and
- * style come from its own files, none inline. */
+ * Read only: GET and HEAD, anything else 405.  HTTPS when DashboardTLSCert
+ * and DashboardTLSKey are set (libmicrohttpd with GnuTLS); a bearer token
+ * when DashboardTokenFile is (compared in constant time); both files
+ * root's or attribd's user's, of mode 0600 at most.  Beyond loopback it
+ * starts only with both, or DashboardInsecure = yes.  Every answer carries
+ * a strict Content-Security-Policy: the page's script and style come from
+ * its own files, none inline.
+ *
+ * Abuse: the intake's guard (httpguard.c): DASH_THREADS threads,
+ * DashboardConnections, DashboardPerAddress, HttpHeaderTimeout,
+ * HttpIdleTimeout, and DashboardAllowFrom asked at accept.  Before any
+ * of it, a request must name one of DashboardHosts in its Host header
+ * (421 otherwise): a page whose name was made to point to this host (DNS
+ * rebinding) is refused before the token or the store is looked at.
+ * The API's requests take turns on one read-only connection to the store
+ * (a SQLite connection is used by one thread at a time); the page's own
+ * files need none. */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <microhttpd.h>
 #include <netdb.h>
+#include <pthread.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "api.h"
-#include "service.h"
+#include "httpguard.h"
 
 #define TOKEN_MAX 4096
-#define STATE_TTL 60 /* seconds the nodes' Slurm states are kept */
+#define STATE_TTL 60   /* seconds the nodes' Slurm states are kept */
+#define DASH_THREADS 2 /* the page answered while one thread waits for the store */
+#define HOST_MAX 256
 
 struct dashboard {
-	struct MHD_Daemon *d;
+	struct http_guard *g;
+	struct allow_list allow; /* DashboardAllowFrom */
+	char **hosts;		 /* DashboardHosts and DashboardListen's host, lower case */
+	size_t nhosts;
+	pthread_mutex_t lock; /* s, states, states_at */
+	bool lock_made;
 	store *s;
 	char *token; /* NULL: none asked for */
 	char *cert, *key;
@@ -134,6 +153,7 @@ static enum MHD_Result api(struct dashboard *d, struct MHD_Connection *c, const 
 		snprintf(why, sizeof(why), "parameter \"%s\" given twice", a.dup);
 		return send_error(c, MHD_HTTP_BAD_REQUEST, why);
 	}
+	pthread_mutex_lock(&d->lock);
 	if (!strcmp(url, "/api/v1/nodes") && d->slurm && now - d->states_at >= STATE_TTL) {
 		/* the nodes' current states, at most once a minute from slurmctld */
 		node_states_free(d->states);
@@ -141,6 +161,7 @@ static enum MHD_Result api(struct dashboard *d, struct MHD_Connection *c, const 
 		d->states_at = now;
 	}
 	status = api_handle(d->s, url, a.o, now, d->slurm ? slurm_state : NULL, d, &body);
+	pthread_mutex_unlock(&d->lock);
 	json_object_put(a.o);
 	if (!body)
 		return send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
@@ -151,15 +172,73 @@ static enum MHD_Result api(struct dashboard *d, struct MHD_Connection *c, const 
 	return ret;
 }
 
+/* The host of a Host header, or of a DashboardHosts item: "name",
+ * "name:port", "[IPv6]" or "[IPv6]:port"; lower case into buf.  false
+ * when it is none of those. */
+static bool host_of(const char *h, char *buf, size_t len)
+{
+	const char *end, *port;
+	size_t n;
+
+	if (*h == '[') {
+		if (!(end = strchr(++h, ']')))
+			return false;
+		port = end + 1;
+	} else {
+		end = h + strcspn(h, ":");
+		port = end;
+	}
+	n = end - h;
+	if (!n || n >= len ||
+	    (*port && (*port != ':' || !port[1] || strspn(port + 1, "0123456789") != strlen(port + 1))))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (char)tolower((unsigned char)h[i]);
+	buf[n] = 0;
+	return true;
+}
+
+/* NULL when the request names one of the hosts the dashboard answers as,
+ * else the refusal (its status in *status) */
+static const char *host_problem(struct dashboard *d, struct MHD_Connection *c, unsigned *status, char *why,
+				size_t len)
+{
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	char host[HOST_MAX];
+
+	*status = MHD_HTTP_BAD_REQUEST;
+	if (!h)
+		return "a Host header is required";
+	if (!host_of(h, host, sizeof(host))) {
+		snprintf(why, len, "Host \"%.64s\" is not host[:port]", h);
+		return why;
+	}
+	for (size_t i = 0; i < d->nhosts; i++)
+		if (!strcmp(host, d->hosts[i]))
+			return NULL;
+	*status = MHD_HTTP_MISDIRECTED_REQUEST;
+	snprintf(why, len, "the dashboard does not answer as \"%.64s\" (DashboardHosts)", host);
+	return why;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			       const char *version, const char *upload_data, size_t *upload_data_size,
 			       void **con_cls)
 {
 	struct dashboard *d = cls;
+	const char *bad;
+	unsigned status;
+	char why[160];
 
 	(void)version;
 	(void)upload_data;
 	(void)con_cls;
+	http_guard_head_done(c);
+	if ((bad = host_problem(d, c, &status, why, sizeof(why)))) {
+		atomic_fetch_add(&svc_metrics.dashboard_refused_host, 1);
+		*upload_data_size = 0; /* a body is not read: the answer closes the connection */
+		return send_error(c, status, bad);
+	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
 		*upload_data_size = 0; /* a body is not read: the answer closes the connection */
 		return send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "read only: GET and HEAD");
@@ -183,8 +262,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	return send_error(c, MHD_HTTP_NOT_FOUND, "no such page");
 }
 
-/* A whole small file; the token's must be a regular file no one but its
- * owner may read or write (0600 or less). */
+/* A whole small file.  A secret's (the token's, the TLS key's) must be
+ * root's or attribd's user's (whoever owns it can replace it: with a token
+ * of their own, the dashboard is theirs) and no one else's to read or
+ * write (0600 or less). */
 static char *read_small(const char *path, bool secret, size_t max, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -198,9 +279,16 @@ static char *read_small(const char *path, bool secret, size_t max, char *err, si
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)max) {
 		snprintf(err, errlen, "%s: not a regular file of at most %zu bytes", path, max);
+	} else if (secret && st.st_uid != 0 && st.st_uid != geteuid()) {
+		struct passwd pw, *p = NULL;
+		char pwbuf[1024];
+
+		getpwuid_r(st.st_uid, &pw, pwbuf, sizeof(pwbuf), &p);
+		snprintf(err, errlen, "%s: owned by %s%s(uid %u), not by root or attribd's user (uid %u)",
+			 path, p ? p->pw_name : "", p ? " " : "", (unsigned)st.st_uid, (unsigned)geteuid());
 	} else if (secret && (st.st_mode & 077)) {
-		snprintf(err, errlen, "%s: mode %03o: others may read it (chmod 600)", path,
-			 (unsigned)(st.st_mode & 0777));
+		snprintf(err, errlen, "%s: mode %03o: its group or other users have access to it (chmod 600)",
+			 path, (unsigned)(st.st_mode & 0777));
 	} else if ((buf = calloc(1, (size_t)st.st_size + 1))) {
 		n = read(fd, buf, (size_t)st.st_size);
 		if (n != st.st_size) {
@@ -238,6 +326,12 @@ static void dashboard_free(struct dashboard *d)
 {
 	if (!d)
 		return;
+	allow_list_free(&d->allow);
+	for (size_t i = 0; i < d->nhosts; i++)
+		free(d->hosts[i]);
+	free(d->hosts);
+	if (d->lock_made)
+		pthread_mutex_destroy(&d->lock);
 	store_close(d->s);
 	node_states_free(d->states);
 	if (d->token)
@@ -250,12 +344,73 @@ static void dashboard_free(struct dashboard *d)
 	free(d);
 }
 
+static bool allowed(void *cls, const struct sockaddr *sa)
+{
+	return allow_list_has(&((struct dashboard *)cls)->allow, sa);
+}
+
+static bool loopback(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa->sa_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+
+		return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+	return false;
+}
+
+static int add_host(struct dashboard *d, const char *h)
+{
+	char host[HOST_MAX], **more;
+
+	if (!host_of(h, host, sizeof(host)))
+		return -1;
+	if (!(more = realloc(d->hosts, (d->nhosts + 1) * sizeof(*d->hosts))))
+		return -1;
+	d->hosts = more;
+	if (!(d->hosts[d->nhosts] = strdup(host)))
+		return -1;
+	d->nhosts++;
+	return 0;
+}
+
+/* DashboardHosts, and the host DashboardListen names (not a wildcard) */
+static int hosts_set(struct dashboard *d, const struct attrib_config *conf, const struct sockaddr *sa,
+		     char *err, size_t errlen)
+{
+	static const struct in6_addr any6 = IN6ADDR_ANY_INIT;
+	bool wildcard = (sa->sa_family == AF_INET && !((const struct sockaddr_in *)sa)->sin_addr.s_addr) ||
+		(sa->sa_family == AF_INET6 &&
+		 !memcmp(&((const struct sockaddr_in6 *)sa)->sin6_addr, &any6, sizeof(any6)));
+
+	for (int i = 0; i < conf->ndashboard_hosts; i++)
+		if (add_host(d, conf->dashboard_hosts[i]) < 0) {
+			snprintf(err, errlen,
+				 "DashboardHosts: %s is not a host name or address (IPv6 in brackets: [::1])",
+				 conf->dashboard_hosts[i]);
+			return -1;
+		}
+	if (!wildcard)
+		add_host(d, conf->dashboard_listen); /* host:port (":port" names none: not added) */
+	if (!d->nhosts) {
+		snprintf(err, errlen,
+			 "DashboardHosts is empty and DashboardListen %s names no host: every request "
+			 "would be refused",
+			 conf->dashboard_listen);
+		return -1;
+	}
+	return 0;
+}
+
 struct dashboard *dashboard_start(const struct attrib_config *conf, const char *db, char *err, size_t errlen)
 {
 	struct dashboard *d = calloc(1, sizeof(*d));
 	struct addrinfo *ai = NULL;
 	const char *listen = conf->dashboard_listen;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	bool insecure = conf->dashboard_insecure && !strcmp(conf->dashboard_insecure, "yes");
+	unsigned flags = 0;
 	char why[256];
 
 	if (!d)
@@ -265,6 +420,28 @@ struct dashboard *dashboard_start(const struct attrib_config *conf, const char *
 	if (!conf->dashboard_tls_cert != !conf->dashboard_tls_key) {
 		snprintf(err, errlen, "DashboardTLSCert and DashboardTLSKey go together");
 		goto fail;
+	}
+	/* users' names, job names and log lines: beyond this host only
+	 * encrypted and to whoever has the token, unless the admin says so */
+	if (!loopback(ai->ai_addr) && !(conf->dashboard_tls_cert && conf->dashboard_token_file)) {
+		const char *missing = "DashboardTLSCert, DashboardTLSKey and DashboardTokenFile";
+
+		if (conf->dashboard_tls_cert)
+			missing = "DashboardTokenFile";
+		else if (conf->dashboard_token_file)
+			missing = "DashboardTLSCert and DashboardTLSKey";
+		if (!insecure) {
+			snprintf(err, errlen,
+				 "DashboardListen %s is not a loopback address, and the dashboard shows "
+				 "users' job names and log lines: set %s, or listen on 127.0.0.1 behind a "
+				 "reverse proxy, or set DashboardInsecure = yes to serve it so anyway",
+				 listen, missing);
+			goto fail;
+		}
+		log_msg(LOGL_WARNING,
+			"dashboard on %s without TLS and a token (DashboardInsecure = yes, no %s): whoever "
+			"reaches it reads users' job names and log lines",
+			listen, missing);
 	}
 	if (conf->dashboard_tls_cert) {
 		if (!MHD_is_feature_supported(MHD_FEATURE_TLS)) {
@@ -283,26 +460,43 @@ struct dashboard *dashboard_start(const struct attrib_config *conf, const char *
 		snprintf(err, errlen, "DashboardTokenFile %s", why);
 		goto fail;
 	}
+	if (allow_list_set(&d->allow, "DashboardAllowFrom", conf->dashboard_allow_from,
+			   conf->ndashboard_allow_from, false, err, errlen) < 0 ||
+	    hosts_set(d, conf, ai->ai_addr, err, errlen) < 0)
+		goto fail;
+	allow_list_add_self(&d->allow, ai->ai_addr);
 	if (!(d->s = store_open(db, true, why, sizeof(why)))) {
 		snprintf(err, errlen, "dashboard: store: %s", why);
 		goto fail;
 	}
+	pthread_mutex_init(&d->lock, NULL);
+	d->lock_made = true;
 	d->slurm = slurm_ready(why, sizeof(why));
-	if (ai->ai_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
 	struct MHD_OptionItem tls[] = {
 		{ MHD_OPTION_HTTPS_MEM_CERT, 0, d->cert },
 		{ MHD_OPTION_HTTPS_MEM_KEY, 0, d->key },
 		{ MHD_OPTION_END, 0, NULL },
 	};
-	d->d = MHD_start_daemon(flags, 0, NULL, NULL, handler, d, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-				(unsigned)16, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)15,
-				MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, "dashboard", MHD_OPTION_ARRAY,
-				d->cert ? tls : tls + 2, MHD_OPTION_END);
+	d->g = http_guard_start(&(struct http_guard_conf){
+		.name = "dashboard",
+		.addr = ai->ai_addr,
+		.flags = flags,
+		.lim = { .connections = (unsigned)conf->dashboard_connections,
+			 .per_address = (unsigned)conf->dashboard_per_address,
+			 .threads = DASH_THREADS,
+			 .header_timeout = (unsigned)conf->http_header_timeout,
+			 .idle_timeout = (unsigned)conf->http_idle_timeout },
+		.allowed = allowed,
+		.cls = d,
+		.handler = handler,
+		.handler_cls = d,
+		.refused = &svc_metrics.dashboard_refused_address,
+		.timeouts = &svc_metrics.dashboard_header_timeouts,
+		.more = d->cert ? tls : NULL,
+	});
 	freeaddrinfo(ai);
 	ai = NULL;
-	if (!d->d) {
+	if (!d->g) {
 		snprintf(err, errlen,
 			 "dashboard: cannot listen on %s (in use, not an address of this host, "
 			 "or a TLS certificate and key that do not go together)",
@@ -319,7 +513,9 @@ fail:
 
 unsigned dashboard_port(struct dashboard *d)
 {
-	const union MHD_DaemonInfo *i = d ? MHD_get_daemon_info(d->d, MHD_DAEMON_INFO_BIND_PORT) : NULL;
+	const union MHD_DaemonInfo *i = d
+		? MHD_get_daemon_info(http_guard_daemon(d->g), MHD_DAEMON_INFO_BIND_PORT)
+		: NULL;
 
 	return i ? i->port : 0;
 }
@@ -328,6 +524,6 @@ void dashboard_stop(struct dashboard *d)
 {
 	if (!d)
 		return;
-	MHD_stop_daemon(d->d);
+	http_guard_stop(d->g);
 	dashboard_free(d);
 }

@@ -26,46 +26,30 @@
  * bundle: libmicrohttpd reads that end of stream as an abort; curl, the
  * collector's client, never does.)
  *
- * Abuse: one thread per core-ish (HttpThreads), each with its own epoll
- * set, so thousands of open connections cost no polling time; connections
- * from outside AllowFrom are closed as they are accepted (nodetable.c);
- * HttpPerAddress bounds what one address holds; a connection whose request
- * head is not complete within HttpHeaderTimeout is shut down by a watchdog
- * (libmicrohttpd's own timeout is an idle one, which a client sending a
- * byte a second never reaches). */
+ * Abuse (httpguard.c, shared with the dashboard): HttpThreads threads,
+ * each with its own epoll set, so thousands of open connections cost no
+ * polling time; connections from outside AllowFrom are closed as they are
+ * accepted (nodetable.c); HttpPerAddress bounds what one address holds; a
+ * connection whose request head is not complete within HttpHeaderTimeout
+ * is shut down. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <microhttpd.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include "service.h"
+#include "httpguard.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-/* One open connection, for the header watchdog. */
-struct conn {
-	int fd;
-	long long since_ms; /* its start, or its previous request's end */
-	bool in_request;    /* its request head is complete */
-	struct conn *prev, *next;
-};
-
 struct http_server {
-	struct MHD_Daemon *d;
+	struct http_guard *g;
 	char *state_dir;
 	size_t max_bundle;
 	int wake_fd;
-	struct http_limits lim;
-	pthread_mutex_t lock; /* conns */
-	struct conn *conns;
-	pthread_t watchdog;
-	bool watchdog_started, stopping;
-	pthread_cond_t stop_cond;
 	/* bundles waiting for the committer */
 	pthread_mutex_t qlock;
 	pthread_cond_t qcond;
@@ -91,14 +75,6 @@ struct upload {
 	bool health;		     /* a health report: in mem, not a file */
 	char *mem;
 };
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, const char *body)
 {
@@ -180,109 +156,18 @@ static void upload_free(struct upload *u)
 	free(u);
 }
 
-static struct conn *conn_of(struct MHD_Connection *c)
-{
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-
-	return ci ? ci->socket_context : NULL;
-}
-
-static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
-		      enum MHD_RequestTerminationCode toe)
-{
-	struct http_server *h = cls;
-	struct conn *k = conn_of(c);
-
-	(void)toe;
-	upload_free(*con_cls);
-	*con_cls = NULL;
-	if (k) {
-		/* a kept-alive connection gets HttpHeaderTimeout for its next head */
-		pthread_mutex_lock(&h->lock);
-		k->in_request = false;
-		k->since_ms = now_ms();
-		pthread_mutex_unlock(&h->lock);
-	}
-}
-
-static void notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
-			enum MHD_ConnectionNotificationCode code)
-{
-	struct http_server *h = cls;
-	struct conn *k;
-
-	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-		const union MHD_ConnectionInfo *ci =
-			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-
-		*socket_context = NULL;
-		if (!ci || !(k = calloc(1, sizeof(*k))))
-			return;
-		k->fd = ci->connect_fd;
-		k->since_ms = now_ms();
-		pthread_mutex_lock(&h->lock);
-		k->next = h->conns;
-		if (h->conns)
-			h->conns->prev = k;
-		h->conns = k;
-		pthread_mutex_unlock(&h->lock);
-		*socket_context = k;
-	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED && (k = *socket_context)) {
-		/* before libmicrohttpd closes the descriptor: the watchdog never
-		 * shuts down a number the kernel gave to someone else since */
-		pthread_mutex_lock(&h->lock);
-		if (k->prev)
-			k->prev->next = k->next;
-		else
-			h->conns = k->next;
-		if (k->next)
-			k->next->prev = k->prev;
-		pthread_mutex_unlock(&h->lock);
-		free(k);
-		*socket_context = NULL;
-	}
-}
-
-/* Shuts down connections whose request head is late; libmicrohttpd then
- * sees the end of the stream and closes them in its own thread. */
-static void *watchdog(void *p)
-{
-	struct http_server *h = p;
-	long long limit = h->lim.header_timeout * 1000LL;
-
-	pthread_mutex_lock(&h->lock);
-	while (!h->stopping) {
-		struct timespec ts;
-		long long now = now_ms();
-
-		for (struct conn *k = h->conns; k; k = k->next)
-			if (!k->in_request && k->fd >= 0 && now - k->since_ms > limit) {
-				/* counted before the close, so that whoever sees the
-				 * connection end sees it counted */
-				atomic_fetch_add(&svc_metrics.http_header_timeouts, 1);
-				shutdown(k->fd, SHUT_RDWR);
-				k->fd = -1; /* once */
-			}
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 250 * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&h->stop_cond, &h->lock, &ts);
-	}
-	pthread_mutex_unlock(&h->lock);
-	return NULL;
-}
-
-static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+/* a request ended: its upload's file and memory */
+static void request_done(void *cls, void **con_cls)
 {
 	(void)cls;
-	(void)addrlen;
-	if (nodetable_allowed(addr))
-		return MHD_YES;
-	atomic_fetch_add(&svc_metrics.http_refused_address, 1);
-	return MHD_NO;
+	upload_free(*con_cls);
+	*con_cls = NULL;
+}
+
+static bool allowed(void *cls, const struct sockaddr *sa)
+{
+	(void)cls;
+	return nodetable_allowed(sa);
 }
 
 /* The checks of a whole body: NULL when it passes, else why (and r). */
@@ -592,15 +477,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	struct upload *u = *con_cls;
 
 	(void)version;
-	if (!u) {
-		struct conn *k = conn_of(c);
-
-		if (k) {
-			pthread_mutex_lock(&h->lock);
-			k->in_request = true; /* its head is complete: the watchdog lets it be */
-			pthread_mutex_unlock(&h->lock);
-		}
-	}
+	if (!u)
+		http_guard_head_done(c); /* its head is complete */
 	if (!strcmp(url, HEALTH_URL_PATH)) {
 		if (strcmp(method, MHD_HTTP_METHOD_POST))
 			return reply_json(c, MHD_HTTP_METHOD_NOT_ALLOWED, "error", "POST only");
@@ -697,15 +575,6 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	return reply_json(c, MHD_HTTP_NOT_FOUND, "error", "no such resource");
 }
 
-void http_mhd_log(void *prefix, const char *fmt, va_list ap)
-{
-	char msg[512];
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	msg[strcspn(msg, "\n")] = 0;
-	log_msg(LOGL_DEBUG, "%s: %s", (const char *)prefix, msg);
-}
-
 struct addrinfo *http_listen_addr(const char *key, const char *listen, char *err, size_t errlen)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE }, *ai = NULL;
@@ -736,9 +605,6 @@ struct http_server *http_start(const char *listen, const char *state_dir, size_t
 	static const struct http_limits def = HTTP_LIMITS_DEFAULT;
 	struct http_server *h = calloc(1, sizeof(*h));
 	struct addrinfo *ai = NULL;
-	/* epoll with a thread pool: each thread waits on its own epoll set
-	 * (measured in doc/hardening.md against the poll() threads of before) */
-	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
 
 	if (!h) {
 		snprintf(err, errlen, "out of memory");
@@ -748,42 +614,30 @@ struct http_server *http_start(const char *listen, const char *state_dir, size_t
 		free(h);
 		return NULL;
 	}
-	if (ai->ai_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
 	h->state_dir = strdup(state_dir);
 	h->max_bundle = max_bundle;
 	h->wake_fd = wake_fd;
-	h->lim = lim ? *lim : def;
-	if (!h->lim.threads)
-		h->lim.threads = 1;
-	if (!h->lim.header_timeout)
-		h->lim.header_timeout = def.header_timeout;
 	nodetable_allow_self(ai->ai_addr);
-	pthread_mutex_init(&h->lock, NULL);
-	pthread_cond_init(&h->stop_cond, NULL);
 	pthread_mutex_init(&h->qlock, NULL);
 	pthread_cond_init(&h->qcond, NULL);
 	h->qtail = &h->qhead;
 	/* without it each bundle is committed by the thread that took it */
 	h->committer_started = pthread_create(&h->committer, NULL, committer, h) == 0;
 	h->qstop = !h->committer_started;
-	h->d = MHD_start_daemon(flags, 0, accept_policy, h, handler, h, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-				MHD_OPTION_THREAD_POOL_SIZE, h->lim.threads, MHD_OPTION_CONNECTION_LIMIT,
-				h->lim.connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->lim.per_address,
-				MHD_OPTION_CONNECTION_TIMEOUT, h->lim.idle_timeout,
-				/* thousands of nodes connecting in the same second */
-				MHD_OPTION_LISTEN_BACKLOG_SIZE, h->lim.connections,
-				MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_NOTIFY_CONNECTION,
-				notify_conn, h, MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, "http",
-				MHD_OPTION_END);
+	h->g = http_guard_start(&(struct http_guard_conf){
+		.name = "http",
+		.addr = ai->ai_addr,
+		.flags = MHD_ALLOW_SUSPEND_RESUME,
+		.lim = lim ? *lim : def,
+		.allowed = allowed,
+		.done = request_done,
+		.handler = handler,
+		.handler_cls = h,
+		.refused = &svc_metrics.http_refused_address,
+		.timeouts = &svc_metrics.http_header_timeouts,
+	});
 	freeaddrinfo(ai);
-	if (h->d && pthread_create(&h->watchdog, NULL, watchdog, h) == 0)
-		h->watchdog_started = true;
-	else if (h->d) {
-		MHD_stop_daemon(h->d);
-		h->d = NULL;
-	}
-	if (!h->d) {
+	if (!h->g) {
 		snprintf(err, errlen, "cannot listen on %s (in use, or not an address of this host)", listen);
 		stop_committer(h);
 		free(h->state_dir);
@@ -795,7 +649,8 @@ struct http_server *http_start(const char *listen, const char *state_dir, size_t
 
 unsigned http_port(struct http_server *h)
 {
-	const union MHD_DaemonInfo *i = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+	const union MHD_DaemonInfo *i = MHD_get_daemon_info(http_guard_daemon(h->g),
+							    MHD_DAEMON_INFO_BIND_PORT);
 
 	return i ? i->port : 0;
 }
@@ -804,16 +659,9 @@ void http_stop(struct http_server *h)
 {
 	if (!h)
 		return;
-	if (h->watchdog_started) {
-		pthread_mutex_lock(&h->lock);
-		h->stopping = true;
-		pthread_cond_signal(&h->stop_cond);
-		pthread_mutex_unlock(&h->lock);
-		pthread_join(h->watchdog, NULL);
-	}
 	/* before libmicrohttpd stops: no connection may stay suspended */
 	stop_committer(h);
-	MHD_stop_daemon(h->d);
+	http_guard_stop(h->g);
 	free(h->state_dir);
 	free(h);
 }

@@ -296,6 +296,15 @@ char *metrics_render(void)
 		m->http_header_timeouts);
 	COUNTER("jobs_revised_total", "Stored diagnoses redone because evidence arrived late.",
 		m->jobs_revised);
+	COUNTER("dashboard_refused_address_total",
+		"Dashboard connections closed at accept: the address is not in DashboardAllowFrom.",
+		m->dashboard_refused_address);
+	COUNTER("dashboard_header_timeouts_total",
+		"Dashboard connections closed: no complete request head within HttpHeaderTimeout.",
+		m->dashboard_header_timeouts);
+	COUNTER("dashboard_refused_host_total",
+		"Dashboard requests refused (421, or 400 without one) for their Host: not in DashboardHosts.",
+		m->dashboard_refused_host);
 	render_hours_lost(f, m);
 	fputs("# HELP attrib_findings_total Fleet findings raised by the service, by kind.\n"
 	      "# TYPE attrib_findings_total counter\n",

@@ -39,9 +39,8 @@ struct table {
 
 static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct table cur, fixed; /* Slurm's (replaced on each good load), NodeAddresses */
-static struct net *nets;
-static size_t nnets;
-static bool allow_slurm, use_slurm;
+static struct allow_list allow; /* AllowFrom */
+static bool use_slurm;
 static char **statics;
 static int nstatics;
 static long refresh;
@@ -231,27 +230,91 @@ static void *refresher(void *p)
 	}
 }
 
-int nodetable_start(const struct attrib_config *conf, bool slurm, char *err, size_t errlen)
+int allow_list_set(struct allow_list *a, const char *key, char *const *items, int n, bool slurm_ok, char *err,
+		   size_t errlen)
 {
-	free(nets);
-	nets = NULL;
-	nnets = 0;
-	allow_slurm = false;
-	for (int i = 0; i < conf->nallow_from; i++) {
-		struct net n;
+	allow_list_free(a);
+	for (int i = 0; i < n; i++) {
+		struct net net, *more;
 
-		if (!strcmp(conf->allow_from[i], "slurm")) {
-			allow_slurm = true;
+		if (!strcmp(items[i], "slurm")) {
+			if (!slurm_ok) {
+				snprintf(err, errlen,
+					 "%s: slurm (the nodes) is not for this list: name addresses or "
+					 "CIDR ranges",
+					 key);
+				allow_list_free(a);
+				return -1;
+			}
+			a->slurm = true;
 			continue;
 		}
-		if (parse_net(conf->allow_from[i], &n) < 0) {
-			snprintf(err, errlen, "AllowFrom: %s is not an address, a CIDR range or slurm",
-				 conf->allow_from[i]);
+		if (parse_net(items[i], &net) < 0) {
+			snprintf(err, errlen, "%s: %s is not %s", key, items[i],
+				 slurm_ok ? "an address, a CIDR range or slurm"
+					  : "an address or a CIDR range");
+			allow_list_free(a);
 			return -1;
 		}
-		nets = realloc(nets, (nnets + 1) * sizeof(*nets));
-		nets[nnets++] = n;
+		if (!(more = realloc(a->nets, (a->n + 1) * sizeof(*a->nets)))) {
+			snprintf(err, errlen, "%s: out of memory", key);
+			allow_list_free(a);
+			return -1;
+		}
+		a->nets = more;
+		a->nets[a->n++] = net;
 	}
+	return 0;
+}
+
+void allow_list_free(struct allow_list *a)
+{
+	free(a->nets);
+	memset(a, 0, sizeof(*a));
+}
+
+void allow_list_add_self(struct allow_list *a, const struct sockaddr *sa)
+{
+	struct net n;
+	struct net *more;
+
+	if (!sa || (sa->sa_family != AF_INET && sa->sa_family != AF_INET6))
+		return;
+	to_v6(sa, &n.a);
+	n.prefix = 128;
+	/* a wildcard address (0.0.0.0, ::) names no host */
+	if (!memcmp(&n.a, &in6addr_any, sizeof(n.a)) ||
+	    (n.a.s6_addr[10] == 0xff && !n.a.s6_addr[12] && !n.a.s6_addr[13] && !n.a.s6_addr[14] &&
+	     !n.a.s6_addr[15]))
+		return;
+	if (!(more = realloc(a->nets, (a->n + 1) * sizeof(*a->nets))))
+		return;
+	a->nets = more;
+	a->nets[a->n++] = n;
+}
+
+bool allow_list_has(const struct allow_list *a, const struct sockaddr *sa)
+{
+	struct in6_addr v6;
+	bool ok = false;
+
+	if (!sa || (sa->sa_family != AF_INET && sa->sa_family != AF_INET6))
+		return false;
+	to_v6(sa, &v6);
+	for (size_t i = 0; i < a->n && !ok; i++)
+		ok = in_net(&v6, &a->nets[i]);
+	if (!ok && a->slurm) {
+		pthread_rwlock_rdlock(&lock);
+		ok = has(&cur, NULL, &v6, NULL) || has(&fixed, NULL, &v6, NULL);
+		pthread_rwlock_unlock(&lock);
+	}
+	return ok;
+}
+
+int nodetable_start(const struct attrib_config *conf, bool slurm, char *err, size_t errlen)
+{
+	if (allow_list_set(&allow, "AllowFrom", conf->allow_from, conf->nallow_from, true, err, errlen) < 0)
+		return -1;
 	for (int i = 0; i < conf->nnode_addresses; i++) {
 		const char *eq = strchr(conf->node_addresses[i], '=');
 
@@ -295,49 +358,19 @@ void nodetable_stop(void)
 	cur.e = fixed.e = NULL;
 	cur.n = fixed.n = 0;
 	pthread_rwlock_unlock(&lock);
-	free(nets);
-	nets = NULL;
-	nnets = 0;
+	allow_list_free(&allow);
 	statics = NULL;
 	nstatics = 0;
 }
 
 void nodetable_allow_self(const struct sockaddr *sa)
 {
-	struct net n;
-	struct net *more;
-
-	if (!sa || (sa->sa_family != AF_INET && sa->sa_family != AF_INET6))
-		return;
-	to_v6(sa, &n.a);
-	n.prefix = 128;
-	/* a wildcard Listen (0.0.0.0, ::) names no host */
-	if (!memcmp(&n.a, &in6addr_any, sizeof(n.a)) ||
-	    (n.a.s6_addr[10] == 0xff && !n.a.s6_addr[12] && !n.a.s6_addr[13] && !n.a.s6_addr[14] &&
-	     !n.a.s6_addr[15]))
-		return;
-	if (!(more = realloc(nets, (nnets + 1) * sizeof(*nets))))
-		return;
-	nets = more;
-	nets[nnets++] = n;
+	allow_list_add_self(&allow, sa);
 }
 
 bool nodetable_allowed(const struct sockaddr *sa)
 {
-	struct in6_addr a;
-	bool ok = false;
-
-	if (!sa || (sa->sa_family != AF_INET && sa->sa_family != AF_INET6))
-		return false;
-	to_v6(sa, &a);
-	for (size_t i = 0; i < nnets && !ok; i++)
-		ok = in_net(&a, &nets[i]);
-	if (!ok && allow_slurm) {
-		pthread_rwlock_rdlock(&lock);
-		ok = has(&cur, NULL, &a, NULL) || has(&fixed, NULL, &a, NULL);
-		pthread_rwlock_unlock(&lock);
-	}
-	return ok;
+	return allow_list_has(&allow, sa);
 }
 
 int nodetable_origin_ok(const char *node, const struct in_addr *origin, char *why, size_t whylen)

@@ -821,17 +821,19 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 	}
 	nodetable_started = true;
 	{
-		/* HttpConnections descriptors, and room for the store, the logs
-		 * and the cases beside them */
+		/* HttpConnections descriptors, DashboardConnections, and room for
+		 * the store, the logs and the cases beside them */
 		struct rlimit rl;
-		rlim_t want = (rlim_t)conf->http_connections + 256;
+		bool dash_on = conf->dashboard && !strcmp(conf->dashboard, "on");
+		rlim_t want = (rlim_t)conf->http_connections +
+			(dash_on ? (rlim_t)conf->dashboard_connections : 0) + 256;
 
 		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
 			rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
 			if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < want)
 				log_msg(LOGL_WARNING,
-					"open files limited to %lu, below HttpConnections + 256",
-					(unsigned long)rl.rlim_cur);
+					"open files limited to %lu, below HttpConnections%s + 256",
+					(unsigned long)rl.rlim_cur, dash_on ? " + DashboardConnections" : "");
 		}
 	}
 	drop_capabilities(listen_port(conf->listen));

@@ -132,6 +132,9 @@ struct metrics {
 	atomic_ulong http_refused_address; /* closed at accept: not in AllowFrom */
 	atomic_ulong http_header_timeouts; /* closed: headers slower than HttpHeaderTimeout */
 	atomic_ulong jobs_revised;	   /* diagnoses redone for late evidence */
+	/* the dashboard's: closed at accept (DashboardAllowFrom), cut at
+	 * HttpHeaderTimeout, refused for their Host (DashboardHosts) */
+	atomic_ulong dashboard_refused_address, dashboard_header_timeouts, dashboard_refused_host;
 	/* gauges of the GPU-hours lost in the last ReportWindow (store/report.h),
 	 * in thousandths, by domain; shown once computed (hours_lost_set) */
 	atomic_ullong gpu_mhours_lost[4];
@@ -488,6 +491,23 @@ void webhook_stop(void);
 
 struct sockaddr;
 struct in_addr;
+struct net;
+/* Who may connect to a server: addresses and CIDR ranges, and every
+ * address of the node table (slurm) where the list admits it. */
+struct allow_list {
+	struct net *nets;
+	size_t n;
+	bool slurm;
+};
+/* The n items of key (replacing what a held); "slurm" only when slurm_ok.
+ * -1 with a message for a bad item. */
+int allow_list_set(struct allow_list *a, const char *key, char *const *items, int n, bool slurm_ok, char *err,
+		   size_t errlen);
+/* The address a server listens on, when it names one (not 0.0.0.0 or ::):
+ * a connection from it comes from this host.  Before the server starts. */
+void allow_list_add_self(struct allow_list *a, const struct sockaddr *sa);
+bool allow_list_has(const struct allow_list *a, const struct sockaddr *sa);
+void allow_list_free(struct allow_list *a);
 /* AllowFrom and NodeAddresses of conf, and Slurm's node table when slurm
  * (refreshed every NodeTableRefresh by a thread of its own).  conf must
  * outlive nodetable_stop.  -1 with a message for a bad entry. */
@@ -544,7 +564,8 @@ int bscan_end(struct bscan *b);
 /* ---- http.c ------------------------------------------------------------ */
 
 struct http_server;
-/* The server's limits (attrib.conf's Http* keys). */
+/* A server's limits (attrib.conf's Http* keys for the intake; the
+ * dashboard's, dashboard.c), applied by httpguard.c. */
 struct http_limits {
 	unsigned connections, per_address, threads;
 	unsigned header_timeout, idle_timeout; /* seconds */
@@ -566,9 +587,6 @@ void http_stop(struct http_server *h);
  * reason.  freeaddrinfo() it. */
 struct addrinfo;
 struct addrinfo *http_listen_addr(const char *key, const char *listen, char *err, size_t errlen);
-/* libmicrohttpd's messages to the log (MHD_OPTION_EXTERNAL_LOGGER, its
- * argument the prefix: "http", "dashboard"), at debug level. */
-void http_mhd_log(void *prefix, const char *fmt, va_list ap);
 
 /* ---- serve.c ----------------------------------------------------------- */
 

@@ -144,7 +144,7 @@ chmod 0644 "$T/token"
 p=$!
 for _ in $(seq 50); do kill -0 $p 2>/dev/null || break; sleep 0.1; done
 kill -0 $p 2>/dev/null && { kill $p; wait $p; }
-check "a token file others may read: attribd refuses to start, saying so" grep -q "mode 644: others may read it" "$T/out"
+check "a token file others may read: attribd refuses to start, saying so" grep -q "mode 644: its group or other users have access to it" "$T/out"
 chmod 0600 "$T/token"
 : >"$T/attrib.log"
 dash_start "$T/tok.conf" || bad "attribd with DashboardTokenFile starts"

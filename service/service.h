@@ -352,8 +352,9 @@ const char *requeue_decision_name(enum requeue_decision d);
  * RequeueClasses is set and does not name it; not set: every class. */
 enum requeue_mode requeue_class_mode(const struct attrib_config *conf, const char *class_name, bool *listed);
 /* Whether the diagnosis names an infrastructure culprit with confidence:
- * an infra domain, neither ambiguous nor unattributed, a root cause not
- * from unauthenticated evidence, at least one culprit node.  false with
+ * an infra domain, neither ambiguous nor unattributed, a root cause
+ * vouched for (result_cause_vouched: not the job's own output alone, nor
+ * only files anyone may write), at least one culprit node.  false with
  * why. */
 bool requeue_confident(struct json_object *result, char *why, size_t whylen);
 /* Decides for the job's stored diagnosis of attempt: requeue, suggest or

@@ -24,7 +24,7 @@
 # the drains table with the finding's id, decided by "attribd (policy
 # suggest, finding N)"), node-02 is not drained; /metrics counts the
 # finding.  Runs only with ATTRIB_LIVE_TESTS=1 (else skipped, exit 77);
-# needs root.  Last line: "N passed, N failed".  About a minute.
+# needs root.  Last line: "N passed, N failed".  A few minutes (six jobs).
 #
 #   ATTRIB, SRCDIR                 the attrib program, the source tree
 #   ATTRIB_BUILDDIR                build tree (plugin/.libs, epilog/) [dir of $ATTRIB]

@@ -17,7 +17,9 @@ void usage_report(FILE *out)
 	      "the total, its share by domain (infra, user, scheduler, unknown), the\n"
 	      "groups of one dimension, the culprit nodes and switches that cost most\n"
 	      "and the hours per ISO week.  Jobs whose record has no GPU count are\n"
-	      "counted and said, not costed.\n"
+	      "counted and said, not costed.  An infrastructure verdict whose cause\n"
+	      "only the job's own output (or files anyone may write) tells of counts\n"
+	      "as unknown, and blames no culprit node or switch here.\n"
 	      "\n"
 	      "  --since AGE|DATE  jobs that ended in the last AGE (Ns, Nm, Nh, Nd;\n"
 	      "                    default 30d) or since DATE (YYYY-MM-DD, UTC)\n"
@@ -135,6 +137,11 @@ static void print_text(json_object *r)
 	for (size_t i = 0; i < 4; i++)
 		printf(" %s %.1f (%d%%)", domains[i], num(d, domains[i]), pct(num(d, domains[i]), total));
 	putchar('\n');
+	if (json_object_get_int64(get(get(r, "unvouched"), "jobs")))
+		printf("  (unknown holds %.1f GPU-hours of %lld infrastructure verdicts only the jobs'\n"
+		       "  own output or files anyone may write tell of: not counted as infra)\n",
+		       num(get(r, "unvouched"), "gpu_hours"),
+		       (long long)json_object_get_int64(get(get(r, "unvouched"), "jobs")));
 	snprintf(head, sizeof(head), "BY %s", tty(str(r, "by"), by, sizeof(by)));
 	for (char *p = head; *p; p++)
 		*p = *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p;

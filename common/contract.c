@@ -557,12 +557,32 @@ bool result_view_of(struct json_object *r, struct result_view *v)
 	v->root_class = json_str(v->root_cause, "class");
 	v->root_title = json_str(v->root_cause, "symptom");
 	v->root_device = json_str(v->root_cause, "device");
+	v->root_trust = json_str(v->root_cause, "trust");
 	v->culprit_nodes = typed(r, "culprit_nodes", json_type_array);
 	v->affected_nodes = typed(r, "affected_nodes", json_type_array);
 	v->symptoms = typed(r, "symptoms", json_type_array);
 	v->actions = typed(r, "actions", json_type_array);
 	v->coverage = typed(r, "coverage", json_type_array);
 	return true;
+}
+
+bool result_cause_vouched(const struct result_view *v)
+{
+	bool any = false;
+
+	if (v->root_cause)
+		return !v->root_trust;
+	for (size_t i = 0; i < result_array_len(v->symptoms); i++) {
+		struct json_object *s = json_object_array_get_idx(v->symptoms, i);
+		const char *role = json_str(s, "role");
+
+		if (!role || strcmp(role, "root"))
+			continue;
+		if (json_str(s, "trust"))
+			return false;
+		any = true;
+	}
+	return any;
 }
 
 size_t result_array_len(struct json_object *a)

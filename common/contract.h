@@ -63,6 +63,12 @@ int sub_domain_index(const char *sub_domain);
 /* the job's std_out/std_err read on the batch host: the job's user wrote
  * it (the service puts it in app/, never in nodes/) */
 #define ORIGIN_NAME_JOB_OUTPUT "job-output"
+/* A result's "trust" (root_cause.trust, symptoms[].trust), when nothing
+ * only root, the kernel or Slurm writes vouches for the symptom: every
+ * line of it is the job's own output (app/) or in files anyone may write
+ * (job-output), or only in the latter (unauthenticated). */
+#define TRUST_NAME_JOB_OUTPUT ORIGIN_NAME_JOB_OUTPUT
+#define TRUST_NAME_UNAUTHENTICATED "unauthenticated"
 #define EVIDENCE_MANIFEST "evidence.json"
 
 /* ---- the job record (attrib.job/v1) --------------------------------------- */
@@ -188,10 +194,19 @@ struct result_view {
 	long attempt;				       /* service: -1 when absent */
 	struct json_object *root_cause;		       /* object or NULL */
 	const char *root_code, *root_class, *root_title, *root_device;
+	const char *root_trust; /* root_cause.trust: NULL when vouched for */
 	struct json_object *culprit_nodes, *affected_nodes, *symptoms, *actions, *coverage;
 };
 /* Fills v from r (a result object); false when r is not an object. */
 bool result_view_of(struct json_object *r, struct result_view *v);
+/* Whether the diagnosis' cause is vouched for by evidence its job's user
+ * could not have written: its root cause has no "trust" or, without one
+ * (ambiguous), no candidate (symptom of role root) has.  No cause at all
+ * (unattributed, Pass) is not.  attribd's reasoning across jobs (repeat
+ * offenders, switch findings, requeue, the report's infrastructure share)
+ * counts only such diagnoses: the job's own output explains its job, it
+ * blames nothing beyond it. */
+bool result_cause_vouched(const struct result_view *v);
 /* The n-th string of a view's array (culprit_nodes, ...), or NULL. */
 const char *result_array_str(struct json_object *a, size_t n);
 size_t result_array_len(struct json_object *a);

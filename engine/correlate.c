@@ -347,12 +347,12 @@ void correlate(struct analysis *a, struct verdict *v)
 	 * the blame off the real culprit */
 	int trusted = 0;
 	for (int i = 0; i < nc; i++)
-		trusted += !c[i]->unauthenticated;
+		trusted += c[i]->trust != TRUST_UNAUTHENTICATED;
 	if (trusted && trusted < nc) {
 		int k = 0;
 
 		for (int i = 0; i < nc; i++)
-			if (!c[i]->unauthenticated)
+			if (c[i]->trust != TRUST_UNAUTHENTICATED)
 				c[k++] = c[i];
 			else
 				c[i]->role = ROLE_INTERESTING;

@@ -293,6 +293,18 @@ enum located {
 };
 const char *located_name(enum located l);
 
+/* Who vouches for a symptom, best first: the best of its lines decides.
+ * A line of a file only root, the kernel or Slurm writes (an origin
+ * "kernel" or "journal" node file, one evidence.json does not list,
+ * scheduler/, the engine's facts of job.json); else the job's own output
+ * (app/), which its user writes: it explains the job, but takes no node
+ * out of service and is never proof of a node's or a switch's fault
+ * across jobs; else only node files anyone may write (origin "file",
+ * "journal-user"): unauthenticated.  A zero symptom is vouched for. */
+enum trust { TRUST_VOUCHED = 0, TRUST_JOB_OUTPUT, TRUST_UNAUTHENTICATED };
+/* "job-output", "unauthenticated" (the result's "trust"), NULL when vouched */
+const char *trust_name(enum trust t);
+
 struct symptom {
 	const struct code *code;
 	enum aside aside;
@@ -313,7 +325,7 @@ struct symptom {
 	struct evidence *ev;
 	int nev;
 	enum role role;
-	bool unauthenticated; /* every event came from a file anyone may write */
+	enum trust trust; /* who vouches for it: its best line's writer */
 	const struct symptom *explained_by;
 	const char *refined_by;
 };

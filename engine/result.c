@@ -73,14 +73,22 @@ static struct json_object *device(const struct symptom *s)
 	return json_object_new_string(buf);
 }
 
+const char *trust_name(enum trust t)
+{
+	return t == TRUST_UNAUTHENTICATED ? TRUST_NAME_UNAUTHENTICATED
+		: t == TRUST_JOB_OUTPUT	  ? TRUST_NAME_JOB_OUTPUT
+					  : NULL;
+}
+
 /* A symptom seen only in files anyone on the node may write (evidence.json
- * origin "file" or "journal-user") is not proof: nothing that takes a node
- * out of service (drain, reboot, reset_gpu) is recommended on it. */
+ * origin "file" or "journal-user"), or only in the job's own output, is
+ * not proof: nothing that takes a node out of service (drain, reboot,
+ * reset_gpu) is recommended on it. */
 static const char *root_action(const struct symptom *r)
 {
 	const char *what = r->code->action;
 
-	if (r->unauthenticated && strcmp(what, "none") && strcmp(what, "inspect"))
+	if (r->trust != TRUST_VOUCHED && strcmp(what, "none") && strcmp(what, "inspect"))
 		return "inspect";
 	return what;
 }
@@ -111,8 +119,8 @@ static struct json_object *symptom_json(const struct analysis *a, const struct s
 		json_object_object_add(o, "rule", str(s->refined_by));
 	if (s->explained_by)
 		json_object_object_add(o, "explained_by", str(s->explained_by->code->code));
-	if (s->unauthenticated)
-		json_object_object_add(o, "trust", str("unauthenticated"));
+	if (trust_name(s->trust))
+		json_object_object_add(o, "trust", str(trust_name(s->trust)));
 	json_object_object_add(o, "evidence", evidence(a, s));
 	return o;
 }
@@ -380,8 +388,8 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 			json_object_object_add(rc, "meaning", str(v->root->code->doc));
 		if (v->root->code->resolution)
 			json_object_object_add(rc, "resolution", str(v->root->code->resolution));
-		if (v->root->unauthenticated)
-			json_object_object_add(rc, "trust", str("unauthenticated"));
+		if (trust_name(v->root->trust))
+			json_object_object_add(rc, "trust", str(trust_name(v->root->trust)));
 		/* attribd looks across jobs for losses under one switch */
 		if (v->root->code->flags & CODE_LINK_LOST)
 			json_object_object_add(rc, "lost_link", json_object_new_boolean(1));
@@ -494,14 +502,22 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 	}
 
 	char *ex = explanation(a, v, downstream, down_nodes);
-	if (v->root && !v->pass && v->root->unauthenticated) {
+	const char *dom = sub_domain_domain(sub);
+	if (v->root && !v->pass &&
+	    (v->root->trust == TRUST_UNAUTHENTICATED ||
+	     (v->root->trust == TRUST_JOB_OUTPUT && dom && !strcmp(dom, "infra")))) {
 		bool down = strcmp(root_action(v->root), v->root->code->action);
 		char *more;
 
-		if (asprintf(&more,
-			     "%s Its only evidence is in node files anyone on the node can write "
-			     "(syslog files, other users' journal entries): not proof of a fault%s%s.",
-			     ex, down ? ", so the action is inspect, not " : "",
+		/* the job's word on the infrastructure: its user's own failure
+		 * in its own output needs no such note */
+		if (asprintf(&more, "%s Its only evidence is %s%s%s.", ex,
+			     v->root->trust == TRUST_JOB_OUTPUT
+				     ? "the job's own output, which its user writes: it explains this job, "
+				       "but proves no fault of a node or switch to other jobs"
+				     : "in node files anyone on the node can write (syslog files, other "
+				       "users' journal entries): not proof of a fault",
+			     down ? ", so the action is inspect, not " : "",
 			     down ? v->root->code->action : "") < 0)
 			abort();
 		free(ex);

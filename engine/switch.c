@@ -49,6 +49,14 @@ static bool lost_link(const struct symptom *s)
 	return (s->code->flags & CODE_LINK_LOST) && s->node >= 0 && !s->aside;
 }
 
+/* A loss only the job's output or files anyone may write tell of blames
+ * no switch: a user could name two nodes under one leaf and have both
+ * spared their drains. */
+static bool vouched_loss(const struct symptom *s)
+{
+	return lost_link(s) && s->trust == TRUST_VOUCHED;
+}
+
 /* "a, b, c" (the first few) into buf */
 static void node_names(const struct analysis *a, const bool *on, char *buf, size_t len)
 {
@@ -70,7 +78,7 @@ static void node_names(const struct analysis *a, const bool *on, char *buf, size
 bool switch_blame(struct analysis *a, struct symptom **c, int nc, int *ns, struct verdict *v)
 {
 	const struct settings *set = &a->cat->set;
-	int n = a->job.nodes.n, nnodes = 0, under = 0, k = 0;
+	int n = a->job.nodes.n, nnodes = 0, said = 0, under = 0, k = 0;
 	bool *on, ok = false;
 	double until;
 	const char *which, *leaf = NULL;
@@ -85,9 +93,21 @@ bool switch_blame(struct analysis *a, struct symptom **c, int nc, int *ns, struc
 	for (int i = 0; i < nc; i++)
 		if (lost_link(c[i]) && c[i]->first <= until && !on[c[i]->node]) {
 			on[c[i]->node] = true;
+			said++;
+		}
+	memset(on, 0, (n + 1) * sizeof(bool));
+	for (int i = 0; i < nc; i++)
+		if (vouched_loss(c[i]) && c[i]->first <= until && !on[c[i]->node]) {
+			on[c[i]->node] = true;
 			nnodes++;
 		}
 	if (nnodes < set->switch_min_nodes) {
+		if (said >= set->switch_min_nodes)
+			analysis_add_coverage(a, "topology", "info",
+					      "%d nodes lost their links within %g s, %d of them in evidence "
+					      "the job's user or anyone on a node could have written: no "
+					      "switch blamed",
+					      said, set->switch_window, said - nnodes);
 		free(on);
 		return false;
 	}
@@ -133,7 +153,7 @@ bool switch_blame(struct analysis *a, struct symptom **c, int nc, int *ns, struc
 	struct symptom **rest = xcalloc(nc + 1, sizeof(*rest));
 	int nrest = 0;
 	for (int i = 0; i < nc; i++) {
-		if (lost_link(c[i]) && c[i]->first <= until) {
+		if (vouched_loss(c[i]) && c[i]->first <= until) {
 			c[i]->role = ROLE_NONE;
 			c[i]->explained_by = NULL;
 			c[k++] = c[i];

@@ -116,7 +116,8 @@ static void fold(struct symptom *t, struct symptom *s, int max_evidence)
 			     s->ev[k].text);
 		s->ev[k].text = NULL;
 	}
-	t->unauthenticated = t->unauthenticated && s->unauthenticated;
+	if (s->trust < t->trust)
+		t->trust = s->trust;
 }
 
 static struct symptom *symptom_new(struct analysis *a, const struct code *code)
@@ -238,8 +239,13 @@ void symptom_add_event(struct analysis *a, const struct event *ev)
 	if (pid && *pid && strspn(pid, "0123456789") == strlen(pid))
 		add_pid(s, atol(pid));
 	add_evidence(s, a->cat->set.max_evidence, ev->file, ev->line, ev->time, ev->text, ev->text_len, NULL);
-	/* one line from a file only root or the kernel writes vouches for it */
-	s->unauthenticated = (s->count ? s->unauthenticated : true) && ev->low_trust;
+	/* one line from a file only root or the kernel writes vouches for it;
+	 * else one of the job's own output makes it the job's word */
+	enum trust t = ev->low_trust	 ? TRUST_UNAUTHENTICATED
+		: (ev->source & SRC_APP) ? TRUST_JOB_OUTPUT
+					 : TRUST_VOUCHED;
+	if (!s->count || t < s->trust)
+		s->trust = t;
 	observe(s, ev->time, ev->approx, 1);
 }
 

@@ -15,6 +15,7 @@ enum { EXIT_USAGE = 1, EXIT_RULES = 3 };
 static void usage(FILE *out)
 {
 	fputs("Usage: attribd [--config FILE] [--foreground] [--rules DIR]\n"
+	      "       attribd --check [--config FILE]\n"
 	      "\n"
 	      "Runs the service of the live pipeline (doc/live-pipeline.md): takes job\n"
 	      "records from SpoolDir/jobs and node bundles on POST /v1/bundle (MUNGE),\n"
@@ -29,23 +30,31 @@ static void usage(FILE *out)
 	      "  --rules DIR     rule catalog when attrib.conf has no RulesDir (default:\n"
 	      "                  $ATTRIB_RULES, then rules/ beside the program, then\n"
 	      "                  " RULESDIR ")\n"
+	      "  --check         tell, from this host, which nodes' bundles are or would\n"
+	      "                  be refused and why (their addresses, what their names\n"
+	      "                  resolve to here, this host's munged, the refusals of the\n"
+	      "                  last day), and whether each node's latest stored bundle\n"
+	      "                  held kernel messages; then exit\n"
 	      "  -V, --version   print the version\n"
 	      "\n"
 	      "Environment: ATTRIB_MUNGE_SOCKET, munged's socket; SLURM_CONF.\n"
-	      "Exit status: 0 stopped by SIGTERM/SIGINT; 1 bad configuration or the\n"
-	      "service could not start; 3 the rule catalog is invalid.\n",
+	      "Exit status: 0 stopped by SIGTERM/SIGINT (--check: no problem seen); 1\n"
+	      "bad configuration or the service could not start; 2 (--check) a node\n"
+	      "with a problem; 3 the rule catalog is invalid.\n",
 	      out);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' }, { "foreground", no_argument, NULL, 'f' },
-		{ "rules", required_argument, NULL, 'r' },  { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },	    { NULL, 0, NULL, 0 }
-	};
+	static const struct option opts[] = { { "config", required_argument, NULL, 'c' },
+					      { "foreground", no_argument, NULL, 'f' },
+					      { "rules", required_argument, NULL, 'r' },
+					      { "help", no_argument, NULL, 'h' },
+					      { "version", no_argument, NULL, 'V' },
+					      { "check", no_argument, NULL, 'k' },
+					      { NULL, 0, NULL, 0 } };
 	const char *config = ATTRIB_CONF_DEFAULT, *rules = NULL;
-	bool foreground = false;
+	bool foreground = false, check = false;
 	struct attrib_config conf;
 	int c, rc;
 
@@ -54,6 +63,8 @@ int main(int argc, char **argv)
 			config = optarg;
 		} else if (c == 'f') {
 			foreground = true;
+		} else if (c == 'k') {
+			check = true;
 		} else if (c == 'r') {
 			rules = optarg;
 		} else if (c == 'h') {
@@ -75,6 +86,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "attribd: %s is invalid\n", config);
 		config_free(&conf);
 		return EXIT_USAGE;
+	}
+	if (check) {
+		rc = check_main(&conf, stdout);
+		config_free(&conf);
+		return rc;
 	}
 	const char *path = rules_path(conf.rules_dir ? conf.rules_dir : rules);
 	attrib_catalog *cat = attrib_catalog_load(path, stderr);

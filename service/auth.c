@@ -75,6 +75,14 @@ enum reject_reason auth_decode_kind(const char *cred, bool health, struct auth_c
 	if (r != AUTH_OK) {
 		snprintf(why, whylen, "%s",
 			 munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx) : munge_strerror(e));
+		/* a root credential out of time (a node's clock, a bundle held
+		 * past munged's TTL) still names its job and node: the refusal
+		 * is kept for that job's diagnosis (http.c) */
+		if ((r == REJ_EXPIRED || r == REJ_REWOUND) && uid == 0 && payload && !health &&
+		    !bundle_payload_parse(payload, len, &bc)) {
+			memcpy(c->job_id, bc.job_id, sizeof(c->job_id));
+			memcpy(c->node, bc.node, sizeof(c->node));
+		}
 	} else if (uid != 0) {
 		snprintf(why, whylen, "credential of uid %u, not root", (unsigned)uid);
 		r = REJ_UID;

@@ -211,9 +211,21 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 		return;
 	b = json_read_file(bpath, conf->max_bundle_bytes, JSON_MAX_DEPTH, err, sizeof(err));
 	if (!b) {
+		struct json_object *rej;
+		double since = 0;
+
+		snprintf(dir, sizeof(dir), "nodes/%s", node);
 		if (access(bpath, F_OK) == 0) {
-			snprintf(dir, sizeof(dir), "nodes/%s", node);
 			cov_add(cov, dir, "error", "bundle unreadable: %s", err);
+		} else {
+			/* the engine says the node is missing; a refusal of its
+			 * bundle since this attempt started says why */
+			if (!start || !time_parse_rfc3339(start, &since))
+				since = 0;
+			if ((rej = spool_rejection(conf->state_dir, job_id, node, since))) {
+				cov_add(cov, dir, "error", "rejected: %.400s", json_str(rej, "detail"));
+				json_object_put(rej);
+			}
 		}
 		free(bpath);
 		return;

@@ -143,6 +143,20 @@ static enum MHD_Result reject(struct MHD_Connection *c, enum reject_reason r, co
 	return reply_json(c, status[r], "error", why);
 }
 
+/* A bundle refused once its credential named its job and node is kept
+ * for the job's diagnosis (spool_note_rejection: the node's coverage
+ * entry says why) and for attribd --check. */
+static enum MHD_Result refuse_bundle(struct http_server *h, struct MHD_Connection *c, enum reject_reason r,
+				     const char *why, const struct auth_claim *claim)
+{
+	if (claim->job_id[0] && claim->node[0] &&
+	    spool_note_rejection(h->state_dir, claim->job_id, claim->node, reject_name(r), why, time(NULL)) <
+		    0)
+		log_msg(LOGL_WARNING, "cannot keep the refusal of job %s's bundle from %s: %s", claim->job_id,
+			claim->node, strerror(errno));
+	return reject(c, r, why, claim->job_id, claim->node);
+}
+
 static void upload_free(struct upload *u)
 {
 	if (!u)
@@ -310,7 +324,7 @@ static enum MHD_Result finish_bundle(struct http_server *h, struct MHD_Connectio
 		const char *bad = bundle_problem(h, u, &r, why, sizeof(why));
 
 		if (bad)
-			return reject(c, r, bad, u->claim.job_id, u->claim.node);
+			return refuse_bundle(h, c, r, bad, &u->claim);
 		if (commit(h, c, u))
 			return MHD_YES; /* suspended */
 	}
@@ -318,7 +332,7 @@ static enum MHD_Result finish_bundle(struct http_server *h, struct MHD_Connectio
 		return MHD_YES; /* (called while suspended: not by libmicrohttpd 0.9.75) */
 	if (u->commit_err) {
 		snprintf(msg, sizeof(msg), "cannot spool the bundle: %s", strerror(u->commit_err));
-		return reject(c, REJ_INTERNAL, msg, u->claim.job_id, u->claim.node);
+		return refuse_bundle(h, c, REJ_INTERNAL, msg, &u->claim);
 	}
 	atomic_fetch_add(&svc_metrics.bundles_accepted, 1);
 	log_msg(LOGL_INFO, "bundle of job %s from %s accepted (%zu bytes)", u->claim.job_id, u->claim.node,
@@ -362,14 +376,10 @@ static enum MHD_Result start_bundle(struct http_server *h, struct MHD_Connection
 		return reject(c, REJ_INTERNAL, "out of memory", NULL, NULL);
 	u->fd = -1;
 	r = auth_decode(cred, &u->claim, why, sizeof(why));
+	if (r == AUTH_OK && !nodetable_origin_ok(u->claim.node, &u->claim.origin, why, sizeof(why)))
+		r = REJ_ORIGIN;
 	if (r != AUTH_OK) {
-		enum MHD_Result ret = reject(c, r, why, u->claim.job_id, u->claim.node);
-
-		upload_free(u);
-		return ret;
-	}
-	if (!nodetable_origin_ok(u->claim.node, &u->claim.origin, why, sizeof(why))) {
-		enum MHD_Result ret = reject(c, REJ_ORIGIN, why, u->claim.job_id, u->claim.node);
+		enum MHD_Result ret = refuse_bundle(h, c, r, why, &u->claim);
 
 		upload_free(u);
 		return ret;
@@ -380,7 +390,7 @@ static enum MHD_Result start_bundle(struct http_server *h, struct MHD_Connection
 	if (u->fd < 0) {
 		u->tmp[0] = u->fd < 0 ? 0 : u->tmp[0];
 		snprintf(why, sizeof(why), "cannot spool the bundle: %s", strerror(errno));
-		enum MHD_Result ret = reject(c, REJ_INTERNAL, why, u->claim.job_id, u->claim.node);
+		enum MHD_Result ret = refuse_bundle(h, c, REJ_INTERNAL, why, &u->claim);
 
 		upload_free(u);
 		return ret;

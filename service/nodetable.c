@@ -311,7 +311,8 @@ bool allow_list_has(const struct allow_list *a, const struct sockaddr *sa)
 	return ok;
 }
 
-int nodetable_start(const struct attrib_config *conf, bool slurm, char *err, size_t errlen)
+/* AllowFrom and NodeAddresses of conf, checked; the table built once */
+static int configure(const struct attrib_config *conf, bool slurm, char *err, size_t errlen)
 {
 	if (allow_list_set(&allow, "AllowFrom", conf->allow_from, conf->nallow_from, true, err, errlen) < 0)
 		return -1;
@@ -331,6 +332,18 @@ int nodetable_start(const struct attrib_config *conf, bool slurm, char *err, siz
 	/* the first table before the first connection; slurm_init here, before
 	 * any other thread could call into libslurm */
 	nodetable_refresh();
+	return 0;
+}
+
+int nodetable_load(const struct attrib_config *conf, bool slurm, char *err, size_t errlen)
+{
+	return configure(conf, slurm, err, errlen);
+}
+
+int nodetable_start(const struct attrib_config *conf, bool slurm, char *err, size_t errlen)
+{
+	if (configure(conf, slurm, err, errlen) < 0)
+		return -1;
 	thr_stop = false;
 	if (slurm || nstatics) {
 		if (pthread_create(&thr, NULL, refresher, NULL)) {
@@ -361,6 +374,37 @@ void nodetable_stop(void)
 	allow_list_free(&allow);
 	statics = NULL;
 	nstatics = 0;
+}
+
+static void each_of(const struct table *t, const char *from, const struct table *other,
+		    void (*fn)(const char *, const char *, const char *, void *), void *arg)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		char a[INET6_ADDRSTRLEN];
+		bool seen = false;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(t->e[k].name, t->e[i].name) &&
+				!memcmp(&t->e[k].a, &t->e[i].a, sizeof(t->e[i].a));
+		for (size_t k = 0; other && k < other->n && !seen; k++)
+			seen = !strcmp(other->e[k].name, t->e[i].name) &&
+				!memcmp(&other->e[k].a, &t->e[i].a, sizeof(t->e[i].a));
+		if (seen)
+			continue;
+		if (IN6_IS_ADDR_V4MAPPED(&t->e[i].a))
+			inet_ntop(AF_INET, &t->e[i].a.s6_addr[12], a, sizeof(a));
+		else
+			inet_ntop(AF_INET6, &t->e[i].a, a, sizeof(a));
+		fn(t->e[i].name, a, from, arg);
+	}
+}
+
+void nodetable_each(void (*fn)(const char *node, const char *addr, const char *from, void *arg), void *arg)
+{
+	pthread_rwlock_rdlock(&lock);
+	each_of(&fixed, "NodeAddresses", NULL, fn, arg);
+	each_of(&cur, "Slurm's node table", &fixed, fn, arg);
+	pthread_rwlock_unlock(&lock);
 }
 
 void nodetable_allow_self(const struct sockaddr *sa)
@@ -395,8 +439,15 @@ int nodetable_origin_ok(const char *node, const struct in_addr *origin, char *wh
 		known = t.n > 0;
 		free(t.e);
 	}
-	if (!ok)
-		snprintf(why, whylen, "the credential was made on %s, %s", o,
-			 known ? "not an address of that node" : "and the node's address is unknown");
+	/* the coverage entry of the job (casebuild) and attribd --check say
+	 * this to the administrator whose munged puts the wrong address */
+	if (!ok && known)
+		snprintf(why, whylen, "credential made on %s, not an address of %s; see munged --origin", o,
+			 node);
+	else if (!ok)
+		snprintf(why, whylen,
+			 "credential made on %s, and %s has no known address (not in Slurm's node table "
+			 "nor NodeAddresses, and DNS does not resolve it)",
+			 o, node);
 	return ok;
 }

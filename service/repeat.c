@@ -9,7 +9,10 @@
  *
  * What counts is data (RepeatCauses: sub-domains and root codes); the
  * scheduler's outcomes and Pass never count whatever it lists (their
- * domains in common/contract.h).  A finding stands for RepeatWindow: no
+ * domains in common/contract.h), nor a diagnosis whose cause nobody but
+ * the job's user vouches for (its own output, files anyone may write):
+ * two users could otherwise fail three jobs of their own with a printed
+ * segfault and have a healthy node drained.  A finding stands for RepeatWindow: no
  * second one about the node is raised within it, so a node failing all
  * day gets one finding (and one drain decision) a window, not one a job. */
 #include <stdlib.h>

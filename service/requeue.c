@@ -4,8 +4,9 @@
  *
  * A requeue sends the user's job back into the queue on the word of a
  * diagnosis, so only a confident one counts (an infrastructure culprit,
- * from evidence only root could have written), and only a job its user
- * submitted requeueable.  RequeueMax bounds the loop a job failing on
+ * from evidence only root, the kernel or Slurm could have written: never
+ * the job's own output alone, which would let a user send a job away from
+ * any node it names), and only a job its user submitted requeueable.  RequeueMax bounds the loop a job failing on
  * every node would otherwise make.  Each limit refuses with its reason;
  * nothing is guessed. */
 #include <stdio.h>
@@ -62,7 +63,6 @@ enum requeue_mode requeue_class_mode(const struct attrib_config *conf, const cha
 bool requeue_confident(struct json_object *result, char *why, size_t whylen)
 {
 	struct result_view v;
-	struct json_object *trust = NULL;
 
 	if (!result_view_of(result, &v)) {
 		snprintf(why, whylen, "the stored result is not a diagnosis");
@@ -73,12 +73,13 @@ bool requeue_confident(struct json_object *result, char *why, size_t whylen)
 			 v.sub_domain ? v.sub_domain : "missing");
 		return false;
 	}
-	if (v.root_cause && json_object_object_get_ex(v.root_cause, "trust", &trust) &&
-	    !strcmp(json_object_get_string(trust), "unauthenticated")) {
-		snprintf(why, whylen,
-			 "the root cause (%s) comes from a file anyone may write (trust: "
-			 "unauthenticated)",
-			 v.root_code ? v.root_code : v.sub_domain);
+	if (!result_cause_vouched(&v)) {
+		bool own = v.root_trust && !strcmp(v.root_trust, TRUST_NAME_JOB_OUTPUT);
+
+		snprintf(why, whylen, "the root cause (%s) comes from %s (trust: %s)",
+			 v.root_code ? v.root_code : v.sub_domain,
+			 own ? "the job's own output, which its user writes" : "a file anyone may write",
+			 v.root_trust ? v.root_trust : "none");
 		return false;
 	}
 	if (!result_array_len(v.culprit_nodes)) {

@@ -226,11 +226,22 @@ struct spool_pending {
 void spool_commit_bundles(const char *state_dir, struct spool_pending *v, size_t n);
 /* A fresh temporary file for an upload in STATE/incoming/.tmp; fd or -1. */
 int spool_tmp_bundle(const char *state_dir, char *path, size_t pathlen);
+/* A refused bundle whose credential named job_id and node: kept as
+ * STATE/rejected/JOBID/NODE.json ({job_id, node, at, reason (kind),
+ * detail (why)}), replacing the one before.  0 or -1 (errno). */
+int spool_note_rejection(const char *state_dir, const char *job_id, const char *node, const char *kind,
+			 const char *why, time_t at);
+/* That record when it was made at or after since (Unix time): this
+ * attempt's, not an earlier one's; NULL when there is none. */
+struct json_object *spool_rejection(const char *state_dir, const char *job_id, const char *node,
+				    double since);
 /* Removes STATE/incoming/JOBID (the job's bundles, after attribution). */
 void spool_drop_bundles(const char *state_dir, const char *job_id);
-/* Removes incoming directories not touched for max_age seconds. */
+/* Removes incoming, done and rejected directories not touched for
+ * max_age seconds. */
 void spool_gc(const char *state_dir, long max_age);
-/* Lays out STATE: incoming/, incoming/.tmp (emptied), cases/, reconcile/. */
+/* Lays out STATE: incoming/, incoming/.tmp (emptied), cases/, reconcile/,
+ * done/, rejected/. */
 int spool_prepare(const char *state_dir, char *err, size_t errlen);
 
 /* ---- casebuild.c: the case directory of one job attempt ------------------- */
@@ -355,8 +366,9 @@ const char *requeue_decision_name(enum requeue_decision d);
  * RequeueClasses is set and does not name it; not set: every class. */
 enum requeue_mode requeue_class_mode(const struct attrib_config *conf, const char *class_name, bool *listed);
 /* Whether the diagnosis names an infrastructure culprit with confidence:
- * an infra domain, neither ambiguous nor unattributed, a root cause not
- * from unauthenticated evidence, at least one culprit node.  false with
+ * an infra domain, neither ambiguous nor unattributed, a root cause
+ * vouched for (result_cause_vouched: not the job's own output alone, nor
+ * only files anyone may write), at least one culprit node.  false with
  * why. */
 bool requeue_confident(struct json_object *result, char *why, size_t whylen);
 /* Decides for the job's stored diagnosis of attempt: requeue, suggest or
@@ -512,7 +524,12 @@ void allow_list_free(struct allow_list *a);
  * (refreshed every NodeTableRefresh by a thread of its own).  conf must
  * outlive nodetable_stop.  -1 with a message for a bad entry. */
 int nodetable_start(const struct attrib_config *conf, bool slurm, char *err, size_t errlen);
+/* The same, the table built once, without the thread (attribd --check). */
+int nodetable_load(const struct attrib_config *conf, bool slurm, char *err, size_t errlen);
 void nodetable_stop(void);
+/* Each (node, address) the table holds, once, NodeAddresses' first; from
+ * names where it came from ("NodeAddresses", "Slurm's node table"). */
+void nodetable_each(void (*fn)(const char *node, const char *addr, const char *from, void *arg), void *arg);
 /* Rebuilds the table now (the thread does it every NodeTableRefresh). */
 void nodetable_refresh(void);
 /* The address the service listens on, when it names one: a connection
@@ -522,8 +539,17 @@ void nodetable_allow_self(const struct sockaddr *sa);
 /* May this address connect?  (AllowFrom) */
 bool nodetable_allowed(const struct sockaddr *sa);
 /* Is origin (a MUNGE credential's) an address of node?  A node the table
- * does not list is resolved by DNS.  false with why. */
+ * does not list is resolved by DNS.  false with why ("credential made on
+ * A, not an address of NODE; see munged --origin"). */
 int nodetable_origin_ok(const char *node, const struct in_addr *origin, char *why, size_t whylen);
+
+/* ---- check.c: attribd --check ------------------------------------------- */
+
+/* From this host: each node's addresses its credentials are taken from,
+ * what its name resolves to here, the refusals of the last day, whether
+ * its latest stored bundle held kernel messages (doc/attribd.8).  0 no
+ * problem seen, 2 one or more, 1 a bad configuration. */
+int check_main(const struct attrib_config *conf, FILE *out);
 
 /* ---- reconcile.c ------------------------------------------------------- */
 

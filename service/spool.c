@@ -176,6 +176,66 @@ void spool_commit_bundles(const char *state_dir, struct spool_pending *v, size_t
 	}
 }
 
+/* ---- refused bundles ---------------------------------------------------
+ * A bundle refused after its credential named its job and node (made on
+ * an address that is not the node's, expired, its body not the one the
+ * credential names) would only leave that node "missing" in the job's
+ * diagnosis: an administrator whose munged puts the wrong address would
+ * see every job unattributed without a word of why.  So the HTTP thread
+ * keeps the last refusal of each (job, node) as STATE/rejected/JOBID/
+ * NODE.json, casebuild makes it the node's coverage entry when no bundle
+ * of it came, and attribd --check counts them.  One small file a (job,
+ * node), replaced, removed with the age of the spool (spool_gc). */
+
+static int rejection_path(const char *state_dir, const char *job_id, const char *node, char *buf, size_t len)
+{
+	if (!contract_valid_name(job_id) || !contract_valid_name(node))
+		return -1;
+	return snprintf(buf, len, "%s/rejected/%s/%s.json", state_dir, job_id, node) < (int)len ? 0 : -1;
+}
+
+int spool_note_rejection(const char *state_dir, const char *job_id, const char *node, const char *kind,
+			 const char *why, time_t at)
+{
+	char path[PATH_MAX], dir[PATH_MAX], when[40];
+	struct json_object *o;
+	int rc;
+
+	if (rejection_path(state_dir, job_id, node, path, sizeof(path)) < 0)
+		return -1;
+	snprintf(dir, sizeof(dir), "%s/rejected/%s", state_dir, job_id);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -1;
+	o = json_object_new_object();
+	json_object_object_add(o, "job_id", json_object_new_string(job_id));
+	json_object_object_add(o, "node", json_object_new_string(node));
+	json_object_object_add(o, "at", json_object_new_string(time_format_sec(at, when, sizeof(when))));
+	json_object_object_add(o, "reason", json_object_new_string(kind));
+	json_object_object_add(o, "detail", json_object_new_string(why));
+	svc_json_clean(o);
+	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	rc = svc_write_atomic(path, text, strlen(text));
+	json_object_put(o);
+	return rc;
+}
+
+struct json_object *spool_rejection(const char *state_dir, const char *job_id, const char *node, double since)
+{
+	char path[PATH_MAX], err[128];
+	struct json_object *o;
+	const char *at;
+	double t;
+
+	if (rejection_path(state_dir, job_id, node, path, sizeof(path)) < 0 ||
+	    !(o = json_read_file(path, 16384, 4, err, sizeof(err))))
+		return NULL;
+	if (!json_str(o, "detail") || !(at = json_str(o, "at")) || !time_parse_rfc3339(at, &t) || t < since) {
+		json_object_put(o); /* not this attempt's (an earlier one's) */
+		return NULL;
+	}
+	return o;
+}
+
 void spool_drop_bundles(const char *state_dir, const char *job_id)
 {
 	char dir[PATH_MAX];
@@ -195,9 +255,12 @@ void spool_gc(const char *state_dir, long max_age)
 	time_t now = time(NULL);
 
 	/* incoming: bundles no record came for; done: the inputs of diagnoses
-	 * kept for a late bundle to revise (serve.c), for as long */
-	for (int k = 0; k < 2; k++) {
-		snprintf(dir, sizeof(dir), "%s/%s", state_dir, k ? "done" : "incoming");
+	 * kept for a late bundle to revise (serve.c), for as long; rejected:
+	 * the refusals, as long as the bundles they stand for */
+	static const char *const kept[] = { "incoming", "done", "rejected" };
+
+	for (int k = 0; k < 3; k++) {
+		snprintf(dir, sizeof(dir), "%s/%s", state_dir, kept[k]);
 		if (!(d = opendir(dir)))
 			continue;
 		while ((e = readdir(d))) {
@@ -208,8 +271,10 @@ void spool_gc(const char *state_dir, long max_age)
 			snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
 			if (lstat(sub, &st) == 0 && now - st.st_mtime > max_age) {
 				log_msg(k ? LOGL_DEBUG : LOGL_INFO, "removing %s of job %s: %s %ld s",
-					k ? "the kept inputs" : "bundles", e->d_name,
-					k ? "diagnosed more than" : "no record for them in", max_age);
+					k == 2	    ? "the refusals"
+						: k ? "the kept inputs"
+						    : "bundles",
+					e->d_name, k ? "older than" : "no record for them in", max_age);
 				svc_rmtree(sub);
 			}
 		}
@@ -233,7 +298,8 @@ void spool_gc(const char *state_dir, long max_age)
 
 int spool_prepare(const char *state_dir, char *err, size_t errlen)
 {
-	static const char *subs[] = { "", "/incoming", "/incoming/.tmp", "/cases", "/reconcile", "/done" };
+	static const char *subs[] = { "",	    "/incoming", "/incoming/.tmp", "/cases",
+				      "/reconcile", "/done",	 "/rejected" };
 	char p[PATH_MAX];
 	struct stat st;
 

@@ -7,7 +7,10 @@
  * SwitchMinNodes nodes under one leaf (the site's topology, TopologyFile)
  * losing links within SwitchWindow of each other (by the faults' own
  * times), attribd records a fleet finding about the switch citing the
- * jobs, and its drain policy drains none of those nodes for it.  A
+ * jobs, and its drain policy drains none of those nodes for it.  Only a
+ * loss evidence the jobs' users could not have written vouches for counts
+ * (result_cause_vouched): a job's own output naming two nodes under one
+ * leaf would otherwise blame a healthy switch and spare both nodes.  A
  * diagnosis that blamed the switch itself (culprit_switch: several of one
  * job's nodes) is recorded as such a finding too. */
 #include <math.h>
@@ -34,12 +37,16 @@ struct search {
 	int njobs, nnodes;
 };
 
-/* The node and time of a result's lost link, when its root cause is one. */
+/* The node and time of a result's lost link, when its root cause is one
+ * that evidence the job's user could not have written vouches for: the
+ * job's own output names nodes at will. */
 static bool lost_link_of(struct json_object *res, const char **node, double *t)
 {
 	struct json_object *rc, *ll;
+	struct result_view v;
 
-	if (!json_object_object_get_ex(res, "root_cause", &rc) ||
+	if (!result_view_of(res, &v) || !result_cause_vouched(&v) ||
+	    !json_object_object_get_ex(res, "root_cause", &rc) ||
 	    !json_object_is_type(rc, json_type_object) || !json_object_object_get_ex(rc, "lost_link", &ll) ||
 	    !json_object_get_boolean(ll))
 		return false;
@@ -100,9 +107,11 @@ int switch_finding(const struct attrib_config *conf, store *s, struct json_objec
 	const char *node, *own = json_str(res, "culprit_switch");
 	char err[300], summary[600], list[300] = "";
 	struct topology *t;
+	struct result_view v;
 	int blamed = 0;
 
-	if (own) { /* the engine blamed it from one job's nodes */
+	if (own && result_view_of(res, &v) && result_cause_vouched(&v)) {
+		/* the engine blamed it from one job's nodes */
 		snprintf(sw, swlen, "%s", own);
 		cite(&q, job_id, attempt, "");
 		snprintf(summary, sizeof(summary),

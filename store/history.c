@@ -43,6 +43,10 @@ int store_node_history(store *s, const char *node, long long since, const char *
 		    "  AND (r.sub_domain IN (SELECT value FROM json_each(?3))"
 		    "   OR r.root_code IN (SELECT value FROM json_each(?3)))"
 		    "  AND coalesce(r.sub_domain, '') NOT IN (SELECT value FROM json_each(?4))"
+		    /* a cause only the job's output (or files anyone may
+		     * write) tells of is the user's word: it blames no node
+		     * across jobs */
+		    "  AND r.vouched = 1"
 		    " ORDER BY t, CAST(r.job_id AS INTEGER), r.job_id, r.attempt",
 		    -1, &st, NULL) != SQLITE_OK)
 		goto done;

@@ -16,8 +16,9 @@ struct history_row {
 };
 
 /* The diagnoses naming node whose job ended (else was stored) at or after
- * since and whose sub-domain or root code is one of causes (ncauses
- * names) and whose sub-domain is none of excluded (nexcluded names): one
+ * since, whose cause is vouched for (result_cause_vouched: never the job's
+ * own output alone), whose sub-domain or root code is one of causes
+ * (ncauses names) and whose sub-domain is none of excluded (nexcluded names): one
  * row per job attempt, oldest first.  fn returning nonzero stops (and is
  * returned); -1 on error. */
 int store_node_history(store *s, const char *node, long long since, const char *const *causes, int ncauses,

@@ -15,7 +15,7 @@
 /* The failed results of [?1, ?2]: the job's end (the record's, else when
  * it was stored), its GPU-hours (NULL: not known) and its group columns. */
 #define FAILED_CTE \
-	"WITH f AS (SELECT job_id, attempt, sub_domain, user, partition, culprit_switch," \
+	"WITH f AS (SELECT job_id, attempt, sub_domain, user, partition, culprit_switch, vouched," \
 	" coalesce(ended, created) AS t," \
 	" CASE WHEN gpus IS NOT NULL AND started IS NOT NULL AND ended IS NOT NULL" \
 	"  THEN max(ended - started, 0) * gpus / 3600.0 END AS h" \
@@ -23,14 +23,21 @@
 	" AND coalesce(sub_domain, '') <> 'Pass')"
 
 /* Each failed result's hours shared among its culprit nodes (one row a
- * culprit; one with key NULL when it names none), after FAILED_CTE. */
+ * culprit; one with key NULL when it names none, or when its cause is not
+ * vouched for: the job's own word blames no node), after FAILED_CTE. */
 #define BY_NODE_CTE \
-	", g AS (SELECT n.node AS key, f.h / max(1, (SELECT count(*) FROM result_nodes m" \
-	" WHERE m.job_id = f.job_id AND m.attempt = f.attempt AND m.culprit = 1)) AS h" \
-	" FROM f LEFT JOIN result_nodes n" \
-	" ON n.job_id = f.job_id AND n.attempt = f.attempt AND n.culprit = 1)"
+	", g AS (SELECT n.node AS key, f.h / CASE WHEN f.vouched = 1 THEN max(1, (SELECT count(*)" \
+	" FROM result_nodes m WHERE m.job_id = f.job_id AND m.attempt = f.attempt AND m.culprit = 1))" \
+	" ELSE 1 END AS h FROM f LEFT JOIN result_nodes n" \
+	" ON n.job_id = f.job_id AND n.attempt = f.attempt AND n.culprit = 1 AND f.vouched = 1)"
 
-/* The domain of sub_domain as SQL, from contract.h's one list. */
+/* The culprit switch of a result whose cause is vouched for, after FAILED_CTE */
+#define SWITCH_KEY "CASE WHEN vouched = 1 THEN culprit_switch END"
+
+/* The domain of sub_domain as SQL, from contract.h's one list; an
+ * infrastructure verdict whose cause is not vouched for is "unknown": the
+ * infra share is what evidence only root, the kernel or Slurm writes
+ * shows, never a job's own word. */
 static char *domain_sql(void)
 {
 	char *sql = NULL;
@@ -40,13 +47,33 @@ static char *domain_sql(void)
 	if (!m)
 		return NULL;
 	fputs("CASE sub_domain", m);
-#define WHEN_(sd, d) fputs(" WHEN '" sd "' THEN '" d "'", m);
+#define WHEN_(sd, d) \
+	fputs(strcmp(d, "infra") ? " WHEN '" sd "' THEN '" d "'" \
+				 : " WHEN '" sd \
+				   "' THEN CASE WHEN vouched = 1 THEN 'infra' ELSE 'unknown' END", \
+	      m);
 	CONTRACT_SUB_DOMAINS(WHEN_)
 #undef WHEN_
 	fputs(" ELSE 'unknown' END", m);
 	if (fclose(m))
 		return NULL; /* sql is freed by the caller in either case */
 	return sql;
+}
+
+/* The infrastructure sub-domains as an SQL list ('InfraHW', ...), from
+ * contract.h's one list */
+static void infra_list(char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < SUB_DOMAIN_N && at < len; i++)
+		if (!strcmp(sub_domain_domain(contract_sub_domains[i]), "infra")) {
+			int k = snprintf(buf + at, len - at, "%s'%s'", at ? ", " : "",
+					 contract_sub_domains[i]);
+
+			at += k > 0 ? (size_t)k : 0;
+		}
 }
 
 static int fail(store *s, char *err, size_t errlen)
@@ -94,7 +121,7 @@ static const char *group_cte(const char *by, const char *domain, char *buf, size
 	else if (!strcmp(by, "domain"))
 		snprintf(buf, len, ", g AS (SELECT %s AS key, h FROM f)", domain);
 	else if (!strcmp(by, "switch"))
-		snprintf(buf, len, ", g AS (SELECT culprit_switch AS key, h FROM f)");
+		snprintf(buf, len, ", g AS (SELECT " SWITCH_KEY " AS key, h FROM f)");
 	else if (!strcmp(by, "sub_domain") || !strcmp(by, "user") || !strcmp(by, "partition"))
 		snprintf(buf, len, ", g AS (SELECT %s AS key, h FROM f)", by);
 	else
@@ -210,19 +237,27 @@ const char *const report_domains[REPORT_NDOMAINS] = { "infra", "user", "schedule
 static int totals(store *s, long long since, long long until, const char *domain, struct report_totals *t,
 		  char *err, size_t errlen)
 {
-	char sql[2048];
+	char sql[4096], infra[256];
 	sqlite3_stmt *st;
 
 	memset(t, 0, sizeof(*t));
-	if (!(st = prepare(s, FAILED_CTE " SELECT count(*), total(h), count(*) - count(h) FROM f", since,
-			   until)) ||
-	    sqlite3_step(st) != SQLITE_ROW) {
+	infra_list(infra, sizeof(infra));
+	/* the infrastructure verdicts domain_sql counts as unknown */
+	snprintf(sql, sizeof(sql),
+		 FAILED_CTE
+		 " SELECT count(*), total(h), count(*) - count(h),"
+		 " count(*) FILTER (WHERE coalesce(vouched, 0) <> 1 AND sub_domain IN (%s)),"
+		 " total(h) FILTER (WHERE coalesce(vouched, 0) <> 1 AND sub_domain IN (%s)) FROM f",
+		 infra, infra);
+	if (!(st = prepare(s, sql, since, until)) || sqlite3_step(st) != SQLITE_ROW) {
 		sqlite3_finalize(st);
 		return fail(s, err, errlen);
 	}
 	t->jobs = sqlite3_column_int64(st, 0);
 	t->gpu_hours = sqlite3_column_double(st, 1);
 	t->unknown_gpus = sqlite3_column_int64(st, 2);
+	t->unvouched_jobs = sqlite3_column_int64(st, 3);
+	t->unvouched_gpu_hours = sqlite3_column_double(st, 4);
 	sqlite3_finalize(st);
 	snprintf(sql, sizeof(sql), FAILED_CTE " SELECT %s AS d, total(h) FROM f GROUP BY d", domain);
 	if (!(st = prepare(s, sql, since, until)))
@@ -263,7 +298,7 @@ json_object *store_report_json(store *s, long long since, long long until, const
 			       size_t errlen)
 {
 	json_object *o = NULL, *domains, *arr;
-	char *domain = NULL, cte[1024], sw[256];
+	char *domain = NULL, cte[4096], sw[256];
 	const char *none, *sw_none;
 	struct report_totals t;
 
@@ -291,6 +326,10 @@ json_object *store_report_json(store *s, long long since, long long until, const
 	json_object_object_add(o, "domains", domains = json_object_new_object());
 	for (int i = 0; i < REPORT_NDOMAINS; i++)
 		json_object_object_add(domains, report_domains[i], hours(t.domain[i]));
+	json_object *uv = json_object_new_object();
+	json_object_object_add(uv, "jobs", json_object_new_int64(t.unvouched_jobs));
+	json_object_object_add(uv, "gpu_hours", hours(t.unvouched_gpu_hours));
+	json_object_object_add(o, "unvouched", uv);
 
 	json_object_object_add(o, "groups", arr = json_object_new_array());
 	if (add_groups(s, cte, none, since, until, t.gpu_hours, NULL, arr, err, errlen) < 0)

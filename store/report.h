@@ -38,6 +38,10 @@ extern const char *const report_domains[REPORT_NDOMAINS]; /* infra, user, schedu
 struct report_totals {
 	long long jobs, unknown_gpus;
 	double gpu_hours, domain[REPORT_NDOMAINS];
+	/* infrastructure verdicts whose cause is not vouched for (the job's
+	 * own output, files anyone may write): in domain "unknown" */
+	long long unvouched_jobs;
+	double unvouched_gpu_hours;
 };
 int store_report_totals(store *s, long long since, long long until, struct report_totals *t, char *err,
 			size_t errlen);

@@ -28,6 +28,27 @@
 	" WHEN 'text' THEN json_extract(" json ", '$.culprit_switch')" \
 	" WHEN 'object' THEN json_extract(" json ", '$.culprit_switch.name') END END)"
 
+/* Whether a result stored before the engine said "job-output" rests on
+ * evidence its job's user could not have written (migration 12): its
+ * root cause (or, without one, each candidate of role root) without a
+ * "trust", with a line shown outside app/.  Results stored since are
+ * judged by result_cause_vouched (common/contract.c) on the engine's own
+ * "trust"; this reads what the old ones show (at most a few lines of each
+ * symptom, so a cause with a node line past them counts as the job's word:
+ * less blame, never more). */
+#define VOUCHED_OF_RESULT \
+	"(CASE WHEN NOT json_valid(result_json) THEN 0" \
+	" WHEN json_type(result_json, '$.root_cause') = 'object' THEN" \
+	"  json_type(result_json, '$.root_cause.trust') IS NULL" \
+	"  AND EXISTS (SELECT 1 FROM json_each(result_json, '$.root_cause.evidence') e" \
+	"   WHERE json_extract(e.value, '$.file') NOT LIKE 'app/%')" \
+	" ELSE EXISTS (SELECT 1 FROM json_each(result_json, '$.symptoms') s" \
+	"  WHERE json_extract(s.value, '$.role') = 'root')" \
+	" AND NOT EXISTS (SELECT 1 FROM json_each(result_json, '$.symptoms') s" \
+	"  WHERE json_extract(s.value, '$.role') = 'root' AND (json_type(s.value, '$.trust') IS NOT NULL" \
+	"   OR NOT EXISTS (SELECT 1 FROM json_each(s.value, '$.evidence') e" \
+	"    WHERE json_extract(e.value, '$.file') NOT LIKE 'app/%'))) END)"
+
 /* The schema's history.  Step N brings a store from version N-1 to N
  * (PRAGMA user_version); a released step is never edited, since stores of
  * its version exist: a change is a new step at the end, and
@@ -123,6 +144,16 @@ static const char *const migrations[] = {
 	"CREATE INDEX results_report ON results(ended, created, sub_domain, gpus, started,"
 	" job_id, attempt, user, partition, culprit_switch);"
 	"UPDATE results SET culprit_switch = " SWITCH_OF("result_json") ";",
+	/* 12: whether the result's cause is vouched for by evidence its job's
+	 * user could not have written (common/contract.h,
+	 * result_cause_vouched): the fleet's reasoning (repeat offenders,
+	 * the report's infrastructure share and culprits) counts only those;
+	 * the results stored before are judged by what they show */
+	"ALTER TABLE results ADD COLUMN vouched INTEGER;"
+	"UPDATE results SET vouched = " VOUCHED_OF_RESULT ";"
+	"DROP INDEX results_report;"
+	"CREATE INDEX results_report ON results(ended, created, sub_domain, gpus, started,"
+	" job_id, attempt, user, partition, culprit_switch, vouched);",
 };
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == STORE_SCHEMA_VERSION,
 	       "STORE_SCHEMA_VERSION is the number of migrations");
@@ -385,19 +416,21 @@ out:
 	return rc;
 }
 
-/* The row's columns for attrib report (migration 6), inside the caller's
- * transaction; its switch from its result as stored.  0 or -1. */
-static int put_report_columns(store *s, const struct store_row *r)
+/* The row's columns for attrib report (migrations 11, 12), inside the
+ * caller's transaction; its switch from its result as stored, whether its
+ * cause is vouched for from the result read (v; NULL: not JSON).  0 or
+ * -1. */
+static int put_report_columns(store *s, const struct store_row *r, const struct result_view *v)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(
-		    s->db,
-		    "UPDATE results SET started=?3, gpus=?4, partition=?5, culprit_switch=" SWITCH_OF(
-			    "result_json") " WHERE job_id=?1 AND attempt=?2",
-		    -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(s->db,
+			       "UPDATE results SET started=?3, gpus=?4, partition=?5, vouched=?6, "
+			       "culprit_switch=" SWITCH_OF("result_json") " WHERE job_id=?1 AND attempt=?2",
+			       -1, &st, NULL) != SQLITE_OK)
 		return -1;
+	sqlite3_bind_int(st, 6, v && result_cause_vouched(v));
 	sqlite3_bind_text(st, 1, r->job_id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, r->attempt);
 	if (r->started > 0)
@@ -431,7 +464,7 @@ static int put_row(store *s, const struct store_row *r, const char *comment, lon
 	inserted = sqlite3_changes(s->db) > 0;
 	sqlite3_finalize(st);
 	st = NULL;
-	if (inserted && (put_nodes(s, r, v) < 0 || put_report_columns(s, r) < 0))
+	if (inserted && (put_nodes(s, r, v) < 0 || put_report_columns(s, r, v) < 0))
 		goto out;
 	if (inserted && comment) {
 		if (sqlite3_prepare_v2(s->db,
@@ -492,7 +525,7 @@ static int revise_row(store *s, const struct store_row *r, const char *comment, 
 			goto out;
 		if (i == 0 && !(changed = sqlite3_changes(s->db) > 0))
 			goto out; /* nothing to revise */
-		if (i == 0 && (put_nodes(s, r, v) < 0 || put_report_columns(s, r) < 0))
+		if (i == 0 && (put_nodes(s, r, v) < 0 || put_report_columns(s, r, v) < 0))
 			goto out;
 		sqlite3_finalize(st);
 		st = NULL;

@@ -139,6 +139,19 @@ static void check_case(const char *dir, const char *name)
 			ck_assert_msg(in_array(get(exp, "drain_ok"), json_object_get_string(get(a, "node"))),
 				      "%s: false drain of %s", name, json_object_get_string(get(a, "node")));
 	}
+	/* optional: actions that must not be given at all (a node taken out
+	 * of service on evidence the job's user wrote) */
+	struct json_object *forbid = get(exp, "forbid_actions");
+	for (size_t i = 0; forbid && i < json_object_array_length(acts); i++) {
+		struct json_object *a = json_object_array_get_idx(acts, i);
+		const char *what = json_object_get_string(get(a, "action"));
+
+		for (size_t k = 0; k < json_object_array_length(forbid); k++)
+			ck_assert_msg(strcmp(what,
+					     json_object_get_string(json_object_array_get_idx(forbid, k))),
+				      "%s: action %s on %s", name, what,
+				      get(a, "node") ? json_object_get_string(get(a, "node")) : "a switch");
+	}
 	/* optional: the root cause's code and a piece of its evidence */
 	if (get(exp, "root_code")) {
 		struct json_object *rc = get(r, "root_cause");

@@ -74,6 +74,9 @@ static struct json_object *names(const char *csv)
  * caller puts it). */
 /* the culprit_switch of the next result put, when set */
 static const char *put_switch;
+/* the trust of the next result's cause ("job-output", "unauthenticated"),
+ * when set; NULL: vouched for (each test runs in a process of its own) */
+static const char *put_trust;
 
 static struct json_object *put(const char *job, long attempt, const char *user, const char *sub,
 			       const char *code, const char *culprits, const char *affected, long long ago)
@@ -87,6 +90,17 @@ static struct json_object *put(const char *job, long attempt, const char *user, 
 	if (code) {
 		rc = json_object_new_object();
 		json_object_object_add(rc, "code", json_object_new_string(code));
+		if (put_trust)
+			json_object_object_add(rc, "trust", json_object_new_string(put_trust));
+	} else if (!strcmp(sub, "ambiguous")) { /* its causes: candidates of role root */
+		struct json_object *sy = json_object_new_array(), *c = json_object_new_object();
+
+		json_object_object_add(c, "code", json_object_new_string("cuda.illegal_address"));
+		json_object_object_add(c, "role", json_object_new_string("root"));
+		if (put_trust)
+			json_object_object_add(c, "trust", json_object_new_string(put_trust));
+		json_object_array_add(sy, c);
+		json_object_object_add(r, "symptoms", sy);
 	}
 	json_object_object_add(r, "root_cause", rc);
 	json_object_object_add(r, "culprit_nodes", names(culprits));
@@ -156,7 +170,7 @@ START_TEST(three_jobs_one_user)
 	char sum[1024];
 
 	put_only("1", 0, "alice", "UserCode", "py.segfault", "", "node-17", 3600);
-	put_only("2", 0, "alice", "unattributed", NULL, "", "node-17", 1800);
+	put_only("2", 0, "alice", "ambiguous", NULL, "", "node-17", 1800);
 	put_only("3", 0, "alice", "InfraHW", "cuda.unknown_error", "node-17", "node-17", 60);
 	ck_assert_int_eq(repeat_examine(&conf, st, "node-17", now, sum, sizeof(sum)), 0);
 	/* RepeatUsers = 1: then it is one */
@@ -188,6 +202,48 @@ START_TEST(three_jobs_two_users)
 			 "{\"job_id\":\"103\",\"attempt\":0}]");
 	/* node-18: two jobs only (103 affected, 104 culprit) */
 	ck_assert_int_eq(repeat_examine(&conf, st, "node-18", now, sum, sizeof(sum)), 0);
+}
+END_TEST
+
+static int drain_line(const struct drain_row *d, void *arg);
+
+/* Two users fail three jobs of their own on a healthy node-17 with their
+ * own output (a printed segfault, a CUDA illegal address, an ambiguous
+ * verdict of such candidates) or logger lines in syslog: causes nobody
+ * but them vouches for count 0 times; no finding, no drain decision. The
+ * same causes vouched for (a node's kernel, root's journal) still make
+ * the finding. */
+START_TEST(own_word_counts_nothing)
+{
+	static const char *const words[] = { "job-output", "unauthenticated" };
+	char sum[1024], line[512] = "";
+	struct json_object *r;
+
+	for (size_t w = 0; w < 2; w++) {
+		put_trust = words[w];
+		put_only(w ? "11" : "1", 0, "alice", "UserCode", "py.segfault", "", "node-17", 3600);
+		put_only(w ? "12" : "2", 0, "bob", "UserCode", "cuda.illegal_address", "", "node-17", 1800);
+		r = put(w ? "13" : "3", 0, "alice", "ambiguous", NULL, "node-17", "node-17", 60);
+		ck_assert_int_eq(repeat_examine(&conf, st, "node-17", now, sum, sizeof(sum)), 0);
+		repeat_after(&conf, st, r, w ? "13" : "3", 0, now);
+		json_object_put(r);
+		ck_assert_int_eq(findings_count(), 0);
+		ck_assert_int_eq(store_each_drain(st, w ? "13" : "3", drain_line, line), 0);
+		ck_assert_str_eq(line, "");
+	}
+	/* two more of the user's own and one vouched for: still two short */
+	put_trust = NULL;
+	put_only("21", 0, "carol", "InfraHW", "cuda.unknown_error", "node-17", "node-17", 30);
+	ck_assert_int_eq(repeat_examine(&conf, st, "node-17", now, sum, sizeof(sum)), 0);
+	put_only("22", 0, "dave", "UserCode", "py.segfault", "", "node-17", 20);
+	r = put("23", 0, "carol", "ambiguous", NULL, "node-17", "node-17", 10);
+	repeat_after(&conf, st, r, "23", 0, now);
+	json_object_put(r);
+	ck_assert_int_eq(findings_count(), 1);
+	ck_assert_int_eq(store_each_finding(st, 0, FINDING_REPEAT_OFFENDER, "node-17", copy_jobs, sum), 1);
+	ck_assert_str_eq(sum,
+			 "[{\"job_id\":\"21\",\"attempt\":0},{\"job_id\":\"22\",\"attempt\":0},"
+			 "{\"job_id\":\"23\",\"attempt\":0}]");
 }
 END_TEST
 
@@ -469,7 +525,7 @@ START_TEST(after_a_diagnosis)
 
 	put_only("201", 0, "alice", "UserCode", "py.segfault", "", "node-02", 600);
 	put_only("202", 0, "bob", "InfraHW", "cuda.unknown_error", "node-02", "node-02", 300);
-	r = put("203", 0, "carol", "unattributed", NULL, "", "node-01,node-02", 60);
+	r = put("203", 0, "carol", "ambiguous", NULL, "", "node-01,node-02", 60);
 	repeat_after(&conf, st, r, "203", 0, now);
 	json_object_put(r);
 	ck_assert_uint_eq(atomic_load(&svc_metrics.findings_repeat), before + 1);
@@ -553,6 +609,7 @@ int main(void)
 	tcase_add_test(t, two_jobs_below);
 	tcase_add_test(t, three_jobs_one_user);
 	tcase_add_test(t, three_jobs_two_users);
+	tcase_add_test(t, own_word_counts_nothing);
 	tcase_add_test(t, outside_the_window);
 	tcase_add_test(t, scheduler_outcomes_never_count);
 	tcase_add_test(t, named_nodes_only);

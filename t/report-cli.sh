@@ -3,8 +3,8 @@
 # (--by user, a hostile user name quoted and defused), --since, a bad --by,
 # --json with --csv.  The store is made by attrib itself (attrib drain
 # creates it), its rows written with python3's sqlite3 as attribd stores
-# them (the report's columns: started, gpus, partition, culprit_switch;
-# the culprit nodes in result_nodes).  The sums are worked out by hand
+# them (the report's columns: started, gpus, partition, culprit_switch,
+# vouched; the culprit nodes in result_nodes).  The sums are worked out by hand
 # below from these rows; store_report_json's own tests: t/report-unit.c.
 set -u
 A=${ATTRIB:-./attrib}
@@ -40,8 +40,8 @@ rows = [
 for job, sub, user, part, culprit, sw, gpus, hours, days in rows:
     ended = now - days * 86400
     db.execute("INSERT INTO results(job_id, attempt, user, sub_domain, culprits, created,"
-               " result_json, ended, started, gpus, partition, culprit_switch)"
-               " VALUES (?, 0, ?, ?, ?, ?, '{}', ?, ?, ?, ?, ?)",
+               " result_json, ended, started, gpus, partition, culprit_switch, vouched)"
+               " VALUES (?, 0, ?, ?, ?, ?, '{}', ?, ?, ?, ?, ?, 1)",
                (job, user, sub, culprit, ended + 60, ended, ended - int(hours * 3600), gpus, part, sw))
     if culprit:
         db.execute("INSERT INTO result_nodes VALUES (?, 0, ?, 1)", (job, culprit))
@@ -71,7 +71,7 @@ r = json.load(open(sys.argv[1]))
 w = sum(x["gpu_hours"] for x in r["weeks"])
 print(r["jobs"], r["gpu_hours"], r["unknown_gpus"], r["domains"], r["by"], r["groups"][0]["key"],
       r["top_nodes"][0]["node"], r["top_switches"][0]["switch"], round(w, 3), sorted(r))' "$tmp/r.json")" \
-	= "5 12.5 1 {'infra': 8.0, 'user': 4.0, 'scheduler': 0.5, 'unknown': 0.0} sub_domain InfraHW node-01 leaf-1 12.5 ['by', 'domains', 'gpu_hours', 'groups', 'jobs', 'since', 'top_nodes', 'top_switches', 'unknown_gpus', 'until', 'weeks']"
+	= "5 12.5 1 {'infra': 8.0, 'user': 4.0, 'scheduler': 0.5, 'unknown': 0.0} sub_domain InfraHW node-01 leaf-1 12.5 ['by', 'domains', 'gpu_hours', 'groups', 'jobs', 'since', 'top_nodes', 'top_switches', 'unknown_gpus', 'until', 'unvouched', 'weeks']"
 
 "$A" report --csv --by user "${C[@]}" >"$tmp/r.csv"
 check "report --csv --by user: the groups, a name with a comma and quotes quoted, a leading = defused" \
@@ -95,4 +95,24 @@ check "report --by colour: exit 1, the dimensions said" \
 check "report --json --csv: exit 1" test $? = 1
 "$A" report --since yesterday "${C[@]}" >/dev/null 2>&1
 check "report --since yesterday: exit 1" test $? = 1
+# an InfraHW verdict only the job's own output tells of (vouched 0): 2 GPUs
+# x 1 h on node-03 under leaf-3, a day ago.  Unknown, not infra; under no
+# culprit node or switch; said under the domains
+python3 - "$tmp/attrib.db" <<'EOF'
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1])
+ended = int(time.time()) - 86400
+db.execute("INSERT INTO results(job_id, attempt, user, sub_domain, culprits, created, result_json, ended,"
+           " started, gpus, partition, culprit_switch, vouched)"
+           " VALUES ('108', 0, 'mal', 'InfraHW', 'node-03', ?, '{}', ?, ?, 2, 'gpu', 'leaf-3', 0)",
+           (ended + 60, ended, ended - 3600))
+db.execute("INSERT INTO result_nodes VALUES ('108', 0, 'node-03', 1)")
+db.commit()
+EOF
+"$A" report "${C[@]}" >"$tmp/out2" 2>&1
+check "report: an infra verdict on the job's own word counts as unknown" \
+	grep -qx "  infra 8.0 (55%) user 4.0 (28%) scheduler 0.5 (3%) unknown 2.0 (14%)" "$tmp/out2"
+check "report: ... and the report says so" \
+	grep -q "unknown holds 2.0 GPU-hours of 1 infrastructure verdicts only the jobs'" "$tmp/out2"
+check "report: ... blaming no culprit node or switch" sh -c "! grep -Eq '^(node-03|leaf-3) ' '$tmp/out2'"
 finish

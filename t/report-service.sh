@@ -48,8 +48,8 @@ db = sqlite3.connect(sys.argv[1])
 now = int(time.time())
 for job, sub, gpus, secs in (("1", "UserCode", 2, 5400), ("2", "InfraNet", 8, 900),
                              ("3", "SchedTimeLimit", 1, 3600), ("4", "Pass", 8, 3600)):
-    db.execute("INSERT INTO results(job_id, attempt, sub_domain, created, result_json, ended, started, gpus)"
-               " VALUES (?, 0, ?, ?, '{}', ?, ?, ?)", (job, sub, now, now - 60, now - 60 - secs, gpus))
+    db.execute("INSERT INTO results(job_id, attempt, sub_domain, created, result_json, ended, started, gpus,"
+               " vouched) VALUES (?, 0, ?, ?, '{}', ?, ?, ?, 1)", (job, sub, now, now - 60, now - 60 - secs, gpus))
 db.commit()
 EOF
 start || { cat "$T/serve.err"; skip "attribd does not start"; }

@@ -22,6 +22,7 @@ struct fjob {
 	long attempt;
 	const char *sub, *user, *partition, *culprits, *sw;
 	long long gpus, ended, seconds;
+	const char *trust; /* the root cause's, NULL: vouched for */
 };
 
 /* The hand-worked figures of the tests below come from these:
@@ -54,6 +55,14 @@ static char *result_of(const struct fjob *j)
 	json_object_object_add(o, "outcome",
 			       json_object_new_string(strcmp(j->sub, "Pass") ? "Fail" : "Pass"));
 	json_object_object_add(o, "sub_domain", json_object_new_string(j->sub));
+	if (strcmp(j->sub, "unattributed") && strcmp(j->sub, "Pass")) { /* a cause */
+		json_object *rc = json_object_new_object();
+
+		json_object_object_add(rc, "code", json_object_new_string("x.cause"));
+		if (j->trust)
+			json_object_object_add(rc, "trust", json_object_new_string(j->trust));
+		json_object_object_add(o, "root_cause", rc);
+	}
 	json_object_object_add(o, "culprit_nodes", c);
 	if (j->sw)
 		json_object_object_add(o, "culprit_switch", json_object_new_string(j->sw));
@@ -62,6 +71,26 @@ static char *result_of(const struct fjob *j)
 	out = strdup(json_object_to_json_string(o));
 	json_object_put(o);
 	return out;
+}
+
+static void put_job(store *s, const struct fjob *j)
+{
+	char *json = result_of(j);
+	struct store_row r = {
+		.job_id = j->id,
+		.attempt = j->attempt,
+		.user = j->user,
+		.sub_domain = j->sub,
+		.culprits = j->culprits,
+		.created = j->ended + 60,
+		.started = j->ended - j->seconds,
+		.gpus = j->gpus,
+		.partition = j->partition,
+		.result_json = json,
+	};
+
+	ck_assert_int_eq(store_put(s, &r, NULL, r.created), 1);
+	free(json);
 }
 
 static store *filled(char **dir)
@@ -73,25 +102,8 @@ static store *filled(char **dir)
 	snprintf(db, sizeof(db), "%s/attrib.db", *dir);
 	s = store_open(db, false, err, sizeof(err));
 	ck_assert_msg(s != NULL, "%s", err);
-	for (size_t i = 0; i < sizeof(fixture) / sizeof(*fixture); i++) {
-		const struct fjob *j = &fixture[i];
-		char *json = result_of(j);
-		struct store_row r = {
-			.job_id = j->id,
-			.attempt = j->attempt,
-			.user = j->user,
-			.sub_domain = j->sub,
-			.culprits = j->culprits,
-			.created = j->ended + 60,
-			.started = j->ended - j->seconds,
-			.gpus = j->gpus,
-			.partition = j->partition,
-			.result_json = json,
-		};
-
-		ck_assert_int_eq(store_put(s, &r, NULL, r.created), 1);
-		free(json);
-	}
+	for (size_t i = 0; i < sizeof(fixture) / sizeof(*fixture); i++)
+		put_job(s, &fixture[i]);
 	return s;
 }
 
@@ -296,6 +308,67 @@ START_TEST(bad_by_and_empty_store)
 }
 END_TEST
 
+/* Infrastructure verdicts only the job's own output tells of (trust
+ * job-output), or files anyone may write (unauthenticated): 8 GPUs x 1 h
+ * and 2 x 1 h in W48 on node-09 under leaf-9.  They are failed jobs and
+ * keep their sub-domain, but the infra share, the culprit nodes and the
+ * switches count what evidence only root, the kernel or Slurm writes
+ * vouches for: their hours are "unknown", under no node or switch. */
+START_TEST(job_output_is_not_infra)
+{
+	static const struct fjob own[] = {
+		{ "9", 0, "InfraHW", "mal", "gpu", "node-09", "leaf-9", 8, W48, 3600, "job-output" },
+		{ "10", 0, "InfraSW", "eve", "gpu", "node-09", NULL, 2, W48, 3600, "unauthenticated" },
+	};
+	char *dir;
+	store *s = filled(&dir);
+	json_object *o, *d, *g;
+
+	for (size_t i = 0; i < 2; i++)
+		put_job(s, &own[i]);
+	o = report(s, NULL);
+	d = get(o, "domains");
+	ck_assert_int_eq(num(o, "jobs"), 9);
+	ck_assert_double_eq_tol(num(o, "gpu_hours"), 45, 0.0005);
+	ck_assert_double_eq_tol(num(d, "infra"), 25, 0.0005); /* as without them */
+	ck_assert_double_eq_tol(num(d, "unknown"), 10, 0.0005);
+	ck_assert_int_eq(num(get(o, "unvouched"), "jobs"), 2);
+	ck_assert_double_eq_tol(num(get(o, "unvouched"), "gpu_hours"), 10, 0.0005);
+	group_is(get(o, "groups"), 0, "key", "InfraHW", 3, 32); /* the diagnosis' own sub-domain */
+	g = get(o, "top_nodes");
+	ck_assert_int_eq(json_object_array_length(g), 2); /* node-01, node-02: not node-09 */
+	group_is(g, 0, "node", "node-01", 2, 20);
+	group_is(g, 1, "node", "node-02", 1, 4);
+	g = get(o, "top_switches");
+	ck_assert_int_eq(json_object_array_length(g), 2); /* leaf-1, leaf-2: not leaf-9 */
+	group_is(g, 0, "switch", "leaf-1", 1, 16);
+	json_object_put(o);
+
+	o = report(s, "node");
+	group_is(get(o, "groups"), 0, "key", "(none)", 7, 21); /* 11 before, and their 10 whole */
+	group_is(get(o, "groups"), 1, "key", "node-01", 2, 20);
+	json_object_put(o);
+	o = report(s, "domain");
+	group_is(get(o, "groups"), 0, "key", "infra", 3, 25);
+	group_is(get(o, "groups"), 1, "key", "unknown", 3, 10);
+	json_object_put(o);
+
+	/* the same verdict vouched for counts as infra, under its node */
+	static const struct fjob vouched = { "11",     0, "InfraHW", "ana", "gpu", "node-09",
+					     "leaf-9", 8, W48,	     3600,  NULL };
+	put_job(s, &vouched);
+	o = report(s, NULL);
+	ck_assert_double_eq_tol(num(get(o, "domains"), "infra"), 33, 0.0005);
+	group_is(get(o, "top_nodes"), 0, "node", "node-01", 2, 20);
+	group_is(get(o, "top_nodes"), 1, "node", "node-09", 1, 8);
+	group_is(get(o, "top_switches"), 0, "switch", "leaf-1", 1, 16);
+	group_is(get(o, "top_switches"), 1, "switch", "leaf-9", 1, 8);
+	json_object_put(o);
+	store_close(s);
+	rmtree(dir);
+}
+END_TEST
+
 /* late evidence revises a result: its hours are the revision's */
 START_TEST(revision_counts_once)
 {
@@ -343,11 +416,11 @@ START_TEST(hundred_thousand_results)
 			"BEGIN;"
 			"WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < 100000)"
 			" INSERT INTO results(job_id, attempt, user, sub_domain, created, result_json,"
-			" ended, started, gpus, partition, culprit_switch)"
+			" ended, started, gpus, partition, culprit_switch, vouched)"
 			" SELECT n, 0, 'u' || (n % 50), CASE n % 3 WHEN 0 THEN 'InfraHW'"
 			" WHEN 1 THEN 'UserCode' ELSE 'SchedTimeLimit' END, 1795000000 + n,"
 			" printf('{\"explanation\":\"%s\"}', hex(randomblob(1500))),"
-			" 1795000000 + n, 1795000000 + n - 3600, 8, 'gpu', 'leaf-' || (n % 40) FROM i;"
+			" 1795000000 + n, 1795000000 + n - 3600, 8, 'gpu', 'leaf-' || (n % 40), 1 FROM i;"
 			"INSERT INTO result_nodes SELECT job_id, 0, 'node-' || (CAST(job_id AS INTEGER) % "
 			"500),"
 			" 1 FROM results;"
@@ -390,6 +463,7 @@ int main(void)
 	tcase_add_test(t, groups_by_each_dimension);
 	tcase_add_test(t, weeks_trend);
 	tcase_add_test(t, bad_by_and_empty_store);
+	tcase_add_test(t, job_output_is_not_infra);
 	tcase_add_test(t, revision_counts_once);
 	tcase_add_test(t, hundred_thousand_results);
 	suite_add_tcase(s, t);

@@ -243,6 +243,37 @@ START_TEST(not_confident_is_refused)
 }
 END_TEST
 
+/* A user's own output naming a node's fault (a printed "CUDA error:
+ * unknown error", a forged Xid line in app/): the diagnosis explains the
+ * job (InfraHW, culprit node-02, inspect), but no requeue moves the job
+ * away from a node on its user's word, by hand or by policy; Slurm is not
+ * asked.  The same diagnosis vouched for is requeued. */
+START_TEST(own_output_never_requeues)
+{
+	struct attrib_config c;
+	struct requeue_verdict v;
+	struct fake_job j = failed_job();
+	struct json_object *r = result("InfraHW", "infra", "gpu-hardware", "\"node-02\"", "job-output");
+
+	load_conf(&c, "RequeuePolicy = auto\n");
+	for (int by_policy = 0; by_policy < 2; by_policy++) {
+		DECIDE(&c, r, 0, by_policy, &j, &v);
+		ck_assert_int_eq(v.decision, RQ_REFUSE);
+		ck_assert_str_eq(v.why,
+				 "the root cause (xid.79) comes from the job's own output, which its user "
+				 "writes (trust: job-output)");
+		ck_assert_int_eq(j.asked, 0);
+	}
+	json_object_put(r);
+	r = hw();
+	DECIDE(&c, r, 0, true, &j, &v);
+	ck_assert_int_eq(v.decision, RQ_REQUEUE);
+	ck_assert_int_eq(j.asked, 1);
+	json_object_put(r);
+	config_free(&c);
+}
+END_TEST
+
 /* ---- what Slurm says of the job ---- */
 
 static void refused(const struct attrib_config *c, struct fake_job *j, long attempt, const char *why)
@@ -414,6 +445,7 @@ int main(void)
 	tcase_add_test(t, policy_refuses_a_class_not_listed);
 	tcase_add_test(t, bad_class_mode_is_refused);
 	tcase_add_test(t, not_confident_is_refused);
+	tcase_add_test(t, own_output_never_requeues);
 	tcase_add_test(t, slurm_refusals);
 	tcase_add_test(t, requeue_max);
 	tcase_add_test(t, culprits_already_excluded);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "testutil.h"
 #include "service.h"
+#include "findings.h"
 #include "text.h"
 
 static char *hex(const char *s, size_t len, size_t chunk)
@@ -881,6 +882,100 @@ START_TEST(record_attributed_once)
 }
 END_TEST
 
+/* A job of one node (a) of user, ended a few minutes ago, its output and
+ * kernel log in a's bundle as the collector sends them (origins
+ * job-output and kernel); through serve_record, attributed at once. */
+static void one_job(struct svc *v, const char *job, const char *user, const char *out, const char *kern)
+{
+	char rel[256], buf[4096], t0[40], t1[40];
+	struct record_name rn;
+
+	time_format_sec(time(NULL) - 900, t0, sizeof(t0));
+	time_format_sec(time(NULL) - 300, t1, sizeof(t1));
+	snprintf(buf, sizeof(buf),
+		 "{\"schema\":\"attrib.job/v1\",\"job_id\":\"%s\",\"user\":\"%s\",\"nodes\":[\"a\"],"
+		 "\"start_time\":\"%s\",\"end_time\":\"%s\",\"state\":\"FAILED\",\"exit_code\":\"1:0\","
+		 "\"attempt\":0,\"std_out\":\"/home/%s/slurm-%s.out\"}",
+		 job, user, t0, t1, user, job);
+	snprintf(rel, sizeof(rel), "spool/jobs/%s.0.json", job);
+	write_file(v->dir, rel, buf);
+	snprintf(rel, sizeof(rel), "state/incoming/%s", job);
+	mkdir_p(v->dir, rel);
+	snprintf(rel, sizeof(rel), "state/incoming/%s/a.json", job);
+	snprintf(buf, sizeof(buf),
+		 "{\"schema\":\"attrib.bundle/v1\",\"job_id\":\"%s\",\"node\":\"a\",\"files\":["
+		 "{\"name\":\"slurm-%s.out\",\"source\":\"/home/%s/slurm-%s.out\",\"stream\":\"std_out\","
+		 "\"origin\":\"job-output\",\"text\":\"%s\"},"
+		 "{\"name\":\"kmsg.log\",\"source\":\"/dev/kmsg\",\"origin\":\"kernel\",\"text\":\"%s\"}],"
+		 "\"ranks\":[],\"coverage\":[]}",
+		 job, job, user, job, out, kern);
+	write_file(v->dir, rel, buf);
+	snprintf(rel, sizeof(rel), "%s.0.json", job);
+	ck_assert_int_eq(spool_parse_name(rel, &rn), 0);
+	snprintf(buf, sizeof(buf), "%s/spool/jobs", v->dir);
+	ck_assert_int_eq(serve_record(&v->conf, v->cat, v->s, buf, rel, &rn, time(NULL)), 1);
+}
+
+static int count_finding(const struct finding_row *f, void *arg)
+{
+	(void)f;
+	++*(int *)arg;
+	return 0;
+}
+
+/* Finding 4 of the review: two users fail three jobs of their own on a
+ * healthy node with their own output (a segfault, a CUDA illegal
+ * address), the real engine and rules, the service's own path after each
+ * diagnosis.  Their causes are the job's word (trust job-output): no
+ * repeat-offender finding, no drain decision.  Three jobs whose cause the
+ * node's kernel tells of make one. */
+START_TEST(own_output_makes_no_repeat_offender)
+{
+	static const char quiet[] = "2026-01-01T00:00:00+00:00 a kernel: eth0: link up\\n";
+	struct svc v;
+	char kern[512], t[40];
+	int n = 0;
+
+	svc_setup(&v, 120);
+	attrib_catalog_free(v.cat);
+	v.cat = attrib_catalog_load(SRCDIR "/rules", stderr);
+	ck_assert_ptr_nonnull(v.cat);
+	ck_assert_int_eq(repeat_causes_default(&v.conf, v.cat), 0); /* as attribd does */
+	one_job(&v, "81", "alice", "step 1\\nSegmentation fault (core dumped)\\n", quiet);
+	one_job(&v, "82", "bob", "RuntimeError: CUDA error: an illegal memory access was encountered\\n",
+		quiet);
+	one_job(&v, "83", "alice", "Fatal Python error: Segmentation fault\\n", quiet);
+	ck_assert_int_eq(store_each_finding(v.s, 0, NULL, NULL, count_finding, &n), 0);
+	ck_assert_int_eq(n, 0);
+	char *text = store_get(v.s, "83", 0, NULL);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(strstr(text, "\"trust\":\"job-output\""), "%s", text);
+	free(text);
+	struct json_object *drains = json_object_new_array();
+	for (int j = 81; j <= 83; j++) {
+		char id[8];
+
+		snprintf(id, sizeof(id), "%d", j);
+		ck_assert_int_eq(store_each_drain(v.s, id, drain_line, drains), 0);
+	}
+	ck_assert_int_eq(json_object_array_length(drains), 0);
+
+	/* a GPU fallen off the bus, in the node's kernel ring, three times */
+	time_format_sec(time(NULL) - 600, t, sizeof(t));
+	snprintf(kern, sizeof(kern),
+		 "%s a kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, GPU has fallen off the "
+		 "bus.\\n",
+		 t);
+	one_job(&v, "84", "carol", "step 1\\n", kern);
+	one_job(&v, "85", "dave", "step 1\\n", kern);
+	one_job(&v, "86", "carol", "step 1\\n", kern);
+	ck_assert_int_eq(store_each_finding(v.s, 0, NULL, "a", count_finding, &n), 0);
+	ck_assert_int_eq(n, 1);
+	json_object_put(drains);
+	svc_teardown(&v);
+}
+END_TEST
+
 START_TEST(record_waits_for_bundles)
 {
 	struct svc v;
@@ -1288,6 +1383,7 @@ int main(void)
 	tcase_set_timeout(t, 30);
 	tcase_add_test(t, record_attributed_once);
 	tcase_add_test(t, record_waits_for_bundles);
+	tcase_add_test(t, own_output_makes_no_repeat_offender);
 	tcase_add_test(t, record_not_attributed);
 	tcase_add_test(t, record_of_ordinary_user_refused);
 	tcase_add_test(t, service_strings_cleaned);

@@ -253,6 +253,44 @@ START_TEST(ended_filled_in)
 }
 END_TEST
 
+/* Step 12 on the previous release's results: job 500's and 501's root
+ * cause, an Xid 149 in node-02's kernel log, is vouched for; 502's, a
+ * CUDA NVLink error only the job's own output (app/) shows, is not (the
+ * fleet's reasoning does not count it); a result that is not JSON is not.
+ * A result stored since is judged on its own "trust". */
+START_TEST(vouched_filled_in)
+{
+	char *d = tmpdir(), db[600], err[512];
+	sqlite3 *raw;
+	store *s;
+
+	make_store(d, "v3-0.1.0.sql", db, sizeof(db));
+	ck_assert_int_eq(sqlite3_open(db, &raw), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(raw,
+				      "INSERT INTO results(job_id, attempt, created, result_json)"
+				      " VALUES('503', 0, 1, 'not json')",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(raw);
+	s = store_open(db, false, err, sizeof(err));
+	ck_assert_msg(s != NULL, "%s", err);
+	store_close(s);
+	ck_assert_int_eq(raw_int(db, "SELECT vouched FROM results WHERE job_id='500' AND attempt=0"), 1);
+	ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM results WHERE job_id='501' AND vouched=1"), 2);
+	ck_assert_int_eq(raw_int(db, "SELECT vouched FROM results WHERE job_id='502'"), 0);
+	ck_assert_int_eq(raw_int(db, "SELECT vouched FROM results WHERE job_id='503'"), 0);
+	s = store_open(db, false, err, sizeof(err));
+	struct store_row r = { .job_id = "504",
+			       .created = 2,
+			       .result_json = "{\"root_cause\":{\"code\":\"x\",\"trust\":\"job-output\","
+					      "\"evidence\":[{\"file\":\"nodes/n/kern.log\"}]}}" };
+	ck_assert_int_eq(store_put(s, &r, NULL, 2), 1);
+	store_close(s);
+	ck_assert_int_eq(raw_int(db, "SELECT vouched FROM results WHERE job_id='504'"), 0);
+	rmtree(d);
+}
+END_TEST
+
 /* A step that fails (here: the column it adds is there already) leaves the
  * store as it was: its version, its rows, no half-applied step. */
 START_TEST(failed_step_rolls_back)
@@ -322,6 +360,7 @@ int main(void)
 	tcase_add_test(tc, from_previous_release);
 	tcase_add_test(tc, readers_upgrade_first);
 	tcase_add_test(tc, ended_filled_in);
+	tcase_add_test(tc, vouched_filled_in);
 	tcase_add_test(tc, failed_step_rolls_back);
 	tcase_add_test(tc, newer_empty_new);
 	suite_add_tcase(su, tc);

@@ -56,9 +56,17 @@ static void teardown(void)
 	rmtree(dir);
 }
 
+/* the trust of the next diagnosis' root cause ("job-output", ...); NULL:
+ * vouched for (each test runs in a process of its own) */
+static const char *diag_trust;
+
 /* A diagnosis blaming a lost link (or a GPU) on node at time t, stored. */
 static struct json_object *diag(const char *job, const char *node, const char *time, bool lost_link)
 {
+	char trust[64] = "";
+
+	if (diag_trust)
+		snprintf(trust, sizeof(trust), ",\"trust\":\"%s\"", diag_trust);
 	char text[1024];
 	struct json_object *r;
 	struct result_view v;
@@ -66,12 +74,12 @@ static struct json_object *diag(const char *job, const char *node, const char *t
 	snprintf(text, sizeof(text),
 		 "{\"schema\":\"attrib.result/"
 		 "v1\",\"job_id\":\"%s\",\"sub_domain\":\"%s\",\"domain\":\"infra\","
-		 "\"root_cause\":{\"code\":\"%s\",\"class\":\"%s\",\"node\":\"%s\",\"time\":\"%s\"%s},"
+		 "\"root_cause\":{\"code\":\"%s\",\"class\":\"%s\",\"node\":\"%s\",\"time\":\"%s\"%s%s},"
 		 "\"culprit_nodes\":[\"%s\"],\"affected_nodes\":[\"%s\"],"
 		 "\"actions\":[{\"node\":\"%s\",\"action\":\"drain\",\"reason\":\"r\"}]}",
 		 job, lost_link ? "InfraNet" : "InfraHW", lost_link ? "net.link_down" : "xid.79",
 		 lost_link ? "network-link" : "gpu-hardware", node, time,
-		 lost_link ? ",\"lost_link\":true" : "", node, node, node);
+		 lost_link ? ",\"lost_link\":true" : "", trust, node, node, node);
 	r = json_tokener_parse(text);
 	ck_assert_ptr_nonnull(r);
 	result_view_of(r, &v);
@@ -192,14 +200,25 @@ START_TEST(min_nodes_setting)
 }
 END_TEST
 
+/* a diagnosis that blamed leaf2 itself, its root cause's trust as given */
+static struct json_object *in_job(const char *job, const char *trust)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "{\"job_id\":\"%s\",\"sub_domain\":\"InfraNet\",\"domain\":\"infra\","
+		 "\"root_cause\":{\"code\":\"nccl.ib_port_error\",\"node\":\"gpu-s03\",\"lost_link\":true,"
+		 "\"time\":\"2026-11-20T10:40:21Z\"%s%s%s},\"culprit_switch\":\"leaf2\","
+		 "\"switch_nodes\":[\"gpu-s03\",\"gpu-s04\"],\"culprit_nodes\":[],\"actions\":[{\"switch\":"
+		 "\"leaf2\",\"action\":\"inspect\",\"reason\":\"r\"}]}",
+		 job, trust ? ",\"trust\":\"" : "", trust ? trust : "", trust ? "\"" : "");
+	return json_tokener_parse(text);
+}
+
 START_TEST(in_job_switch_recorded)
 {
 	char sw[64] = "";
-	struct json_object *r = json_tokener_parse(
-		"{\"job_id\":\"9301\",\"sub_domain\":\"InfraNet\",\"domain\":\"infra\",\"culprit_switch\":"
-		"\"leaf2\","
-		"\"switch_nodes\":[\"gpu-s03\",\"gpu-s04\"],\"culprit_nodes\":[],\"actions\":[{\"switch\":"
-		"\"leaf2\",\"action\":\"inspect\",\"reason\":\"r\"}]}");
+	struct json_object *r = in_job("9301", NULL);
 	int n = 0;
 
 	ck_assert_int_eq(switch_finding(&conf, st, r, "9301", 0, now, sw, sizeof(sw)), 1);
@@ -210,6 +229,40 @@ START_TEST(in_job_switch_recorded)
 	ck_assert_int_eq(store_each_drain(st, "9301", refused_row, &n), 0);
 	ck_assert_int_eq(n, 2); /* each node under it, none drained */
 	json_object_put(r);
+}
+END_TEST
+
+/* Lost links only the jobs' own output tells of (NCCL port errors a user
+ * prints naming two nodes under leaf1), or files anyone may write: no
+ * switch finding, so neither node's drain is refused for a switch; a
+ * diagnosis that blamed a switch on them (an engine before trust) is not
+ * recorded either.  Vouched for, the same losses blame the switch. */
+START_TEST(own_word_blames_no_switch)
+{
+	char sw[64] = "";
+	struct json_object *r;
+
+	diag_trust = "job-output";
+	ck_assert_int_eq(check(diag("9501", "gpu-s01", "2026-11-20T10:40:21Z", true), "9501", sw), 0);
+	ck_assert_int_eq(check(diag("9502", "gpu-s02", "2026-11-20T10:40:23Z", true), "9502", sw), 0);
+	diag_trust = "unauthenticated";
+	ck_assert_int_eq(check(diag("9503", "gpu-s02", "2026-11-20T10:40:24Z", true), "9503", sw), 0);
+	r = in_job("9504", "job-output");
+	ck_assert_int_eq(switch_finding(&conf, st, r, "9504", 0, now, sw, sizeof(sw)), 0);
+	json_object_put(r);
+	ck_assert_int_eq(count_findings(), 0);
+	/* one vouched loss beside them is one node: still no switch */
+	diag_trust = NULL;
+	ck_assert_int_eq(check(diag("9505", "gpu-s01", "2026-11-20T10:40:25Z", true), "9505", sw), 0);
+	ck_assert_int_eq(count_findings(), 0);
+	/* a second vouched one under the same leaf: the switch, citing those two */
+	r = diag("9506", "gpu-s02", "2026-11-20T10:40:26Z", true);
+	ck_assert_int_eq(switch_finding(&conf, st, r, "9506", 0, now, sw, sizeof(sw)), 1);
+	json_object_put(r);
+	char *jobs = NULL;
+	ck_assert_int_eq(store_each_finding(st, 0, FINDING_SWITCH, "leaf1", grab_finding, &jobs), 1);
+	ck_assert_str_eq(jobs, "[{\"job_id\":\"9506\",\"attempt\":0},{\"job_id\":\"9505\",\"attempt\":0}]");
+	free(jobs);
 }
 END_TEST
 
@@ -265,6 +318,7 @@ int main(void)
 	tcase_add_test(t, other_leaf_window_and_kind);
 	tcase_add_test(t, min_nodes_setting);
 	tcase_add_test(t, in_job_switch_recorded);
+	tcase_add_test(t, own_word_blames_no_switch);
 	tcase_add_test(t, no_topology);
 	tcase_add_test(t, copied_into_case);
 	suite_add_tcase(s, t);

@@ -2746,6 +2746,29 @@ def case_trap_spool_script_vanished():
 # --- end of traps
 
 
+def case_trap_stepd_banner_in_output():
+    """The user's own script prints slurmstepd's "STEPD TERMINATED ... DUE TO JOB NOT ENDING WITH SIGNALS" banner naming
+    hpc-c052 and exits 1.  slurmstepd writes that banner to slurmd's log on the node (and slurmctld logs "Kill task
+    failed"); neither says a word here, and the nodes are quiet.  Read from app/ it made hpc-c052 the InfraSW culprit, to
+    reboot."""
+    nodes = ['hpc-c051', 'hpc-c052']
+    c = Case('trap-stepd-banner-in-output', job_id=88811, nodes=nodes, start='2026-11-18T09:00:00Z', end='2026-11-18T09:20:41Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', time_limit='04:00:00',
+             cluster='hpc', user='mal', partition='gpu', jobname='probe', ipbase='10.17.0.')
+    for n in nodes:
+        c.standard_node(n, noise=40)
+        c.write_node(n, [('syslog', 'rfc3339', 'all')])
+    tf = T('2026-11-18T09:20:30Z')
+    app = script_banner(c) + c.nccl_init('2.21.5')
+    app += c.progress(c.start + sec(60), tf - sec(120), dt.timedelta(minutes=2), stamp='iso', tflops=150)
+    app += ['slurmstepd: error: *** STEP 88811.0 STEPD TERMINATED ON hpc-c052 AT 2026-11-18T09:19:02 DUE TO JOB NOT '
+            'ENDING WITH SIGNALS ***', '+ exit 1']
+    c.app['slurm-88811.out'] = app
+    c.write({'sub_domain': ['unattributed'], 'culprit_nodes': [], 'drain_ok': [], 'forbid_actions': ['reboot', 'drain', 'reset_gpu'],
+             'why': 'The only STEPD TERMINATED banner is in the job\'s own output, which its user writes; slurmd\'s log and '
+                    'slurmctld\'s say nothing of an unkillable step, and the nodes are quiet. No cause, no node to reboot.'})
+
+
 # ===========================================================================
 # Node tool output as node evidence (rules/80-node-tools.yaml): saved
 # nvidia-smi, nvidia-smi -q, dcgmi diag, ibstat dumps under nodes/NODE/.
@@ -3215,6 +3238,8 @@ CASES += [
 ]
 # a hang localised only by its lagging rank (that node inspected); a batch-step line on the batch host
 CASES += [case_trap_desync_lagging_only, case_trap_spool_script_vanished]
+# a slurmstepd banner printed by the job itself
+CASES += [case_trap_stepd_banner_in_output]
 
 CASES += [
     case_cancelled_foreign_node_down, case_node_fail_after_foreign, case_single_node_ecc_app_only, case_timeout_silent_hang,

@@ -3219,6 +3219,104 @@ def case_peers_lose_one_node():
                     'or elsewhere shows why: no cause to name, pz-03 is the node to inspect.'})
 
 
+
+# ---- driver stack, containers, BMC (rules 15-nvidia-driver, 75-containers, 55-bmc) ----
+
+def case_fm_version_mismatch():
+    """A driver update and reboot of one HGX node just before the job: nv-fabricmanager refuses the new driver (its
+    package was left at the old version), so every rank on that node fails CUDA init with error 802; the other
+    node's ranks lose their peers."""
+    nodes = ['hgx-c11', 'hgx-c12']
+    c = Case('fm-version-mismatch', job_id=612040, nodes=nodes, start='2026-06-09T14:00:00Z', end='2026-06-09T14:02:31Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', time_limit='1-00:00:00',
+             cluster='hx', user='mei', partition='hgx', jobname='sft-70b', ipbase='10.70.4.', driver='570.133.20')
+    bad = 'hgx-c12'
+    c.standard_node(nodes[0], noise=40)
+    # back from maintenance two and a half minutes before the job, which had waited for it
+    c.boot_seq(bad, c.start - sec(150))
+    tb = c.boot[bad]
+    c.noise(bad, tb + sec(90), c.end + sec(1200), 20)
+    c.job_slurmd(bad)
+    c.log(bad, tb + sec(31), 'systemd[1]', 'Starting NVIDIA fabric manager service...')
+    c.log(bad, tb + sec(33.4), 'nv-fabricmanager[2291]', "fabric manager NVIDIA GPU driver interface version 565.57.01 don't match "
+                                                       'with driver version 570.133.20. Please update with matching NVIDIA driver package.')
+    c.log(bad, tb + sec(33.5), 'systemd[1]', 'nvidia-fabricmanager.service: Control process exited, code=exited, status=1/FAILURE')
+    c.log(bad, tb + sec(33.5), 'systemd[1]', "nvidia-fabricmanager.service: Failed with result 'exit-code'.")
+    c.log(bad, tb + sec(33.6), 'systemd[1]', 'Failed to start NVIDIA fabric manager service.')
+    for n in nodes:
+        c.write_node(n, [('journal.txt', 'iso', 'all')])
+    tf = c.start + sec(41)
+    app = script_banner(c)
+    for r in c.ranks:
+        if r.node == bad:
+            app += [f'[rank{r.rank}]: Traceback (most recent call last):',
+                    f'[rank{r.rank}]:   File "/opt/sft/train.py", line 61, in <module>',
+                    f'[rank{r.rank}]:     torch.cuda.set_device(local_rank)',
+                    f'[rank{r.rank}]: RuntimeError: CUDA error: system not yet initialized']
+    for r in c.ranks[::8]:
+        if r.node != bad:
+            app += torch_nccl_error('2.5', r.rank, 1, tf + sec(12), 'remote', '2.23.4')[:2]
+    app += [f'srun: error: {bad}: task 1: Exited with exit code 1', f'srun: error: {nodes[0]}: task 0: Exited with exit code 1']
+    c.app['slurm-612040.out'] = app
+    c.write({'sub_domain': ['InfraSW'], 'culprit_nodes': [bad], 'drain_ok': [], 'root_code': 'fm.version_mismatch',
+             'evidence_contains': "don't match with driver version",
+             'why': f'{bad} came back from a driver update with a fabric manager of the previous version; nv-fabricmanager refused '
+                    'to start, so CUDA on that NVSwitch node reports "system not yet initialized" (802). The node needs the matching '
+                    'fabric manager package; a reboot alone does not help.'})
+
+
+def case_apptainer_bind_missing():
+    """Every task's apptainer exec dies before the program starts: the job binds a scratch directory that the purge
+    removed. Apptainer prints the missing source; the job's own configuration."""
+    nodes = ['cpu-a101', 'cpu-a102']
+    c = Case('apptainer-bind-missing', job_id=77120, nodes=nodes, start='2026-03-02T08:00:00Z', end='2026-03-02T08:00:07Z',
+             state='FAILED', exit_code='255:0', reason='NonZeroExitCode', time_limit='04:00:00', gpus=4, pci=PCI_4GPU,
+             cluster='cm', user='tom', partition='gpu', jobname='md-run', ipbase='10.12.3.')
+    for n in nodes:
+        c.standard_node(n, noise=35)
+        c.write_node(n, [('syslog', 'rfc3164', 'all')])
+    app = script_banner(c, ['+ apptainer exec --nv --bind /scratch/tom/run-0117:/data /apps/images/gromacs-2025.sif gmx mdrun -s /data/topol.tpr'])
+    for i, n in enumerate(nodes):
+        app += ["FATAL:   container creation failed: mount hook function failure: mount /scratch/tom/run-0117->/data error: "
+                "while mounting /scratch/tom/run-0117: mount source /scratch/tom/run-0117 doesn't exist",
+                f'srun: error: {n}: task {i}: Exited with exit code 255']
+    c.app['slurm-77120.out'] = app
+    c.write({'sub_domain': ['UserConfig'], 'culprit_nodes': [], 'drain_ok': [],
+             'evidence_contains': 'run-0117 doesn\'t exist',
+             'why': 'The job binds /scratch/tom/run-0117, which no longer exists (scratch purge); Apptainer refused to create the '
+                    'container on every node. The job\'s bind list must change; the nodes are fine.'})
+
+
+def case_bmc_sel_memory_ue():
+    """A rank dies of SIGBUS in the middle of the job and the others lose it; no kernel log was collected, but the epilog
+    saved the node's SEL: an uncorrectable ECC on one DIMM at that minute (older correctable ones, one deasserted)."""
+    nodes = ['sm-n041', 'sm-n042', 'sm-n043']
+    c = Case('bmc-sel-memory-ue', job_id=300911, nodes=nodes, start='2026-05-18T22:00:00Z', end='2026-05-19T03:47:12Z',
+             state='FAILED', exit_code='135:0', reason='NonZeroExitCode', time_limit='1-00:00:00', gpus=4, pci=PCI_4GPU,
+             cluster='sm', user='ines', partition='gpu', jobname='cfd-les', ipbase='10.44.1.')
+    bad = 'sm-n042'
+    tf = T('2026-05-19T03:41:09Z')
+    c.node_files = {bad: {'ipmi-sel-elist.txt': '\n'.join([
+        '   1 | 01/07/26 | 10:02:11 UTC | Event Logging Disabled #0x07 | Log area reset/cleared | Asserted',
+        '  2a | 03/30/26 | 17:44:50 UTC | Memory #0x87 | Correctable ECC | Asserted',
+        '  2b | 03/30/26 | 17:44:52 UTC | Memory #0x87 | Correctable ECC | Deasserted',
+        '  3c | 05/19/26 | 03:41:07 UTC | Memory CPU1_DIMM_C1 | Uncorrectable ECC | Asserted',
+    ]) + '\n'}}
+    r = next(x for x in c.ranks if x.node == bad and x.local == 1)
+    app = script_banner(c) + c.nccl_init('2.21.5', hcas=2)
+    app += c.progress(c.start + sec(60), tf, dt.timedelta(minutes=5), stamp='iso', tflops=95)
+    for x in c.ranks[::3]:
+        if x.node != bad:
+            app += torch_nccl_error('2.4', x.rank, 70211, tf + sec(20), 'remote', '2.21.5')[:2]
+    app += [f'srun: error: {bad}: task {r.rank}: Bus error (core dumped)',
+            f'srun: error: {nodes[0]}: task 0: Exited with exit code 1', f'srun: error: {nodes[2]}: task 8: Exited with exit code 1']
+    c.app['slurm-300911.out'] = app
+    c.write({'sub_domain': ['InfraHW'], 'culprit_nodes': [bad], 'drain_ok': [bad], 'root_code': 'bmc.memory_ue',
+             'why': f'Rank {r.rank} on {bad} died of SIGBUS and the other ranks lost it; the node\'s SEL shows an uncorrectable '
+                    'ECC error on CPU1_DIMM_C1 at that minute (the kernel killed the process whose page was poisoned). The DIMM '
+                    'must be replaced; the older correctable errors were on another DIMM and cleared.'})
+
+
 CASES = [
     case_xid79_aer_fqdn, case_xid79_dmesg_crlf, case_xid48_64_journal, case_xid63_info_user, case_xid94_contained,
     case_xid95_uncontained, case_xid74_nvlink, case_xid149_si, case_xid119_gsp_berlin, case_xid13_app_pid,
@@ -3250,6 +3348,8 @@ CASES += [
 # node tool output
 CASES += [case_tool_smiq_remap_failure, case_tool_dcgmi_diag_fail, case_tool_ibstat_port_down,
           case_tool_healthy_user_exception, case_tool_nhc_ib_port]
+# driver stack, containers, BMC
+CASES += [case_fm_version_mismatch, case_apptainer_bind_missing, case_bmc_sel_memory_ue]
 
 if __name__ == '__main__':
     for f in CASES:

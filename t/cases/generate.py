@@ -3316,6 +3316,113 @@ def case_bmc_sel_memory_ue():
                     'ECC error on CPU1_DIMM_C1 at that minute (the kernel killed the process whose page was poisoned). The DIMM '
                     'must be replaced; the older correctable errors were on another DIMM and cleared.'})
 
+# ---- MPI launchers and fabrics (formats from Open MPI's help texts, the
+# openib BTL's handle_wc(), UCX's mlx5 CQE log and PMIx/Open MPI 5 runtime)
+
+OMPI_RETRY_HELP = """--------------------------------------------------------------------------
+The InfiniBand retry count between two MPI processes has been
+exceeded.  "Retry count" is defined in the InfiniBand spec 1.2
+(section 12.7.38):
+
+    The total number of times that the sender wishes the receiver to
+    retry timeout, packet sequence, etc. errors before posting a
+    completion error.
+
+This error typically means that there is something awry within the
+InfiniBand fabric itself.  You should note the hosts on which this
+error has occurred; it has been observed that rebooting or removing a
+particular host from the job can sometimes resolve this issue.
+
+Below is some information about the host that raised the error and the
+peer to which it was connected:
+
+  Local host:   {local}
+  Local device: mlx5_0
+  Peer host:    {peer}
+
+You may need to consult with your system administrator to get this
+problem fixed.
+--------------------------------------------------------------------------"""
+
+
+def case_mpi_ib_retry_linkdown():
+    """An Open MPI (openib) job: mc-03's HCA port lost its link; the ranks on mc-01 and mc-02 then ran out of IB retries
+    to mc-03 and mpirun tore the job down. The retry errors are the fabric's view of mc-03's link loss."""
+    nodes = ['mc-01', 'mc-02', 'mc-03']
+    c = Case('mpi-ib-retry-linkdown', job_id=550123, nodes=nodes, start='2026-09-02T10:00:00Z', end='2026-09-02T11:12:40Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', gpus=4, pci=PCI_4GPU, cluster='mc', user='ana',
+             partition='cpu', jobname='cfd', ipbase='10.60.2.')
+    for n in nodes:
+        c.standard_node(n, noise=40)
+    tf = T('2026-09-02T11:11:50.300Z')
+    c.klog('mc-03', tf, 'mlx5_core 0000:41:00.0 ibp65s0: Link down')
+    for n in nodes:
+        c.write_node(n, [('kern.log', 'rfc3339', 'kernel'), ('syslog', 'rfc3339', 'nonkernel')])
+    app = script_banner(c)
+    app += [f'step {i * 100} residual {1.0 / (i + 1):.6f}' for i in range(12)]
+    for src, rank in (('mc-01', 1), ('mc-02', 5)):
+        app += [f'[{src}][[41231,1],{rank}][btl_openib_component.c:3685:handle_wc] from {src} to: mc-03 error polling LP CQ '
+                f'with status RETRY EXCEEDED ERROR status number 12 for wr_id {0x2bf2c80 + rank:x} opcode 0  vendor error 129 qp_idx 0']
+        app += OMPI_RETRY_HELP.format(local=src, peer='mc-03').split('\n')
+    app += ['--------------------------------------------------------------------------',
+            'mpirun has exited due to process rank 1 with PID 48211 on',
+            'node mc-01 exiting improperly. There are three reasons this could occur:',
+            '--------------------------------------------------------------------------']
+    c.app['slurm-550123.out'] = app
+    c.write({'sub_domain': ['InfraNet'], 'culprit_nodes': ['mc-03'], 'drain_ok': ['mc-03'],
+             'why': 'mc-03\'s kernel logged its IB port link down; 30 s later the ranks on mc-01 and mc-02 exhausted their IB '
+                    'retries to mc-03 (RETRY EXCEEDED, status 12) and mpirun ended the job: the link, not the fabric at large.'})
+
+
+def case_mpi_pmix_mismatch():
+    """Open MPI 5 launched by srun --mpi=pmi2: every rank starts as a singleton and the program's size check exits."""
+    nodes = ['mc-21', 'mc-22']
+    c = Case('mpi-pmix-mismatch', job_id=550200, nodes=nodes, start='2026-09-03T08:00:00Z', end='2026-09-03T08:00:41Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', gpus=4, pci=PCI_4GPU, cluster='mc', user='bo',
+             partition='cpu', jobname='solver', ipbase='10.60.3.')
+    for n in nodes:
+        c.standard_node(n, noise=30)
+        c.write_node(n, [('syslog', 'rfc3339', 'all')])
+    app = script_banner(c)
+    for _ in nodes:
+        app += ['No PMIx server was reachable, but a PMI1/2 was detected.',
+                'If srun is being used to launch application,  4 singletons will be started.']
+    app += ['solver: expected 8 ranks, MPI_COMM_WORLD has 1'] * 8
+    app += ['srun: error: mc-21: tasks 0-3: Exited with exit code 1',
+            'srun: error: mc-22: tasks 4-7: Exited with exit code 1']
+    c.app['slurm-550200.out'] = app
+    c.write({'sub_domain': ['UserConfig'], 'culprit_nodes': [], 'drain_ok': [],
+             'why': 'Open MPI 5 found no PMIx server (srun used a PMI-2 plugin), so each rank started as a singleton and the '
+                    'program stopped on its size check: the launch line needs srun --mpi=pmix.'})
+
+
+def case_mpi_orte_daemon_lost():
+    """mpirun lost its orted on mc-33 in the middle of the run; nothing else on any node: mc-33 is to be inspected (no drain)."""
+    nodes = ['mc-31', 'mc-32', 'mc-33']
+    c = Case('mpi-orte-daemon-lost', job_id=550310, nodes=nodes, start='2026-09-04T20:00:00Z', end='2026-09-04T23:41:17Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', gpus=4, pci=PCI_4GPU, cluster='mc', user='cy',
+             partition='cpu', jobname='md', ipbase='10.60.4.')
+    for n in nodes:
+        c.standard_node(n, noise=40)
+        c.write_node(n, [('messages', 'rfc3164', 'all')])
+    app = script_banner(c)
+    app += [f'Step {i * 5000:>9d}  Time {i * 10.0:10.3f}  Energy {-41230.5 - i:.4f}' for i in range(20)]
+    app += ['--------------------------------------------------------------------------',
+            'ORTE has lost communication with a remote daemon.',
+            '',
+            '  HNP daemon   : [[23410,0],0] on node mc-31',
+            '  Remote daemon: [[23410,0],2] on node mc-33',
+            '',
+            'This is usually due to either a failure of the TCP network',
+            'connection to the node, or possibly an internal failure of',
+            'the daemon itself. We cannot recover from this failure, and',
+            'therefore will terminate the job.',
+            '--------------------------------------------------------------------------']
+    c.app['slurm-550310.out'] = app
+    c.write({'sub_domain': ['InfraNet'], 'culprit_nodes': ['mc-33'], 'drain_ok': [],
+             'why': 'mpirun lost its daemon on mc-33 (Open MPI: the TCP connection to the node or the daemon failed); nothing '
+                    'else explains it, so mc-33 and its link are to be inspected, not drained on this alone.'})
+
 
 CASES = [
     case_xid79_aer_fqdn, case_xid79_dmesg_crlf, case_xid48_64_journal, case_xid63_info_user, case_xid94_contained,
@@ -3350,6 +3457,9 @@ CASES += [case_tool_smiq_remap_failure, case_tool_dcgmi_diag_fail, case_tool_ibs
           case_tool_healthy_user_exception, case_tool_nhc_ib_port]
 # driver stack, containers, BMC
 CASES += [case_fm_version_mismatch, case_apptainer_bind_missing, case_bmc_sel_memory_ue]
+
+# MPI launchers and fabrics
+CASES += [case_mpi_ib_retry_linkdown, case_mpi_pmix_mismatch, case_mpi_orte_daemon_lost]
 
 if __name__ == '__main__':
     for f in CASES:

@@ -13,7 +13,9 @@ apt-get install -y -q --no-install-recommends \
 	clang libclang-rt-dev procps mount hostname \
 	slurmctld slurmd slurmdbd slurm-client mariadb-server-core mariadb-client-core \
 	dpkg-dev iproute2 util-linux passwd python3 systemd-journal-remote time \
-	debhelper lintian rpm clang-format chromium mmdebstrap
+	debhelper lintian rpm clang-format chromium mmdebstrap openssh-server openssh-client
+# (openssh-server, openssh-client: t/forged-collect.sh starts its own sshd on a
+# loopback port and tries a user name that holds a fault's words)
 # (systemd-journal-remote: t/epilog-collect.sh writes journal files with the
 # fields journald would record, e.g. a user's entry named "kernel")
 # (debhelper, lintian: make deb / dpkg-buildpackage and its check; rpm: make rpm;

@@ -20,9 +20,13 @@
 #        parameter '...'), and programs named "EDAC MC0: 1 UE" and "GPU is
 #        lost" that segfault ("EDAC MC0: 1 UE[PID]: segfault at 0 ..."):
 #        still UserCode, no culprit, no drain
+#   705  a root daemon printing what anyone chose: the test's own sshd on a
+#        loopback port logs "Invalid user GPU is lost from 127.0.0.1" into
+#        the test's journald (uid 0, origin journal) when ssh -l 'GPU is
+#        lost' tries it: still UserCode, no culprit, no drain
 # Needs root, unshare, setpriv, logger, systemd-cat, systemd-journald,
 # munged, munge, curl: skipped (77) otherwise (704 needs a C compiler and
-# user namespaces too, else it says why and is left out).
+# user namespaces too, 705 sshd and ssh: else each says why and is left out).
 set -u
 
 A=$(cd "$(dirname "${ATTRIB:-./attrib}")" && pwd)/$(basename "${ATTRIB:-./attrib}")
@@ -54,7 +58,9 @@ cleanup() {
 	[ -n "$jpid" ] && kill "$jpid" 2>/dev/null && wait "$jpid" 2>/dev/null
 	[ -n "$mpid" ] && kill "$mpid" 2>/dev/null
 	sleep 0.2
-	rm -rf "$T"
+	# (705 binds the machine's /dev under T: never delete through it)
+	mountpoint -q "$T/realdev" 2>/dev/null && umount -l "$T/realdev"
+	rm -rf --one-file-system "$T"
 }
 trap cleanup EXIT
 
@@ -275,6 +281,58 @@ k = open(c + "/nodes/node-01/kmsg.log").read()
 ok = m.get("nodes/node-01/kmsg.log", {}).get("origin") == "kernel" and \
     "Unknown parameter 'Xid (PCI:0000:3b:00): 79'" in k and "EDAC MC0: 1 UE[" in k
 sys.exit(0 if ok else 1)
+PY
+fi
+
+
+# ---- 705: a root daemon's message carrying a user name (sshd) ----
+# Before daemon rules named their writer: "GPU is lost" in sshd's line was
+# nvidia-smi's GPU lost (InfraHW node-01 drain).
+SSHD=$(command -v sshd || echo /usr/sbin/sshd)
+if [ ! -x "$SSHD" ] || ! command -v ssh >/dev/null || ! command -v ssh-keygen >/dev/null; then
+	echo "# 705 left out: no sshd, ssh or ssh-keygen"
+else
+	mkdir -p "$T/ssh" /run/sshd && chmod 0755 /run/sshd
+	ssh-keygen -q -t ed25519 -N '' -f "$T/ssh/host_key"
+	sport=$(free_port $((22000 + $$ % 20000)))
+	JS=$(($(date +%s) - 5))
+	# sshd logs through syslog(3), to /dev/log: here, the test's journald
+	# (a /dev of this mount namespace's own, with what sshd and ssh use)
+	mkdir -p "$T/realdev" && mount --bind /dev "$T/realdev" && mount -t tmpfs -o mode=0755 tmpfs /dev
+	for d in null zero full random urandom tty; do
+		touch "/dev/$d" && mount --bind "$T/realdev/$d" "/dev/$d"
+	done
+	mkdir -p /dev/pts /dev/shm && mount --bind "$T/realdev/pts" /dev/pts
+	ln -s /run/systemd/journal/dev-log /dev/log
+	"$SSHD" -D -f /dev/null -h "$T/ssh/host_key" -p "$sport" -o ListenAddress=127.0.0.1 \
+		-o PidFile="$T/ssh/pid" -o SyslogFacility=AUTH -o LogLevel=INFO -o UsePAM=no 2>"$T/ssh/err" &
+	sshpid=$!
+	for _ in $(seq 200); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$sport") 2>/dev/null && break
+		sleep 0.1
+	done
+	as_user ssh -n -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+		-o ConnectTimeout=10 -p "$sport" -l 'GPU is lost' 127.0.0.1 true >/dev/null 2>&1
+	for _ in $(seq 200); do
+		journalctl -D /run/log/journal -q -o cat --grep 'Invalid user GPU is lost' 2>/dev/null | grep -q . && break
+		sleep 0.1
+	done
+	kill "$sshpid" 2>/dev/null; wait "$sshpid" 2>/dev/null
+	umount -l /dev && umount -l "$T/realdev"
+	JE=$(($(date +%s) + 30))
+	kmsg "$T/node-02/kmsg"	# (702's Xid no longer in node-02's ring)
+	check "705: sshd (uid 0) logged the user name into the journal" \
+		sh -c "journalctl -D /run/log/journal -q -o verbose --grep 'Invalid user GPU is lost' | grep -q '_UID=0'"
+	job 705 || bad "job 705 diagnosed"
+	got=$(verdict "$T/705.json")
+	check "705: sshd's line with the user name blames nobody ($got)" test "$got" = "UserCode - - -"
+	check "705: the line is in the case, as root's journal entry (origin journal)" python3 - "$T/state/cases/705.0" <<'PY'
+import json, sys
+c = sys.argv[1]
+m = json.load(open(c + "/evidence.json"))["files"]
+j = open(c + "/nodes/node-01/journal.log").read()
+sys.exit(0 if m.get("nodes/node-01/journal.log", {}).get("origin") == "journal" and
+         "_COMM=sshd] sshd[" in j and "Invalid user GPU is lost" in j else 1)
 PY
 fi
 

@@ -117,6 +117,7 @@ static void fold(struct symptom *t, struct symptom *s, int max_evidence)
 		s->ev[k].text = NULL;
 	}
 	t->unauthenticated = t->unauthenticated && s->unauthenticated;
+	t->sources |= s->sources;
 }
 
 static struct symptom *symptom_new(struct analysis *a, const struct code *code)
@@ -240,6 +241,7 @@ void symptom_add_event(struct analysis *a, const struct event *ev)
 	add_evidence(s, a->cat->set.max_evidence, ev->file, ev->line, ev->time, ev->text, ev->text_len, NULL);
 	/* one line from a file only root or the kernel writes vouches for it */
 	s->unauthenticated = (s->count ? s->unauthenticated : true) && ev->low_trust;
+	s->sources |= ev->source;
 	observe(s, ev->time, ev->approx, 1);
 }
 

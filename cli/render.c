@@ -48,7 +48,11 @@ void render_text(FILE *out, struct json_object *r)
 
 	struct json_object *rc = rv.root_cause, *syms = rv.symptoms, *cov = rv.coverage, *acts = rv.actions;
 
-	fprintf(out, "job %s %s: %s / %s\n\n", rv.job_id, rv.terminal_state, rv.outcome, rv.sub_domain);
+	fprintf(out, "job %s %s: %s / %s", rv.job_id, rv.terminal_state, rv.outcome, rv.sub_domain);
+	/* how far to trust it (a result of an older attrib has none) */
+	if (confidence_rank(rv.confidence) >= 0)
+		fprintf(out, ", confidence %s", rv.confidence);
+	fputs("\n\n", out);
 	/* the service redid the diagnosis when evidence arrived late */
 	struct json_object *revs = arr(r, "revisions");
 	for (size_t i = 0; revs && i < json_object_array_length(revs); i++) {

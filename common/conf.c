@@ -90,6 +90,15 @@ static const struct key keys[] = {
 	  "shipped rules: gpu-hardware, gpu-memory, nvlink) in DrainPolicy's mode, and "
 	  "repeat-offender:suggest; set, only the classes it names (add repeat-offender:suggest to keep "
 	  "the suggestions)." },
+	{ "DrainMinConfidence", T_ENUM, O(drain_confidence), 0, "high", "high|medium|low",
+	  "The policy drains (or suggests draining) only for a diagnosis at least this confident (the "
+	  "result's confidence, defined in the formats document: high, a fault the node's kernel or "
+	  "root logged that its rule takes the node out of service for, or a cause the rest of the "
+	  "evidence corroborates; medium, one specific failure signature in one kind of evidence, or a "
+	  "weaker cause the rest corroborates, such as a node only the scheduler declared down that its "
+	  "peers lost too; low, the rest). A "
+	  "diagnosis below it is refused, and the refusal says its confidence. Fleet findings "
+	  "(repeat-offender) are not diagnoses: this does not apply to them." },
 	{ "DrainMaxPerHour", T_INT, O(drain_max_per_hour), 0, "2", NULL,
 	  "At most this many drains in any hour, counting those of the policy and of attrib drain; "
 	  "beyond it the policy and attrib drain refuse (attrib drain --force overrides) and record why." },

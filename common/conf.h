@@ -29,6 +29,7 @@ struct attrib_config {
 	char *drain_policy;	 /* DrainPolicy: off | suggest | auto */
 	char **drain_classes;	 /* DrainClasses: classes the policy may drain for */
 	int ndrain_classes;
+	char *drain_confidence;	   /* DrainMinConfidence: high | medium | low */
 	long drain_max_per_hour;   /* DrainMaxPerHour */
 	double drain_max_fraction; /* DrainMaxFraction of a partition */
 	long drain_max_nodes;	   /* DrainMaxNodes drained by attrib at once */

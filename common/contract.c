@@ -52,6 +52,16 @@ const char *sub_domain_domain(const char *sub)
 	return i < 0 ? NULL : sub_domain_domains[i];
 }
 
+const char *const contract_confidences[CONFIDENCE_N] = { "low", "medium", "high" };
+
+int confidence_rank(const char *name)
+{
+	for (int i = 0; name && i < CONFIDENCE_N; i++)
+		if (!strcmp(contract_confidences[i], name))
+			return i;
+	return -1;
+}
+
 /* ---- the job record ---- */
 
 void job_exit_string(uint32_t status, char *buf, size_t len)
@@ -441,6 +451,7 @@ const struct result_field result_fields[] = {
 	{ "outcome", "string", "engine" },
 	{ "domain", "string", "engine" },
 	{ "sub_domain", "string", "engine" },
+	{ "confidence", "string", "engine" },
 	{ "root_cause", "object|null", "engine" },
 	{ "root_cause.symptom", "string", "engine" },
 	{ "root_cause.code", "string", "engine" },
@@ -545,6 +556,7 @@ bool result_view_of(struct json_object *r, struct result_view *v)
 	v->domain = json_str(r, "domain");
 	v->sub_domain = json_str(r, "sub_domain");
 	v->explanation = json_str(r, "explanation");
+	v->confidence = json_str(r, "confidence");
 	v->end_time = json_str(r, "end_time");
 	v->start_time = json_str(r, "start_time");
 	v->job_name = json_str(r, "job_name");
@@ -689,6 +701,7 @@ struct json_object *result_unusable(const char *job_id, const char *state, const
 	json_object_object_add(o, "outcome", json_object_new_string("Fail"));
 	json_object_object_add(o, "domain", json_object_new_string(sub_domain_domain("unattributed")));
 	json_object_object_add(o, "sub_domain", json_object_new_string("unattributed"));
+	json_object_object_add(o, "confidence", json_object_new_string(contract_confidences[CONFIDENCE_LOW]));
 	json_object_object_add(o, "root_cause", NULL);
 	json_object_object_add(o, "culprit_nodes", json_object_new_array());
 	json_object_object_add(o, "affected_nodes", json_object_new_array());

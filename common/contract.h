@@ -54,6 +54,14 @@ const char *sub_domain_domain(const char *sub_domain);
 /* Its index in contract_sub_domains, or -1. */
 int sub_domain_index(const char *sub_domain);
 
+/* How far the evidence supports a result's verdict (its "confidence";
+ * doc/formats.md says what each level needs), weakest first: a level's
+ * rank is its index. */
+enum { CONFIDENCE_LOW, CONFIDENCE_MEDIUM, CONFIDENCE_HIGH, CONFIDENCE_N };
+extern const char *const contract_confidences[CONFIDENCE_N];
+/* The rank of a level's name (CONFIDENCE_*), or -1 if it is not one. */
+int confidence_rank(const char *name);
+
 /* Where a bundle file's lines came from (evidence.json "origin"): who
  * could have written them, which is what the engine trusts them for. */
 #define ORIGIN_NAME_KERNEL "kernel"		/* journal _TRANSPORT=kernel, /dev/kmsg */
@@ -188,6 +196,7 @@ extern const size_t result_nfields;
  * keys: pointers into r (valid while r is), NULL when absent. */
 struct result_view {
 	const char *job_id, *terminal_state, *outcome, *domain, *sub_domain, *explanation;
+	const char *confidence;			       /* high, medium, low; NULL: an older result */
 	const char *end_time;			       /* service: the record's end_time */
 	const char *start_time, *job_name, *partition; /* service: the record's */
 	struct json_object *job_nodes;		       /* service: the record's nodes */

@@ -774,7 +774,7 @@ static void code_set_flags(const attrib_catalog *cat, struct code *c)
 		{ "progress", CODE_PROGRESS },	 { "clock-sync", CODE_CLOCK_SYNC },
 		{ "ends-hang", CODE_ENDS_HANG }, { "reported-late", CODE_REPORTED_LATE },
 		{ "suspect", CODE_SUSPECT },	 { "boot", CODE_BOOT },
-		{ "link-lost", CODE_LINK_LOST },
+		{ "link-lost", CODE_LINK_LOST }, { "repeat-cause", CODE_GENERIC },
 	};
 
 	c->flags = 0;

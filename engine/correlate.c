@@ -299,6 +299,128 @@ static int group_count(struct symptom **r, int n, int *node_out)
 	return 1;
 }
 
+/* ---- confidence: how far the evidence supports the verdict ----
+ * From who wrote the causes' lines, what their rules say of them and what
+ * else the evidence shows of them, never from which failure it is
+ * (doc/formats.md, "confidence"). */
+
+/* Lines the kernel or root wrote on the node (not the job's output, not a
+ * file anyone may write). */
+static bool node_vouched(const struct symptom *s)
+{
+	return (s->sources & (SRC_NODE | SRC_REPORT)) && s->trust == TRUST_VOUCHED;
+}
+
+/* A node fault a rule would take the node out of service for. */
+static bool takes_node_out(const struct code *c)
+{
+	return c->kind == KIND_FAULT && c->scope == SCOPE_NODE &&
+		(!strcmp(c->action, "drain") || !strcmp(c->action, "reboot") ||
+		 !strcmp(c->action, "reset_gpu"));
+}
+
+/* A fault that proves itself: vouched for by the node, named by a rule
+ * that takes the node out of service for it, and neither fitting another
+ * cause (also:) nor typical of several (repeat-cause). */
+static bool definitive(const struct symptom *s)
+{
+	const struct code *c = s->code;
+
+	return node_vouched(s) && takes_node_out(c) && !c->also && !(c->flags & CODE_GENERIC);
+}
+
+/* The cause a downstream symptom was traced to: the end of its
+ * explained_by chain (a refiner's links, then the first cause). */
+static const struct symptom *traced_to(const struct symptom *s)
+{
+	for (int k = 0; s->explained_by && k < 64; k++)
+		s = s->explained_by;
+	return s;
+}
+
+static int kinds_of_source(int sources)
+{
+	int n = 0;
+
+	for (int b = SRC_NODE; b <= SRC_REPORT; b <<= 1)
+		n += !!(sources & b);
+	return n;
+}
+
+/* Whether something beside the root's own lines shows the same cause:
+ * the root in two kinds of evidence (a node's log and the job's output),
+ * a co-root in another kind or on another node, a downstream symptom on
+ * another node than the root's, or one a refiner traced to the cause in
+ * another kind of evidence (the program's CUDA error an Xid explains). */
+static bool corroborated(const struct analysis *a, const struct verdict *v, const struct symptom *r)
+{
+	if (kinds_of_source(r->sources) >= 2)
+		return true;
+	for (int i = 0; i < v->nroots; i++) {
+		const struct symptom *q = v->roots[i];
+
+		if (q != r &&
+		    ((q->sources & ~r->sources) || (q->node >= 0 && r->node >= 0 && q->node != r->node)))
+			return true;
+	}
+	for (int i = 0; i < a->nsym; i++) {
+		const struct symptom *s = a->sym[i];
+
+		if (s->role != ROLE_DOWNSTREAM || s->aside ||
+		    (s->code->kind != KIND_FAULT && s->code->kind != KIND_CONSEQUENCE))
+			continue;
+		if (s->node >= 0 && r->node >= 0 && s->node != r->node)
+			return true;
+		if (s->refined_by && traced_to(s)->role == ROLE_ROOT && (s->sources & ~r->sources))
+			return true;
+	}
+	return false;
+}
+
+/* Why a cause is weak on its own (NULL: it is not): it fits more than one
+ * failure, or it is the scheduler's word rather than the evidence's. */
+static const char *weakness(const struct symptom *r)
+{
+	const struct code *c = r->code;
+
+	if ((c->flags & CODE_GENERIC) || c->also)
+		return "a cause typical of several failures";
+	if (c->kind == KIND_SCHEDULER || !(r->sources & ~(SRC_SCHED | SRC_JOB)))
+		return "a cause known only from the scheduler";
+	if (takes_node_out(c) && !node_vouched(r))
+		return "a node fault that only the scheduler or the job's output reports, not the node's own "
+		       "logs";
+	return NULL;
+}
+
+static void assess(const struct analysis *a, struct verdict *v)
+{
+	const struct symptom *r = v->root;
+
+	v->confidence = CONFIDENCE_LOW;
+	if (v->pass) {
+		v->confidence = CONFIDENCE_HIGH;
+		v->basis = "the job record says the job completed";
+	} else if (!r) {
+		v->basis = v->nroots ? "several causes fit the evidence" : "no rule names a cause";
+	} else if (r->trust == TRUST_UNAUTHENTICATED) {
+		v->basis = "the cause's only lines are in files anyone on the node may write";
+	} else if (definitive(r)) {
+		v->confidence = CONFIDENCE_HIGH;
+		v->basis = "a fault the node's kernel or root logged, which its rule takes the node out of "
+			   "service for";
+	} else {
+		const char *weak = weakness(r);
+		bool more = corroborated(a, v, r);
+
+		/* corroboration lifts a cause one level */
+		v->confidence = (weak ? CONFIDENCE_LOW : CONFIDENCE_MEDIUM) + more;
+		v->basis = weak ? weak : "a specific failure signature in one kind of evidence";
+		v->basis_more = more ? "; the rest of the evidence corroborates it"
+				     : "; nothing else corroborates it";
+	}
+}
+
 static bool job_completed(const struct job *j)
 {
 	return !strcmp(j->state, "COMPLETED") && (!j->exit_code || !strcmp(j->exit_code, "0:0"));
@@ -317,6 +439,7 @@ void correlate(struct analysis *a, struct verdict *v)
 		v->pass = true;
 		v->sub_domain = "Pass";
 		free(c);
+		assess(a, v);
 		return;
 	}
 	refine(a->cat, a->sym, a->nsym);
@@ -442,4 +565,5 @@ void correlate(struct analysis *a, struct verdict *v)
 		else
 			s->role = ROLE_INTERESTING;
 	}
+	assess(a, v);
 }

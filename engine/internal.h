@@ -73,6 +73,7 @@ enum {
 	CODE_GPU = 32,		/* one of settings.gpu_tags: its device is a GPU */
 	CODE_BOOT = 64,		/* boot: the node booted */
 	CODE_LINK_LOST = 128,	/* link-lost: a node lost its network link (the switch may be why) */
+	CODE_GENERIC = 256,	/* repeat-cause: typical of a bad node as much as of the program */
 };
 
 struct code_row {
@@ -310,6 +311,7 @@ struct symptom {
 	enum aside aside;
 	enum located located;
 	int source;		       /* SRC_* of its first line */
+	int sources;		       /* SRC_* of all its lines */
 	int idx;		       /* its place in analysis.sym once resolved */
 	bool batch;		       /* the line is about the batch step (its script) */
 	int node;		       /* job node index or -1 */
@@ -556,6 +558,8 @@ struct verdict {
 	bool pass;
 	const struct symptom *recurring; /* a fault that follows a GPU across programs */
 	char *culprit_switch;		 /* the leaf switch blamed (switch.c), or NULL */
+	int confidence;			 /* CONFIDENCE_* (contract.h) */
+	const char *basis, *basis_more;	 /* what the confidence rests on, for people */
 };
 
 /* The first cause (c[0..*ns) of nc candidates, by time) is lost links on

@@ -349,6 +349,7 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 	json_object_object_add(o, "outcome", str(v->pass ? "Pass" : "Fail"));
 	json_object_object_add(o, "domain", str(sub_domain_domain(sub)));
 	json_object_object_add(o, "sub_domain", str(sub));
+	json_object_object_add(o, "confidence", str(contract_confidences[v->confidence]));
 
 	for (int i = 0; i < v->nroots && !v->pass; i++) {
 		const struct symptom *r = v->roots[i];
@@ -523,8 +524,13 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 		free(ex);
 		ex = more;
 	}
-	json_object_object_add(o, "explanation", str(ex));
+	char *said;
+	if (asprintf(&said, "%s Confidence %s: %s%s.", ex, contract_confidences[v->confidence], v->basis,
+		     v->basis_more ? v->basis_more : "") < 0)
+		abort();
 	free(ex);
+	json_object_object_add(o, "explanation", str(said));
+	free(said);
 
 	struct json_object *eng = json_object_new_object();
 	json_object_object_add(eng, "files", json_object_new_int(a->files.n));

@@ -118,6 +118,7 @@ static void fold(struct symptom *t, struct symptom *s, int max_evidence)
 	}
 	if (s->trust < t->trust)
 		t->trust = s->trust;
+	t->sources |= s->sources;
 }
 
 static struct symptom *symptom_new(struct analysis *a, const struct code *code)
@@ -246,6 +247,7 @@ void symptom_add_event(struct analysis *a, const struct event *ev)
 					 : TRUST_VOUCHED;
 	if (!s->count || t < s->trust)
 		s->trust = t;
+	s->sources |= ev->source;
 	observe(s, ev->time, ev->approx, 1);
 }
 

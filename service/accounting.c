@@ -1,5 +1,5 @@
 /* The summary in the job's accounting record: "attrib: <sub_domain>
- * <culprits> <root code> <root title>" appended to CommentField
+ * <culprits> <root code> [<confidence>] <root title>" appended to CommentField
  * (AdminComment by default) through slurmdbd with libslurm's
  * slurmdb_job_modify.  The current value is read first (slurmdb_jobs_get):
  * the summary is appended after it with "; ", and not at all when it is
@@ -40,7 +40,10 @@ char *comment_summary(struct json_object *result)
 				if (*p == ' ')
 					*p = '_';
 	}
-	if (asprintf(&out, "attrib: %s %s %s%s%s", parts[0], *parts[1] ? parts[1] : "-", parts[2],
+	/* the confidence as one of the contract's names, never the stored text */
+	int conf = confidence_rank(v.confidence);
+	if (asprintf(&out, "attrib: %s %s %s%s%s%s%s%s", parts[0], *parts[1] ? parts[1] : "-", parts[2],
+		     conf >= 0 ? " [" : "", conf >= 0 ? contract_confidences[conf] : "", conf >= 0 ? "]" : "",
 		     *parts[3] ? " " : "", parts[3]) < 0)
 		out = NULL;
 	else

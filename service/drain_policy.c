@@ -8,6 +8,9 @@
  * than guesses, and every decision is recorded with its reason:
  *   - the root cause's rule class must be in DrainClasses; its mode is its
  *     own (CLASS:MODE) or DrainPolicy;
+ *   - the diagnosis's confidence must be DrainMinConfidence or above
+ *     (high by default: only a fault the node itself logged, or one the
+ *     rest of the evidence corroborates); a finding has none to check;
  *   - a node Slurm already shows drained, failing or down is left alone;
  *   - DrainMaxPerHour counts drains actually done in the last hour, by the
  *     policy or by hand (attrib drain), plus those decided just before for
@@ -133,19 +136,31 @@ int drain_fraction_allowed(double fraction, int total)
 	return n < 1 ? 1 : n;
 }
 
-static const char *root_class(struct json_object *result)
+/* Why a diagnosis of this confidence (NULL: the result has none) is not
+ * drained under DrainMinConfidence, or NULL when it may be. */
+static const char *too_weak(const struct attrib_config *conf, const char *confidence, char *buf, size_t len)
 {
-	struct result_view v;
+	int min = confidence_rank(conf->drain_confidence), rank = confidence_rank(confidence);
 
-	result_view_of(result, &v);
-	return v.root_class;
+	if (min < 0) /* config_load takes only the levels' names */
+		min = CONFIDENCE_HIGH;
+	if (rank >= min)
+		return NULL;
+	if (rank < 0)
+		snprintf(buf, len, "the diagnosis states no confidence (made by an older attrib); %s",
+			 "attrib drain drains by hand");
+	else
+		snprintf(buf, len, "confidence %s is below DrainMinConfidence (%s)",
+			 contract_confidences[rank], contract_confidences[min]);
+	return buf;
 }
 
 /* The limits, node by node, for nodes of class cls (its mode d->mode,
- * listed in DrainClasses or not); d->v gets a verdict for each. */
+ * listed in DrainClasses or not) and a diagnosis of this confidence
+ * (findings: check_confidence false); d->v gets a verdict for each. */
 static void decide_nodes(const struct attrib_config *conf, const char *cls, bool listed,
-			 const char *const *nodes, int n, long drains_last_hour, drain_state_fn state,
-			 void *arg, struct drain_decisions *d)
+			 bool check_confidence, const char *confidence, const char *const *nodes, int n,
+			 long drains_last_hour, drain_state_fn state, void *arg, struct drain_decisions *d)
 {
 	long done = 0; /* drained or suggested above, for this decision */
 
@@ -171,6 +186,8 @@ static void decide_nodes(const struct attrib_config *conf, const char *cls, bool
 			snprintf(v->why, sizeof(v->why), "the drain policy of class %s is off", cls);
 			continue;
 		}
+		if (check_confidence && too_weak(conf, confidence, v->why, sizeof(v->why)))
+			continue;
 		if (state(v->node, &st, err, sizeof(err), arg) < 0) {
 			snprintf(v->why, sizeof(v->why), "Slurm cannot tell the node's state: %s", err);
 			continue;
@@ -216,16 +233,19 @@ void drain_policy_decide(const struct attrib_config *conf, struct json_object *r
 			 drain_state_fn state, void *arg, struct drain_decisions *d)
 {
 	struct drain_plan plan;
-	const char *cls = root_class(result);
+	struct result_view rv;
 	bool listed;
 
+	result_view_of(result, &rv);
+	const char *cls = rv.root_class;
 	memset(d, 0, sizeof(*d));
 	if (drain_plan(result, NULL, 0, &plan) < 0)
 		return; /* no drain recommended: nothing to decide */
 	snprintf(d->class_name, sizeof(d->class_name), "%s", cls ? cls : "");
 	snprintf(d->reason, sizeof(d->reason), "%s", plan.reason);
 	d->mode = drain_class_mode(conf, cls, &listed);
-	decide_nodes(conf, cls, listed, plan.nodes, plan.n, drains_last_hour, state, arg, d);
+	decide_nodes(conf, cls, listed, true, rv.confidence, plan.nodes, plan.n, drains_last_hour, state, arg,
+		     d);
 }
 
 void drain_policy_decide_node(const struct attrib_config *conf, const char *class_name, const char *node,
@@ -238,7 +258,7 @@ void drain_policy_decide_node(const struct attrib_config *conf, const char *clas
 	snprintf(d->class_name, sizeof(d->class_name), "%s", class_name);
 	snprintf(d->reason, sizeof(d->reason), "%s", reason);
 	d->mode = drain_class_mode(conf, class_name, &listed);
-	decide_nodes(conf, class_name, listed, &node, 1, drains_last_hour, state, arg, d);
+	decide_nodes(conf, class_name, listed, false, NULL, &node, 1, drains_last_hour, state, arg, d);
 }
 
 /* Slurm's state, when the service has a slurm.conf (accounting_init found

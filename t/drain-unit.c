@@ -1,7 +1,8 @@
 /* Unit tests of attribd's drain policy (Check): the mode of each class
  * (DrainPolicy, DrainClasses with CLASS:MODE), each reason to refuse (off,
  * class not listed, no class, node already drained, Slurm unreachable,
- * DrainMaxPerHour, DrainMaxFraction with its rounding on small partitions),
+ * DrainMaxPerHour, DrainMaxFraction with its rounding on small partitions,
+ * a diagnosis below DrainMinConfidence),
  * the reason Slurm gets (short, no quotes, shell metacharacters, control
  * characters or non-ASCII), the store's count of recent drains, and the
  * engine's root_cause.class taken through to a decision.  Node states come
@@ -95,11 +96,12 @@ static int fake_state(const char *node, struct drain_node_state *st, char *err, 
 }
 
 /* A result as the engine makes it: root cause of class cls (NULL: none)
- * with drain actions for the given nodes. */
-static struct json_object *result(const char *cls, const char *sub, const char *dom, const char *drain1,
-				  const char *drain2)
+ * with drain actions for the given nodes, of the confidence given (NULL:
+ * none, as a result stored by an older attrib). */
+static struct json_object *result_of(const char *cls, const char *sub, const char *dom, const char *drain1,
+				     const char *drain2, const char *confidence)
 {
-	char buf[2048], acts[256] = "[]", klass[64] = "";
+	char buf[2048], acts[256] = "[]", klass[64] = "", conf[64] = "";
 
 	if (drain1)
 		snprintf(acts, sizeof(acts), "[{\"node\": \"%s\", \"action\": \"drain\"}%s%s%s]", drain1,
@@ -107,17 +109,25 @@ static struct json_object *result(const char *cls, const char *sub, const char *
 			 drain2 ? "\", \"action\": \"drain\"}" : "");
 	if (cls)
 		snprintf(klass, sizeof(klass), "\"class\": \"%s\", ", cls);
+	if (confidence)
+		snprintf(conf, sizeof(conf), "\"confidence\": \"%s\", ", confidence);
 	snprintf(buf, sizeof(buf),
-		 "{\"job_id\": \"4242\", \"sub_domain\": \"%s\", \"domain\": \"%s\","
+		 "{%s\"job_id\": \"4242\", \"sub_domain\": \"%s\", \"domain\": \"%s\","
 		 " \"root_cause\": {%s\"symptom\": \"GPU has fallen off the bus (Xid 79)\","
 		 " \"code\": \"xid.79\", \"device\": \"PCI:0000:3b:00\"},"
 		 " \"culprit_nodes\": [\"node-02\", \"node-03\"],"
 		 " \"affected_nodes\": [\"node-01\", \"node-02\", \"node-03\"],"
 		 " \"actions\": %s}",
-		 sub, dom, klass, acts);
+		 conf, sub, dom, klass, acts);
 	struct json_object *r = json_tokener_parse(buf);
 	ck_assert_ptr_nonnull(r);
 	return r;
+}
+
+static struct json_object *result(const char *cls, const char *sub, const char *dom, const char *drain1,
+				  const char *drain2)
+{
+	return result_of(cls, sub, dom, drain1, drain2, "high");
 }
 
 static struct json_object *hw(const char *cls)
@@ -561,6 +571,81 @@ START_TEST(store_counts_drains_done)
 }
 END_TEST
 
+/* DrainMinConfidence: high by default; a diagnosis below it is refused
+ * before Slurm is asked, and the refusal says its confidence */
+START_TEST(policy_min_confidence)
+{
+	struct attrib_config c;
+	struct cluster cl = { .nodes = { HEALTHY("node-02") } };
+	struct drain_decisions d;
+	struct json_object *medium = result_of("gpu-hardware", "InfraHW", "infra", "node-02", NULL, "medium"),
+			   *low = result_of("gpu-hardware", "InfraHW", "infra", "node-02", NULL, "low"),
+			   *none = result_of("gpu-hardware", "InfraHW", "infra", "node-02", NULL, NULL),
+			   *high = hw("gpu-hardware");
+
+	load_conf(&c, "DrainPolicy = auto\n");
+	ck_assert_str_eq(c.drain_confidence, "high");
+	drain_policy_decide(&c, medium, 0, fake_state, &cl, &d);
+	ck_assert_int_eq(d.n, 1);
+	ck_assert_int_eq(d.v[0].decision, DECIDE_REFUSE);
+	ck_assert_str_eq(d.v[0].why, "confidence medium is below DrainMinConfidence (high)");
+	ck_assert_int_eq(cl.asked, 0);
+	drain_policy_decide(&c, none, 0, fake_state, &cl, &d);
+	ck_assert_int_eq(d.v[0].decision, DECIDE_REFUSE);
+	ck_assert_msg(strstr(d.v[0].why, "states no confidence") != NULL, "%s", d.v[0].why);
+	drain_policy_decide(&c, high, 0, fake_state, &cl, &d);
+	ck_assert_int_eq(d.v[0].decision, DECIDE_DRAIN);
+	config_free(&c);
+
+	/* lowered: medium is drained, low still refused; the level's case does not matter */
+	load_conf(&c, "DrainPolicy = auto\nDrainMinConfidence = Medium\n");
+	ck_assert_str_eq(c.drain_confidence, "medium");
+	drain_policy_decide(&c, medium, 0, fake_state, &cl, &d);
+	ck_assert_int_eq(d.v[0].decision, DECIDE_DRAIN);
+	drain_policy_decide(&c, low, 0, fake_state, &cl, &d);
+	ck_assert_int_eq(d.v[0].decision, DECIDE_REFUSE);
+	ck_assert_str_eq(d.v[0].why, "confidence low is below DrainMinConfidence (medium)");
+	config_free(&c);
+
+	load_conf(&c, "DrainPolicy = suggest\nDrainMinConfidence = low\n");
+	drain_policy_decide(&c, low, 0, fake_state, &cl, &d);
+	ck_assert_int_eq(d.v[0].decision, DECIDE_SUGGEST);
+	config_free(&c);
+
+	/* a finding has no confidence to check: its own limits decide */
+	load_conf(&c, "DrainPolicy = auto\n");
+	drain_policy_decide_node(&c, "repeat-offender", "node-02", "attrib: repeat offender (finding 1)", 0,
+				 fake_state, &cl, &d);
+	ck_assert_int_eq(d.v[0].decision, DECIDE_SUGGEST);
+	config_free(&c);
+	json_object_put(medium);
+	json_object_put(low);
+	json_object_put(none);
+	json_object_put(high);
+}
+END_TEST
+
+START_TEST(min_confidence_typo_is_refused)
+{
+	char path[512], *out = NULL;
+	size_t len = 0;
+	struct attrib_config c;
+	FILE *f, *err = open_memstream(&out, &len);
+
+	snprintf(path, sizeof(path), "%s/attrib.conf", conf_dir);
+	f = fopen(path, "w");
+	fputs("DrainMinConfidence = certain\n", f);
+	fclose(f);
+	ck_assert_int_eq(config_load(path, &c, err), -1);
+	fclose(err);
+	ck_assert_msg(strstr(out, "attrib.conf:1: DrainMinConfidence") != NULL &&
+			      strstr(out, "high|medium|low") != NULL,
+		      "%s", out);
+	free(out);
+	config_free(&c);
+}
+END_TEST
+
 /* ---- from the engine's result to a decision ---- */
 
 START_TEST(engine_result_carries_the_class)
@@ -579,6 +664,45 @@ START_TEST(engine_result_carries_the_class)
 	ck_assert_int_eq(d.v[0].decision, DECIDE_DRAIN);
 	config_free(&c);
 	json_object_put(r);
+}
+END_TEST
+
+/* The engine's confidence decides: a node slurmctld declared down, which
+ * only the scheduler and the job's output report (the node sent nothing),
+ * is a medium-confidence drain, refused by default and drained once
+ * DrainMinConfidence is lowered; a GPU's Xid 79 in the node's kernel log
+ * is high */
+START_TEST(engine_confidence_decides)
+{
+	char err[256];
+	struct attrib_config c;
+	struct cluster cl = { .nodes = { HEALTHY("c7-gpu-03"), HEALTHY("n042") } };
+	struct drain_decisions d;
+	struct json_object *down = attrib_analyze(shipped, SRCDIR "/t/cases/node-fail-missing-dir", err,
+						  sizeof(err)),
+			   *xid = attrib_analyze(shipped, SRCDIR "/t/cases/xid79-aer-fqdn", err, sizeof(err));
+	struct result_view v;
+
+	ck_assert_msg(down && xid, "%s", err);
+	result_view_of(down, &v);
+	ck_assert_str_eq(v.confidence, "medium");
+	load_conf(&c, "DrainPolicy = auto\nDrainClasses = node-down, gpu-hardware\n");
+	drain_policy_decide(&c, down, 0, fake_state, &cl, &d);
+	ck_assert_int_eq(d.n, 1);
+	ck_assert_str_eq(d.v[0].node, "c7-gpu-03");
+	ck_assert_int_eq(d.v[0].decision, DECIDE_REFUSE);
+	ck_assert_str_eq(d.v[0].why, "confidence medium is below DrainMinConfidence (high)");
+	drain_policy_decide(&c, xid, 0, fake_state, &cl, &d);
+	ck_assert_int_eq(d.n, 1);
+	ck_assert_str_eq(d.v[0].node, "n042");
+	ck_assert_int_eq(d.v[0].decision, DECIDE_DRAIN);
+	config_free(&c);
+	load_conf(&c, "DrainPolicy = auto\nDrainClasses = node-down\nDrainMinConfidence = medium\n");
+	drain_policy_decide(&c, down, 0, fake_state, &cl, &d);
+	ck_assert_int_eq(d.v[0].decision, DECIDE_DRAIN);
+	config_free(&c);
+	json_object_put(down);
+	json_object_put(xid);
 }
 END_TEST
 
@@ -637,6 +761,9 @@ int main(void)
 	tcase_add_test(t, reason_is_short_and_inert);
 	tcase_add_test(t, store_counts_drains_done);
 	tcase_add_test(t, engine_result_carries_the_class);
+	tcase_add_test(t, policy_min_confidence);
+	tcase_add_test(t, min_confidence_typo_is_refused);
+	tcase_add_test(t, engine_confidence_decides);
 	tcase_add_test(t, default_classes_come_from_the_rules);
 	suite_add_tcase(s, t);
 	log_set_level(LOGL_ERROR);

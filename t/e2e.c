@@ -1,7 +1,8 @@
 /* End-to-end: every case directory under t/cases/ (written for this
  * project, each with expected.json) and the bundled example go through
  * the real catalog; the result must keep doc/formats.md and give the
- * expected verdict, culprits and no drain outside drain_ok. */
+ * expected verdict, culprits, confidence (where expected.json gives one)
+ * and no drain outside drain_ok. */
 #include <dirent.h>
 #include "testutil.h"
 
@@ -45,6 +46,11 @@ static void check_contract(const char *name, struct json_object *r, struct json_
 	ck_assert_msg(sub_domain_domain(sub) != NULL, "%s: sub_domain %s", name, sub);
 	ck_assert_str_eq(json_object_get_string(get(r, "domain")), sub_domain_domain(sub));
 	ck_assert_str_eq(json_object_get_string(get(r, "outcome")), strcmp(sub, "Pass") ? "Fail" : "Pass");
+	ck_assert_msg(confidence_rank(json_object_get_string(get(r, "confidence"))) >= 0, "%s: confidence %s",
+		      name, json_object_get_string(get(r, "confidence")));
+	/* an open verdict is never more than low */
+	if (!strcmp(sub, "ambiguous") || !strcmp(sub, "unattributed"))
+		ck_assert_str_eq(json_object_get_string(get(r, "confidence")), "low");
 	v = get(r, "culprit_nodes");
 	for (size_t i = 0; i < json_object_array_length(v); i++)
 		ck_assert_msg(in_array(nodes, json_object_get_string(json_object_array_get_idx(v, i))),
@@ -152,6 +158,13 @@ static void check_case(const char *dir, const char *name)
 				      "%s: action %s on %s", name, what,
 				      get(a, "node") ? json_object_get_string(get(a, "node")) : "a switch");
 	}
+	/* optional: how far the evidence supports the verdict */
+	if (get(exp, "confidence"))
+		ck_assert_msg(!strcmp(json_object_get_string(get(r, "confidence")),
+				      json_object_get_string(get(exp, "confidence"))),
+			      "%s: confidence %s, expected %s", name,
+			      json_object_get_string(get(r, "confidence")),
+			      json_object_get_string(get(exp, "confidence")));
 	/* optional: the root cause's code and a piece of its evidence */
 	if (get(exp, "root_code")) {
 		struct json_object *rc = get(r, "root_cause");

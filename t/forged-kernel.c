@@ -236,8 +236,9 @@ END_TEST
 /* A fault a rule may read from any file (the fabric manager's log), seen
  * only where anyone may write: never preferred to a cause the evidence
  * vouches for (the job's own exception), and when it is all there is,
- * named but "unauthenticated" and inspected, never drained.  The same line
- * from a root journal entry drains. */
+ * named but "unauthenticated", of low confidence and inspected, never
+ * drained.  The same line from a root journal entry drains, with high
+ * confidence. */
 START_TEST(unauthenticated_fault_is_inspected_not_drained)
 {
 	static const char *const fm = "2025-11-29T08:05:00.000000+00:00 n1 [_UID=%s _COMM=nv-fabricmanager] "
@@ -279,12 +280,16 @@ START_TEST(unauthenticated_fault_is_inspected_not_drained)
 			if (trusted) {
 				ck_assert(get(rc, "trust") == NULL);
 				ck_assert(has_action(r, "n1", "drain"));
+				/* root's journal entry of a fault its rule drains for */
+				ck_assert_str_eq(str(r, "confidence"), "high");
 			} else {
 				ck_assert_msg(str(rc, "trust") &&
 						      !strcmp(str(rc, "trust"), "unauthenticated"),
 					      "%s", origins[i]);
 				ck_assert_msg(!has_action(r, NULL, "drain"), "%s: drained", origins[i]);
 				ck_assert(has_action(r, "n1", "inspect"));
+				ck_assert_msg(!strcmp(str(r, "confidence"), "low"), "%s: confidence %s",
+					      origins[i], str(r, "confidence"));
 				ck_assert_ptr_nonnull(
 					strstr(str(r, "explanation"),
 					       "not proof of a fault, so the action is inspect, not drain"));

@@ -8,7 +8,7 @@
 #
 #   userexc    rank 3 raises KeyError (UserCode)     -> nothing drained, no
 #              drain decision recorded
-#   gpufault   node-02 logs Xid 79 (gpu-hardware)    -> node-02 drained by the
+#   gpufault   node-02 logs Xid 79 (gpu-hardware)    -> confidence high; node-02 drained by the
 #              policy with the reason "attrib: GPU has fallen off the bus
 #              (Xid 79) PCI:0000:3b:00 (job N)" in sinfo -R; node-01 and
 #              node-03 stay undrained
@@ -105,6 +105,9 @@ if show_json "$jg" 40; then
 	check "GPU fault: InfraHW, culprit node-02, xid.79 of class gpu-hardware" test \
 		"$(jv "$W/show-$jg.json" '[r["sub_domain"], r["culprit_nodes"], r["root_cause"]["code"], r["root_cause"].get("class")]')" \
 		= '["InfraHW",["node-02"],"xid.79","gpu-hardware"]'
+	# the kernel ring's Xid 79: a definitive fault, above DrainMinConfidence's default
+	check "GPU fault: confidence high (the kernel's own record of a fault its rule drains for)" test \
+		"$(jv "$W/show-$jg.json" 'r.get("confidence")')" = high
 else
 	bad "GPU fault: job $jg has a stored diagnosis"
 fi

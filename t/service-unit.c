@@ -467,21 +467,25 @@ END_TEST
 START_TEST(comment_summaries)
 {
 	struct json_object *r = json_tokener_parse(
-		"{\"sub_domain\":\"InfraHW\",\"culprit_nodes\":[\"node-02\",\"node-03\"],"
+		"{\"sub_domain\":\"InfraHW\",\"confidence\":\"high\",\"culprit_nodes\":[\"node-02\",\"node-"
+		"03\"],"
 		"\"root_cause\":{\"code\":\"xid.149\",\"symptom\":\"NVLink signal \\\"integrity\\\"\\n(Xid "
 		"149)\"}}");
 	char *c = comment_summary(r);
 
-	ck_assert_str_eq(c, "attrib: InfraHW node-02,node-03 xid.149 NVLink signal integrity (Xid 149)");
+	ck_assert_str_eq(c,
+			 "attrib: InfraHW node-02,node-03 xid.149 [high] NVLink signal integrity (Xid 149)");
 	free(c);
 	json_object_put(r);
 
-	r = json_tokener_parse("{\"sub_domain\":\"unattributed\",\"culprit_nodes\":[],\"root_cause\":null}");
+	r = json_tokener_parse("{\"sub_domain\":\"unattributed\",\"confidence\":\"low\",\"culprit_nodes\":[],"
+			       "\"root_cause\":null}");
 	c = comment_summary(r);
-	ck_assert_str_eq(c, "attrib: unattributed - -");
+	ck_assert_str_eq(c, "attrib: unattributed - - [low]");
 	free(c);
 	json_object_put(r);
 
+	/* a result without one (an older attrib's) says none */
 	r = json_tokener_parse("{\"sub_domain\":\"UserCode\",\"culprit_nodes\":[],"
 			       "\"root_cause\":{\"code\":\"cuda.oom\",\"symptom\":\"CUDA out of memory\"}}");
 	c = comment_summary(r);
@@ -495,6 +499,8 @@ START_TEST(comment_summaries)
 	title[sizeof(title) - 1] = 0;
 	r = json_object_new_object();
 	json_object_object_add(r, "sub_domain", json_object_new_string("Infra HW'; DROP"));
+	/* not one of the levels: left out, never copied */
+	json_object_object_add(r, "confidence", json_object_new_string("high] [x; DROP"));
 	struct json_object *cul = json_object_new_array(), *rc = json_object_new_object();
 	json_object_array_add(cul, json_object_new_string("node 1\n"));
 	json_object_object_add(r, "culprit_nodes", cul);
@@ -855,7 +861,8 @@ START_TEST(record_attributed_once)
 	json_object_put(ev);
 
 	ck_assert_int_eq(store_due(v.s, time(NULL), 10, &items), 1);
-	ck_assert_str_eq(items[0].text, "attrib: InfraHW a t.fault GPU exploded");
+	/* the GPU fault the node's kernel logged, drained by its rule: high */
+	ck_assert_str_eq(items[0].text, "attrib: InfraHW a t.fault [high] GPU exploded");
 	store_free_items(items, 1);
 	/* the drain policy decided (the defaults: class hw is not listed) */
 	struct json_object *drains = json_object_new_array();

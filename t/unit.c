@@ -767,6 +767,129 @@ static void write_job_json(const char *dir, const char *nodes, const char *state
 	write_file(dir, "job.json", buf);
 }
 
+/* ---- confidence: what supports the verdict ---- */
+
+/* A catalog whose codes differ only in what the engine reads of them: a
+ * node fault its rule drains for, a job-scope fault, a specific program
+ * error, one tagged repeat-cause, a consequence, a scheduler decision. */
+#define CONFIDENCE_RULES \
+	"classes:\n" \
+	"  - {class: storage, kind: fault, sub_domain: InfraStorage, scope: job, action: none}\n" \
+	"  - {class: sched, kind: scheduler, sub_domain: SchedCancelled, scope: job, action: none}\n" \
+	"codes:\n" \
+	"  - {code: t.fault, class: hw, title: GPU exploded}\n" \
+	"  - {code: t.store, class: storage, title: filesystem gone}\n" \
+	"  - {code: t.user, class: user, title: config is wrong}\n" \
+	"  - {code: t.vague, class: user, title: segmentation fault, tags: [repeat-cause]}\n" \
+	"  - {code: t.peer, class: consequence, title: lost its peer}\n" \
+	"  - {code: t.cancel, class: sched, title: cancelled by an admin}\n" \
+	"extractors:\n" \
+	"  - {id: fault, writer: kernel, regex: 'GPU exploded', code: t.fault,\n" \
+	"     tests: [{line: 'kernel: GPU exploded'}, {line: 'GPU imploded', none: true}]}\n" \
+	"  - {id: store, writer: lustre, regex: 'filesystem gone', code: t.store,\n" \
+	"     tests: [{line: 'filesystem gone'}, {line: 'filesystem here', none: true}]}\n" \
+	"  - {id: user, source: app, regex: 'config is wrong', code: t.user,\n" \
+	"     tests: [{line: 'config is wrong'}, {line: 'config is right', none: true}]}\n" \
+	"  - {id: vague, source: app, regex: 'Segmentation fault', code: t.vague,\n" \
+	"     tests: [{line: 'Segmentation fault'}, {line: 'Segmentation', none: true}]}\n" \
+	"  - {id: peer, source: app, regex: 'lost its peer', code: t.peer,\n" \
+	"     tests: [{line: 'lost its peer'}, {line: 'found its peer', none: true}]}\n" \
+	"  - {id: cancel, source: scheduler, regex: 'cancelled by an admin', code: t.cancel,\n" \
+	"     tests: [{line: 'cancelled by an admin'}, {line: 'cancelled', none: true}]}\n"
+
+static attrib_catalog *confidence_catalog(void)
+{
+	char *dir = tmpdir();
+	attrib_catalog *cat;
+
+	write_file(dir, "00-base.yaml", BASE_RULES);
+	write_file(dir, "50-test.yaml", CONFIDENCE_RULES);
+	cat = attrib_catalog_load(dir, stderr);
+	rmtree(dir);
+	ck_assert_ptr_nonnull(cat);
+	return cat;
+}
+
+/* One case of the table below: the job's state, its evidence (file=text,
+ * "|" between files) and what the result must say. */
+static const struct {
+	const char *state, *files, *sub_domain, *confidence, *why;
+} levels[] = {
+	/* the node's own log, a fault its rule drains for */
+	{ "FAILED", "nodes/a/syslog=2025-11-29T08:10:00+00:00 a kernel: GPU exploded\n", "InfraHW", "high",
+	  "a fault the node's kernel or root logged" },
+	/* one specific error of the program, nothing else */
+	{ "FAILED", "app/out=a:1:1 [0] config is wrong\n", "UserCode", "medium",
+	  "a specific failure signature in one kind of evidence; nothing else corroborates it" },
+	/* ... and on node b its peer lost: a symptom it explains on another node */
+	{ "FAILED", "app/out=a:1:1 [0] config is wrong\nb:2:2 [0] lost its peer\n", "UserCode", "high",
+	  "the rest of the evidence corroborates it" },
+	/* ... the peer lost on its own node corroborates nothing */
+	{ "FAILED", "app/out=a:1:1 [0] config is wrong\na:2:2 [0] lost its peer\n", "UserCode", "medium",
+	  "nothing else corroborates it" },
+	/* a job-scope fault in the node's log alone, then in the job's output too */
+	{ "FAILED", "nodes/a/syslog=2025-11-29T08:10:00+00:00 a lustre: filesystem gone\n", "InfraStorage",
+	  "medium", "one kind of evidence" },
+	{ "FAILED",
+	  "nodes/a/syslog=2025-11-29T08:10:00+00:00 a lustre: filesystem gone\n|app/out=a:1:1 [0] filesystem "
+	  "gone\n",
+	  "InfraStorage", "high", "corroborates" },
+	/* a line typical of several failures: low alone, medium with its peer's loss */
+	{ "FAILED", "app/out=a:1:1 [0] Segmentation fault\n", "UserCode", "low",
+	  "typical of several failures" },
+	{ "FAILED", "app/out=a:1:1 [0] Segmentation fault\nb:2:2 [0] lost its peer\n", "UserCode", "medium",
+	  "typical of several failures; the rest of the evidence corroborates it" },
+	/* the scheduler's word alone */
+	{ "CANCELLED", "scheduler/slurmctld.log=[2025-11-29T08:10:00.000] cancelled by an admin\n",
+	  "SchedCancelled", "low", "known only from the scheduler" },
+	/* two nodes' faults at once, and no cause at all */
+	{ "FAILED",
+	  "nodes/a/syslog=2025-11-29T08:10:00+00:00 a kernel: GPU "
+	  "exploded\n|nodes/b/syslog=2025-11-29T08:10:01+00:00 "
+	  "b kernel: GPU exploded\n",
+	  "ambiguous", "low", "several causes fit" },
+	{ "FAILED", "app/out=b:2:2 [0] lost its peer\n", "unattributed", "low", "no rule names a cause" },
+	/* a job that completed, a fault or not */
+	{ "COMPLETED", "nodes/a/syslog=2025-11-29T08:10:00+00:00 a kernel: GPU exploded\n", "Pass", "high",
+	  "the job record says the job completed" },
+};
+
+START_TEST(confidence_levels)
+{
+	attrib_catalog *cat = confidence_catalog();
+	char *dir = tmpdir(), err[256];
+	char *files = strdup_or_die(levels[_i].files), *save = NULL;
+
+	write_case_job(dir, levels[_i].state, "[\"a\", \"b\"]");
+	for (char *f = strtok_r(files, "|", &save); f; f = strtok_r(NULL, "|", &save)) {
+		char *eq = strchr(f, '='), *slash;
+
+		*eq = 0;
+		slash = strrchr(f, '/');
+		*slash = 0;
+		mkdir_p(dir, f);
+		*slash = '/';
+		write_file(dir, f, eq + 1);
+	}
+	free(files);
+	struct json_object *r = attrib_analyze(cat, dir, err, sizeof(err));
+	ck_assert_msg(r != NULL, "%s", err);
+	const char *sub = json_object_get_string(field(r, "sub_domain")),
+		   *conf = json_object_get_string(field(r, "confidence")),
+		   *ex = json_object_get_string(field(r, "explanation"));
+	ck_assert_msg(!strcmp(sub, levels[_i].sub_domain), "case %d: sub_domain %s", _i, sub);
+	ck_assert_msg(conf && !strcmp(conf, levels[_i].confidence),
+		      "case %d: confidence %s, expected %s (%s)", _i, conf, levels[_i].confidence, ex);
+	/* the explanation says it, and why */
+	char said[64];
+	snprintf(said, sizeof(said), "Confidence %s: ", levels[_i].confidence);
+	ck_assert_msg(strstr(ex, said) && strstr(strstr(ex, said), levels[_i].why), "case %d: %s", _i, ex);
+	json_object_put(r);
+	rmtree(dir);
+	attrib_catalog_free(cat);
+}
+END_TEST
+
 START_TEST(scope_other_node_set_aside)
 {
 	/* slurmctld speaks of the whole cluster: a node outside the job set
@@ -1336,6 +1459,7 @@ int main(void)
 	tcase_add_test(t, refiner_marks_downstream);
 	tcase_add_test(t, missing_node_is_coverage);
 	tcase_add_test(t, completed_is_pass);
+	tcase_add_loop_test(t, confidence_levels, 0, sizeof(levels) / sizeof(*levels));
 	suite_add_tcase(s, t);
 
 	t = tcase_create("scope");

@@ -628,7 +628,7 @@ def case_xid79_aer_fqdn():
     for r in c.ranks:
         if r.rank != 11:
             c.set_exit(r.rank, 0, T('2026-03-14T05:47:49Z'), 9)
-    c.write({'sub_domain': ['InfraHW'], 'culprit_nodes': ['n042'], 'drain_ok': ['n042'], 'root_code': 'xid.79',
+    c.write({'confidence': 'high', 'sub_domain': ['InfraHW'], 'culprit_nodes': ['n042'], 'drain_ok': ['n042'], 'root_code': 'xid.79',
              'evidence_contains': 'fallen off the bus',
              'why': 'GPU 0000:5d:00 on n042 fell off the bus (Xid 79, preceded by a fatal PCIe AER on its root port); '
                     'rank 11 died with unspecified launch failure and every other rank only saw the NCCL fallout.'})
@@ -724,7 +724,7 @@ def case_xid48_64_journal():
             'srun: error: dgx-a100-001: task 0: Terminated', 'srun: error: dgx-a100-002: task 1: Terminated',
             'srun: error: dgx-a100-004: task 3: Terminated']
     c.app['slurm-1200417.out'] = app
-    c.write({'sub_domain': ['InfraHW'], 'culprit_nodes': ['dgx-a100-003'], 'drain_ok': ['dgx-a100-003'], 'root_code': 'xid.48',
+    c.write({'confidence': 'high', 'sub_domain': ['InfraHW'], 'culprit_nodes': ['dgx-a100-003'], 'drain_ok': ['dgx-a100-003'], 'root_code': 'xid.48',
              'evidence_contains': 'double bit error',
              'why': 'GPU 0000:b7:00 on dgx-a100-003 reported an uncorrectable DBE (Xid 48) and then failed to persist the row '
                     'remap (Xid 64); rank 22 died with an uncorrectable ECC error and the rest is NCCL fallout.'})
@@ -1023,7 +1023,7 @@ def case_xid31_mmu_torchrun():
     app += ['srun: error: gpua02: task 1: Exited with exit code 1']
     c.app['slurm-660315.out'] = app
     c.ranks_in_json = True
-    c.write({'sub_domain': ['UserCode'], 'culprit_nodes': [], 'drain_ok': [],
+    c.write({'confidence': 'low', 'sub_domain': ['UserCode'], 'culprit_nodes': [], 'drain_ok': [],
              'why': 'Xid 31 MMU fault on gpua02 was raised by pid %d, the process of rank 6, which crashed with an illegal memory '
                     'access in the user\'s spmm extension; the fault is the application\'s.' % bad.pid})
 
@@ -1099,7 +1099,7 @@ def case_cuda_oom_legacy():
     for r in c.ranks:
         if r.rank != 6:
             c.set_exit(r.rank, 1, tf + sec(8))
-    c.write({'sub_domain': ['UserResource'], 'culprit_nodes': [], 'drain_ok': [],
+    c.write({'confidence': 'high', 'sub_domain': ['UserResource'], 'culprit_nodes': [], 'drain_ok': [],
              'evidence_contains': 'out of memory',
              'why': 'Rank 6 ran out of GPU memory (CUDA out of memory, 1.53 GiB requested on a 32 GiB V100); the NCCL errors on the '
                     'other ranks follow it.'})
@@ -1247,7 +1247,7 @@ def case_timeout_plain():
             'srun: error: dgx-h100-024: task 3: Terminated', 'srun: error: dgx-h100-021: task 0: Terminated',
             'srun: Force Terminated StepId=99812.0']
     c.app['slurm-99812.out'] = app
-    c.write({'sub_domain': ['SchedTimeLimit'], 'culprit_nodes': [], 'drain_ok': [],
+    c.write({'confidence': 'medium', 'sub_domain': ['SchedTimeLimit'], 'culprit_nodes': [], 'drain_ok': [],
              'why': 'Progress lines continue every 15 minutes until Slurm cancelled the job DUE TO TIME LIMIT at exactly 1-00:00:00; '
                     'no fault anywhere, the job simply needed more time.'})
 
@@ -1379,7 +1379,7 @@ def case_node_fail_missing():
             f'slurmstepd: error: *** JOB {c.job_id} ON c7-gpu-01 CANCELLED AT 2026-09-01T14:26:39 DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***',
             'srun: Job step aborted: Waiting up to 32 seconds for job step to finish.']
     c.app['slurm-808080.out'] = app
-    c.write({'sub_domain': ['InfraHW'], 'culprit_nodes': ['c7-gpu-03'], 'drain_ok': ['c7-gpu-03'],
+    c.write({'confidence': 'medium', 'sub_domain': ['InfraHW'], 'culprit_nodes': ['c7-gpu-03'], 'drain_ok': ['c7-gpu-03'],
              'why': 'c7-gpu-03 stopped answering (slurmctld: not responding, setting DOWN; no logs could be collected from it) and '
                     'its peers lost their IB connections to it; the job ended NODE_FAIL.'})
 
@@ -1452,7 +1452,7 @@ def case_pyxis_bad_image():
                 'slurmstepd: error: Failed to invoke spank plugin stack']
     app += ['srun: error: dgx-b200-05: tasks 0-7: Exited with exit code 1', 'srun: error: dgx-b200-06: tasks 8-15: Exited with exit code 1']
     c.app['slurm-5150.out'] = app
-    c.write({'sub_domain': ['UserConfig'], 'culprit_nodes': [], 'drain_ok': [],
+    c.write({'confidence': 'medium', 'sub_domain': ['UserConfig'], 'culprit_nodes': [], 'drain_ok': [],
              'why': 'The container image nvcr.io/nvidia/nemo:25.13 does not exist (registry returned 404 for its manifest), '
                     'so pyxis could not start the container on any node.'})
 
@@ -1537,7 +1537,7 @@ def case_pass_old_xid():
     c.app['slurm-1717.out'] = app
     for r in c.ranks:
         c.set_exit(r.rank, 0, c.end - sec(10))
-    c.write({'sub_domain': ['Pass'], 'culprit_nodes': [], 'drain_ok': [],
+    c.write({'confidence': 'high', 'sub_domain': ['Pass'], 'culprit_nodes': [], 'drain_ok': [],
              'why': 'The job COMPLETED with 0:0; the Xid 79 on x1000c2s4b1n0 is three days older than the job and the node rebooted since.'})
 
 
@@ -1622,7 +1622,7 @@ def case_no_evidence():
     app += c.progress(c.start + sec(60), tf, dt.timedelta(minutes=2), stamp='iso', tflops=300)
     app += ['srun: error: hgx-08: task 1: Exited with exit code 1']
     c.app['slurm-4404.out'] = app
-    c.write({'sub_domain': ['unattributed'], 'culprit_nodes': [], 'drain_ok': [],
+    c.write({'confidence': 'low', 'sub_domain': ['unattributed'], 'culprit_nodes': [], 'drain_ok': [],
              'why': 'The job exited 1 with no error message in its output and nothing in either node\'s logs; there is no evidence to name a cause.'})
 
 
@@ -2217,7 +2217,7 @@ def case_single_node_ecc_app_only():
     app += ['CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.',
             f'srun: error: hgx-07: task 0: Exited with exit code 1']
     c.app['slurm-88017.out'] = app
-    c.write({'sub_domain': ['InfraHW'], 'culprit_nodes': ['hgx-07'], 'drain_ok': [],
+    c.write({'confidence': 'medium', 'sub_domain': ['InfraHW'], 'culprit_nodes': ['hgx-07'], 'drain_ok': [],
              'why': 'Rank 5 died on an uncorrectable ECC error; the job ran on hgx-07 alone, so that is the node whose GPU failed '
                     '(no kernel log was collected to name the GPU, so inspect rather than drain).'})
 
@@ -2237,7 +2237,7 @@ def case_timeout_silent_hang():
     app += c.progress(c.start + sec(100), T('2026-07-01T06:48:00Z'), dt.timedelta(minutes=2), stamp='iso', tflops=210)
     app += [f'slurmstepd: error: *** JOB {c.job_id} ON gpu-c101 CANCELLED AT 2026-07-01T10:00:00 DUE TO TIME LIMIT ***']
     c.app['slurm-77120.out'] = app
-    c.write({'sub_domain': ['unattributed'], 'culprit_nodes': [], 'drain_ok': [], 'hang': True,
+    c.write({'confidence': 'low', 'sub_domain': ['unattributed'], 'culprit_nodes': [], 'drain_ok': [], 'hang': True,
              'why': 'Progress lines every 2 minutes stop at 06:46 and nothing is printed for over three hours until the time limit: '
                     'the job hung, and no evidence shows why; the time limit only ended the hang.'})
 
@@ -2357,7 +2357,7 @@ def case_xid31_lone():
             app += torch_watchdog_timeout('2.2', q.rank, 40021, tx + sec(600))
     app += ['srun: error: a40-02: task 1: Aborted (core dumped)']
     c.app['slurm-23001.out'] = app
-    c.write({'sub_domain': ['ambiguous', 'InfraHW'], 'culprit_nodes': ['a40-01'], 'drain_ok': [],
+    c.write({'confidence': 'low', 'sub_domain': ['ambiguous', 'InfraHW'], 'culprit_nodes': ['a40-01'], 'drain_ok': [],
              'why': 'A single Xid 31 names rank 3\'s process on a40-01, and nothing from the program explains it (no CUDA error, no '
                     'exception): a bug in the program and a GPU/driver fault both fit, so a40-01 is the candidate to inspect, not drain.'})
 

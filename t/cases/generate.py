@@ -3269,7 +3269,7 @@ def case_apptainer_bind_missing():
     """Every task's apptainer exec dies before the program starts: the job binds a scratch directory that the purge
     removed. Apptainer prints the missing source; the job's own configuration."""
     nodes = ['cpu-a101', 'cpu-a102']
-    c = Case('apptainer-bind-missing', job_id=77120, nodes=nodes, start='2026-03-02T08:00:00Z', end='2026-03-02T08:00:07Z',
+    c = Case('apptainer-bind-missing', job_id=77124, nodes=nodes, start='2026-03-02T08:00:00Z', end='2026-03-02T08:00:07Z',
              state='FAILED', exit_code='255:0', reason='NonZeroExitCode', time_limit='04:00:00', gpus=4, pci=PCI_4GPU,
              cluster='cm', user='tom', partition='gpu', jobname='md-run', ipbase='10.12.3.')
     for n in nodes:
@@ -3280,7 +3280,7 @@ def case_apptainer_bind_missing():
         app += ["FATAL:   container creation failed: mount hook function failure: mount /scratch/tom/run-0117->/data error: "
                 "while mounting /scratch/tom/run-0117: mount source /scratch/tom/run-0117 doesn't exist",
                 f'srun: error: {n}: task {i}: Exited with exit code 255']
-    c.app['slurm-77120.out'] = app
+    c.app['slurm-77124.out'] = app
     c.write({'sub_domain': ['UserConfig'], 'culprit_nodes': [], 'drain_ok': [],
              'evidence_contains': 'run-0117 doesn\'t exist',
              'why': 'The job binds /scratch/tom/run-0117, which no longer exists (scratch purge); Apptainer refused to create the '

@@ -51,7 +51,7 @@ json_object *bundle_build(const struct collect_ctx *cx, struct job_info *j, json
 		if (cx->conf->app_max_bytes > 0 && (size_t)cx->conf->app_max_bytes < app)
 			app = (size_t)cx->conf->app_max_bytes;
 		/* the job's output first: what UserCode diagnoses read */
-		budget -= jobout_collect(cx, j, app, files, cov, &used);
+		budget -= jobout_collect(j, app, files, cov, &used);
 		sources_collect(cx, budget, files, cov, &used);
 	}
 	json_object_object_add(b, "files", files);

@@ -72,10 +72,16 @@ struct job_info {
 	json_object *ranks;
 	char **record_names; /* task record files read (to remove) */
 	int nrecords;
-	char file_node[256];	 /* node as record names carry it (node_file_name) */
-	int foreign;		 /* other nodes' records seen (a shared NodeSpoolDir) */
-	bool batch_host;	 /* a record of the batch script's step ("batch") is this node's */
-	char *std_out, *std_err; /* the batch script's output files (output@NODE.json) */
+	char file_node[256]; /* node as record names carry it (node_file_name) */
+	int foreign;	     /* other nodes' records seen (a shared NodeSpoolDir) */
+	bool batch_host;     /* a record of the batch script's step ("batch") is this node's */
+	/* what slurmstepd expanded the batch script's output patterns with
+	 * (output@NODE.json): SLURM_JOB_NAME of its environment ("(null)" when
+	 * unset, as Slurm prints it; NULL: not known), array ids (array_known),
+	 * SLURM_VERSION_NUMBER (0: not known) */
+	char *job_name;
+	uint32_t array_job_id, array_task_id, slurm_version;
+	bool array_known;
 };
 
 /* The node's name as the SPANK plugin puts it in a record's name
@@ -85,8 +91,8 @@ void node_file_name(const char *node, char *out, size_t len);
 /* Reads this node's NODESPOOL/JOBID/task-*@NODE.json into j->ranks. */
 void read_records(int spool, struct job_info *j, json_object *cov, double *min_exit, double *max_exit,
 		  double *min_start);
-/* NODESPOOL/JOBID/output@NODE.json: the files the batch script's output
- * went to, as slurmstepd opened them (the SPANK plugin). */
+/* NODESPOOL/JOBID/output@NODE.json: what slurmstepd expanded the batch
+ * script's output patterns with (the SPANK plugin). */
 void read_output_record(int spool, struct job_info *j);
 void remove_records(int spool, const struct job_info *j);
 /* The job's start and end: Slurm's (23.02+ sets them for the Epilog),
@@ -100,8 +106,8 @@ char *bundle_body(json_object *b, long maxb, json_object *cov, size_t *len);
 
 /* jobout.c: on the batch host, the end of the job's std_out and std_err
  * (each at most cap bytes); returns the bytes kept. */
-size_t jobout_collect(const struct collect_ctx *cx, const struct job_info *j, size_t cap, json_object *files,
-		      json_object *cov, struct names *used);
+size_t jobout_collect(const struct job_info *j, size_t cap, json_object *files, json_object *cov,
+		      struct names *used);
 
 /* send.c */
 char *munge_socket_choice(const char *opt, const char **from);

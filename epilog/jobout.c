@@ -2,22 +2,26 @@
  * std_err, read where the job wrote them, so that the service host needs
  * no mount of the users' file systems.
  *
- * The paths are those slurmstepd opened for the batch script, which the
- * SPANK plugin wrote to output@NODE.json; without it (an older plugin),
- * SLURM_JOB_STDOUT / SLURM_JOB_STDERR (the job's patterns, which slurmd
- * gives the Epilog from the job credential; unset when the job named none:
- * Slurm's default slurm-%J.out), expanded with the rules jobcomp/attrib
- * applies (common/stdio_path.c) in SLURM_JOB_WORK_DIR: %x, the job's name,
- * is not in the Epilog's environment (Slurm 22.05) and expands to nothing.
- * They are read as the job's user, SLURM_JOB_UID/GID (root's override
- * dropped, no symlink followed, a regular file of that uid only, at most
- * AppMaxBytes from its end: common/userfile.c, the service's rules), and
- * sent as bundle files of origin "job-output" with their "stream". */
+ * The paths are the job's patterns as slurmctld holds them, which slurmd
+ * gives the Epilog from the job's credential (SLURM_JOB_STDOUT,
+ * SLURM_JOB_STDERR: unset when the job named none; Slurm 22.05 and 24.11
+ * alike), expanded as slurmstepd expanded them for the batch step
+ * (common/stdio_path.c, fname_create's rules) in SLURM_JOB_WORK_DIR, with
+ * SLURM_JOB_USER (%u), this host's short name (%N: slurmd's own), and what
+ * the Epilog's environment lacks from the SPANK plugin's output@NODE.json
+ * (%x, %A, %a, %b).  -e defaults to -o, both to slurm-%J.out (an array's
+ * slurm-%A_%a.out): one file when they are the same; /dev/null is nothing
+ * to read (an "info" coverage entry).  They are read as the job's user,
+ * SLURM_JOB_UID/GID (root's override dropped, no symlink followed, a
+ * regular file of that uid only, at most AppMaxBytes from its end:
+ * common/userfile.c, the service's rules), and sent as bundle files of
+ * origin "job-output" with their "stream". */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <json-c/json.h>
 #include "conf.h"
 #include "contract.h"
@@ -69,18 +73,54 @@ static size_t one(const char *stream, const char *path, uid_t uid, gid_t gid, si
 	return len;
 }
 
-size_t jobout_collect(const struct collect_ctx *cx, const struct job_info *j, size_t cap, json_object *files,
-		      json_object *cov, struct names *used)
+/* slurmd's conf->hostname, which %N prints: gethostname up to its first '.' */
+static const char *short_host(char *buf, size_t len)
 {
-	const char *so = getenv("SLURM_JOB_STDOUT"), *se = getenv("SLURM_JOB_STDERR");
-	struct stdio_job sj = { .array_task_id = STDIO_NO_TASK,
-				.work_dir = getenv("SLURM_JOB_WORK_DIR"),
-				.batch_host = cx->node,
-				.user = getenv("SLURM_JOB_USER"),
-				.name = getenv("SLURM_JOB_NAME") };
+	if (gethostname(buf, len) < 0)
+		return NULL;
+	buf[len - 1] = 0;
+	buf[strcspn(buf, ".")] = 0;
+	return buf;
+}
+
+/* Adds one stream unless it is /dev/null; returns the bytes kept. */
+static size_t stream(const char *name, const char *path, uid_t uid, gid_t gid, size_t cap, json_object *files,
+		     json_object *cov, struct names *used)
+{
+	char source[32];
+
+	if (strcmp(path, "/dev/null"))
+		return one(name, path, uid, gid, cap, files, cov, used);
+	snprintf(source, sizeof(source), "app/%s", name);
+	cover(cov, source, "info", "/dev/null: the job discarded it; nothing to collect");
+	return 0;
+}
+
+static const char *env_set(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+size_t jobout_collect(const struct job_info *j, size_t cap, json_object *files, json_object *cov,
+		      struct names *used)
+{
+	char host[256], why[256];
+	struct stdio_job sj = {
+		.job_id = (uint32_t)strtoul(j->job_id, NULL, 10),
+		.array_job_id = j->array_job_id,
+		.array_task_id = j->array_task_id,
+		.array_unknown = !j->array_known,
+		.slurm_version = j->slurm_version,
+		.work_dir = env_set("SLURM_JOB_WORK_DIR"),
+		.host = short_host(host, sizeof(host)),
+		.user = env_set("SLURM_JOB_USER"),
+		.name = j->job_name,
+	};
 	uint32_t uid, gid;
-	char *out, *err = NULL;
-	size_t kept = 0;
+	char *out, *err;
+	size_t kept;
 
 	if (!j->batch_host)
 		return 0; /* the batch script ran elsewhere: its output is there */
@@ -88,35 +128,18 @@ size_t jobout_collect(const struct collect_ctx *cx, const struct job_info *j, si
 		cover(cov, "app", "error", "SLURM_JOB_UID/SLURM_JOB_GID unset: the job's output not read");
 		return 0;
 	}
-	if (j->std_out || j->std_err) { /* where slurmstepd put them */
-		if (j->std_out)
-			kept += one("std_out", j->std_out, (uid_t)uid, (gid_t)gid, cap, files, cov, used);
-		if (j->std_err && (!j->std_out || strcmp(j->std_err, j->std_out)))
-			kept += one("std_err", j->std_err, (uid_t)uid, (gid_t)gid, cap, files, cov, used);
-		return kept;
+	if (stdio_paths(&sj, env_set("SLURM_JOB_STDOUT"), env_set("SLURM_JOB_STDERR"), &out, &err, why,
+			sizeof(why)) < 0) {
+		cover(cov, "app", "error", "the job's output not found: %s%s", why,
+		      j->job_name && j->array_known
+			      ? ""
+			      : " (the SPANK plugin's output@NODE.json gives the job's name "
+				"and array ids: an older plugin's has none)");
+		return 0;
 	}
-	if (!sj.work_dir || *sj.work_dir != '/') {
-		if ((so && *so != '/') || !so) {
-			cover(cov, "app", "error",
-			      "no SLURM_JOB_WORK_DIR for a relative output path: not read");
-			return 0;
-		}
-		sj.work_dir = NULL;
-	}
-	sj.job_id = (uint32_t)strtoul(j->job_id, NULL, 10);
-	if (env_u32("SLURM_ARRAY_JOB_ID", &sj.array_job_id) &&
-	    env_u32("SLURM_ARRAY_TASK_ID", &sj.array_task_id))
-		;
-	else
-		sj.array_task_id = STDIO_NO_TASK;
-	out = so && *so ? stdio_expand(&sj, so) : stdio_default(&sj);
-	if (se && *se)
-		err = stdio_expand(&sj, se);
-	if (out)
-		kept += one("std_out", out, (uid_t)uid, (gid_t)gid, cap, files, cov, used);
-	/* (stderr goes where stdout goes unless the job said otherwise) */
-	if (err && (!out || strcmp(err, out)))
-		kept += one("std_err", err, (uid_t)uid, (gid_t)gid, cap, files, cov, used);
+	kept = stream("std_out", out, (uid_t)uid, (gid_t)gid, cap, files, cov, used);
+	if (strcmp(err, out))
+		kept += stream("std_err", err, (uid_t)uid, (gid_t)gid, cap, files, cov, used);
 	free(out);
 	free(err);
 	return kept;

@@ -300,8 +300,7 @@ out:
 	for (int i = 0; i < j.nrecords; i++)
 		free(j.record_names[i]);
 	free(j.record_names);
-	free(j.std_out);
-	free(j.std_err);
+	free(j.job_name);
 	free(body);
 	free(zone);
 	free(cx.munge_socket);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,21 @@ void read_records(int spool, struct job_info *j, json_object *cov, double *min_e
 	closedir(d);
 }
 
+/* o's key as a uint32_t; false when absent or not one */
+static bool u32_of(json_object *o, const char *key, uint32_t *v)
+{
+	json_object *x;
+	int64_t n;
+
+	if (!json_object_object_get_ex(o, key, &x) || !json_object_is_type(x, json_type_int))
+		return false;
+	n = json_object_get_int64(x);
+	if (n < 0 || n > UINT32_MAX)
+		return false;
+	*v = (uint32_t)n;
+	return true;
+}
+
 void read_output_record(int spool, struct job_info *j)
 {
 	char name[300];
@@ -177,12 +193,15 @@ void read_output_record(int spool, struct job_info *j)
 	free(buf);
 	if (!o)
 		return;
-	if (json_object_object_get_ex(o, "std_out", &v) && json_object_is_type(v, json_type_string) &&
-	    *json_object_get_string(v) == '/')
-		j->std_out = strdup_or_die(json_object_get_string(v));
-	if (json_object_object_get_ex(o, "std_err", &v) && json_object_is_type(v, json_type_string) &&
-	    *json_object_get_string(v) == '/')
-		j->std_err = strdup_or_die(json_object_get_string(v));
+	/* (an older plugin's std_out and std_err, the descriptors it saw
+	 * before slurmstepd set them, are not the job's: not read) */
+	if (json_object_object_get_ex(o, "job_name", &v))
+		j->job_name = strdup_or_die(
+			json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "(null)");
+	j->array_known = u32_of(o, "array_job_id", &j->array_job_id) &&
+		u32_of(o, "array_task_id", &j->array_task_id);
+	if (!u32_of(o, "slurm_version", &j->slurm_version))
+		j->slurm_version = 0;
 	json_object_put(o);
 	j->batch_host = true;
 	j->record_names = xrealloc(j->record_names, (j->nrecords + 1) * sizeof(char *));

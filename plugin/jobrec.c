@@ -29,21 +29,25 @@ static const char *state_name(uint32_t state)
 	return slurm_job_state_string(state & JOB_STATE_BASE);
 }
 
-/* The output path pat (NULL: Slurm's default) of r's batch step
- * (common/stdio_path.c: the collector's rules too). */
-static char *expand_stdio(const struct rec *r, const char *pat, const char *user)
+/* The paths of r's batch step's output and error (common/stdio_path.c:
+ * the collector's rules too); NULL when not known (logged by the caller
+ * as a record without them). %N: the batch host's NodeName, which is the
+ * host name slurmstepd prints unless NodeHostname differs. */
+static int expand_stdio(const struct rec *r, const char *user, char **out, char **err)
 {
+	char why[256];
 	struct stdio_job j = {
 		.job_id = r->job_id,
 		.array_job_id = r->array_job_id,
 		.array_task_id = r->array_task_id == NO_VAL ? STDIO_NO_TASK : r->array_task_id,
+		.slurm_version = SLURM_VERSION_NUMBER,
 		.work_dir = r->work_dir,
-		.batch_host = r->batch_host,
-		.user = user,
-		.name = r->name,
+		.host = r->batch_host ? r->batch_host : "",
+		.user = user ? user : "",
+		.name = r->name ? r->name : "(null)",
 	};
 
-	return pat ? stdio_expand(&j, pat) : stdio_default(&j);
+	return stdio_paths(&j, r->std_out, r->std_err, out, err, why, sizeof(why));
 }
 
 /* r as one line of JSON (malloc; NULL when out of memory): the job record
@@ -84,14 +88,8 @@ char *rec_json(const struct rec *r, size_t *len)
 
 	if (!jr.user && getpwuid_r((uid_t)r->uid, &pw, pwbuf, sizeof(pwbuf), &pwp) == 0 && pwp)
 		jr.user = pw.pw_name;
-	if (r->std_out)
-		out = expand_stdio(r, r->std_out, jr.user);
-	else if (r->batch_flag)
-		out = expand_stdio(r, NULL, jr.user);
-	if (r->std_err)
-		err = expand_stdio(r, r->std_err, jr.user);
-	else if (out)
-		err = strdup(out); /* stderr goes where stdout goes */
+	if ((r->std_out || r->std_err || r->batch_flag) && expand_stdio(r, jr.user, &out, &err) < 0)
+		out = err = NULL;
 	jr.std_out = out;
 	jr.std_err = err;
 	if (r->nodes && *r->nodes && (hl = slurm_hostlist_create(r->nodes))) {

@@ -17,10 +17,11 @@
  * the job directory is opened relative to the spool's descriptor with
  * O_NOFOLLOW. Nothing a user controls names a path. It runs nothing.
  *
- * For the batch script it also writes NODESPOOL/JOBID/output@NODE.json,
- * the files its standard output and error are (slurm_spank_task_init_
- * privileged, in the task before it drops root): the Epilog reads their
- * ends as the job's user.
+ * For the batch script it also writes NODESPOOL/JOBID/output@NODE.json
+ * (slurm_spank_task_init_privileged, in the task before it drops root):
+ * the values slurmstepd expanded the job's output patterns with that the
+ * Epilog does not have, so that it can find the files and read their ends
+ * as the job's user.
  *
  * It never fails a job: every error is logged and the callback returns 0.
  * Only public Slurm interfaces (<slurm/spank.h>) are used.
@@ -303,51 +304,48 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 	return 0;
 }
 
-/* the file fd is open on, when it is a regular file with a name ("" else:
- * a pipe, a terminal, /dev/null, a deleted file) */
-static void fd_file(int fd, char *buf, size_t len)
-{
-	char link[64];
-	struct stat st;
-	ssize_t n;
-
-	buf[0] = '\0';
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink == 0)
-		return;
-	n = readlink(link, buf, len - 1);
-	buf[n > 0 && buf[0] == '/' ? n : 0] = '\0';
-}
-
 /*
- * The batch script's task, as root, its standard output and error already
- * in place (slurmstepd opens them before it runs this): where Slurm put the
- * job's output, every pattern expanded by slurmstepd itself (%x, %A ...,
- * which the Epilog's environment cannot expand). NODESPOOL/JOBID/
- * output@NODE.json; the Epilog of this node reads the files' ends as the
- * job's user.
+ * The batch script's task, as root: what slurmstepd expanded the job's
+ * output patterns with (fname_create, src/slurmd/common/fname.c) and the
+ * Epilog's environment lacks: the job's name as the batch step's
+ * environment has it (%x), its array ids (%A, %a, %b) and the Slurm
+ * release (%b is 24.11's). NODESPOOL/JOBID/output@NODE.json; the Epilog of
+ * this node expands the patterns (SLURM_JOB_STDOUT, SLURM_JOB_STDERR) with
+ * them and reads the files' ends as the job's user.
+ *
+ * Not the files on descriptors 1 and 2: slurmstepd connects them to the
+ * task's output only after this hook (prepare_stdio after
+ * _pre_task_child_privileged, src/slurmd/slurmstepd/mgr.c); here 2 is the
+ * job's stderr file only because slurmstepd logs there, and 1 is not the
+ * job's at all.
  */
 int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 {
 	struct task t;
-	char out[4096], err[4096], fname[64 + sizeof(t.node)], tmp[sizeof(fname) + 32], why[512];
+	char name[4096], fname[64 + sizeof(t.node)], tmp[sizeof(fname) + 32], why[512];
 	struct json_object *o;
 	char *line = NULL, id[16];
+	uint32_t array_job = 0, array_task = NO_VAL;
 	size_t len = 0;
+	spank_err_t e;
 	int dfd;
 
 	if (!spank_remote(sp) || task_facts(sp, &t) < 0 || t.step_id != SLURM_BATCH_SCRIPT)
-		return 0;
-	fd_file(STDOUT_FILENO, out, sizeof(out));
-	fd_file(STDERR_FILENO, err, sizeof(err));
-	if (!out[0] && !err[0])
 		return 0;
 	if ((o = json_object_new_object())) {
 		snprintf(id, sizeof(id), "%" PRIu32, t.job_id);
 		jo_str(o, "job_id", id);
 		jo_str(o, "node", t.node);
-		jo_str(o, "std_out", out[0] ? out : NULL);
-		jo_str(o, "std_err", err[0] ? err : NULL);
+		/* unset: Slurm prints "(null)" (null here); too long: left out */
+		e = spank_getenv(sp, "SLURM_JOB_NAME", name, (int)sizeof(name));
+		if (e == ESPANK_SUCCESS || e == ESPANK_ENV_NOEXIST)
+			jo_str(o, "job_name", e == ESPANK_SUCCESS ? name : NULL);
+		if (spank_get_item(sp, S_JOB_ARRAY_ID, &array_job) == ESPANK_SUCCESS &&
+		    spank_get_item(sp, S_JOB_ARRAY_TASK_ID, &array_task) == ESPANK_SUCCESS) {
+			jo_int(o, "array_job_id", array_job);
+			jo_int(o, "array_task_id", array_task);
+		}
+		jo_int(o, "slurm_version", SLURM_VERSION_NUMBER);
 		line = jo_line(o, &len);
 		json_object_put(o);
 	}

@@ -349,6 +349,12 @@ static void app_file(const struct attrib_config *conf, const char *case_dir, str
 		snprintf(full, sizeof(full), "%s/%s", wd, path);
 		path = full;
 	}
+	if (!strcmp(path, "/dev/null")) { /* (-o /dev/null: Slurm wrote nothing) */
+		snprintf(source, sizeof(source), "app/%s", key);
+		cov_add(cov, source, "info", "%s is /dev/null: the job discarded it; nothing to collect",
+			key);
+		return;
+	}
 	safe_name(path, name, namecap, key);
 	if (taken && !strcmp(taken, name)) {
 		char tmp[NAME_MAX_LEN + 16];

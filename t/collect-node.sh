@@ -251,6 +251,9 @@ chown -R 65534:65534 "$T/nodehome/u"
 chown -h 65534:65534 "$T/nodehome/u/err.log"
 printf '{"rank":0,"node":"node-01","local_rank":0,"step":"batch","gpu":null,"pid":99,"exit_code":1,"signal":0,"exit_time":"%s"}\n' \
 	"$(iso $((NOW - 20)))" >"$T/node-01/spool/803/task-batch-0@node-01.json"
+# (what the SPANK plugin adds for the batch script: not an array task)
+printf '{"job_id":"803","node":"node-01","job_name":"train","array_job_id":0,"array_task_id":4294967294,"slurm_version":%d}\n' \
+	$((0x160508)) >"$T/node-01/spool/803/output@node-01.json"
 printf '{"schema":"attrib.job/v1","job_id":"803","cluster":"lab","user":"nobody","nodes":["node-01","node-02"],"start_time":"%s","end_time":"%s","state":"FAILED","exit_code":"1:0","uid":65534,"gid":65534,"attempt":0,"work_dir":"%s","std_out":"%s","std_err":"%s","batch_host":"node-01"}\n' \
 	"$(iso $JS)" "$(iso $JE)" "$T/home/u" "$T/home/u/slurm-803.out" "$T/home/u/err.log" >"$T/spool/jobs/.803.0.json.tmp"
 check "803: the output path does not exist where the service runs" test ! -e "$T/home/u/slurm-803.out"
@@ -306,45 +309,81 @@ check "803: /metrics counts the unread output as source app" \
 check "803: the batch host's collector log says why (journalctl --identifier attrib-collect SLURM_JOB_ID=803)" \
 	sh -c "journalctl -D /run/log/journal -q -o cat --identifier attrib-collect SLURM_JOB_ID=803 | grep -q 'app/std_err: error: .*symbolic link'"
 
-# ---- 804: the output files as slurmstepd opened them (the plugin's output@NODE.json) ----
+# ---- 804: -o and -e apart, patterns the Epilog's environment cannot expand alone ----
+# (sbatch -o '%x-%j.out' -e 'err-%A_%a.log', an array task: the decisive
+# line only in std_out; the name and array ids from the plugin's output@NODE.json)
 mkdir -p "$T/node-01/spool/804" && chmod 0700 "$T/node-01/spool/804"
-printf 'Traceback (most recent call last):\n  File "/w/t.py", line 3, in <module>\nValueError: bad shape\n' >"$T/nodehome/u/train-804.log"
-chown 65534:65534 "$T/nodehome/u/train-804.log"
+printf 'Traceback (most recent call last):\n  File "/w/t.py", line 3, in <module>\nValueError: bad shape\n' >"$T/nodehome/u/train-804.out"
+printf 'a warning on stderr\n' >"$T/nodehome/u/err-800_4.log"
+chown 65534:65534 "$T/nodehome/u/train-804.out" "$T/nodehome/u/err-800_4.log"
 printf '{"rank":0,"node":"node-01","local_rank":0,"step":"batch","gpu":null,"pid":98,"exit_code":1,"signal":0,"exit_time":"%s"}\n' \
 	"$(iso $((NOW - 20)))" >"$T/node-01/spool/804/task-batch-0@node-01.json"
-# (as on the test cluster: the batch script's stdout was no file yet, its stderr was)
-printf '{"job_id":"804","node":"node-01","std_err":"%s"}\n' "$T/home/u/train-804.log" \
-	>"$T/node-01/spool/804/output@node-01.json"
-# (a %x pattern the Epilog's environment cannot expand: the plugin's paths win)
-unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$T/nodehome" "$T/home" \
-	env -i PATH=/usr/bin:/bin ATTRIB_CONF="$T/node-01/attrib.conf" TZ=UTC SLURM_JOB_START_TIME=$JS SLURM_JOB_END_TIME=$JE \
-	ATTRIB_COLLECT_KMSG="$T/empty-kmsg" SLURM_JOB_UID=65534 SLURM_JOB_GID=65534 SLURM_JOB_USER=nobody \
-	SLURM_JOB_WORK_DIR="$T/home/u" SLURM_JOB_STDOUT='%x-%j.out' "$COLLECT" --job 804 --node node-01 --print >"$T/node-01/804.json" 2>/dev/null
-check "804: the output file the plugin recorded is sent" python3 - "$T" <<'EOF2'
+output_record() { # the plugin's record of job 804, array task 800_4
+	printf '{"job_id":"804","node":"node-01","job_name":"train","array_job_id":800,"array_task_id":4,"slurm_version":%d}\n' \
+		$((0x160508)) >"$T/node-01/spool/804/output@node-01.json"
+}
+collect804() { # OUTFILE env...: node-01's collector, --print
+	local out=$1
+	shift
+	unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$T/nodehome" "$T/home" \
+		env -i PATH=/usr/bin:/bin ATTRIB_CONF="$T/node-01/attrib.conf" TZ=UTC SLURM_JOB_START_TIME=$JS SLURM_JOB_END_TIME=$JE \
+		ATTRIB_COLLECT_KMSG="$T/empty-kmsg" SLURM_JOB_UID=65534 SLURM_JOB_GID=65534 SLURM_JOB_USER=nobody \
+		SLURM_JOB_WORK_DIR="$T/home/u" "$@" "$COLLECT" --job 804 --node node-01 --print >"$out" 2>/dev/null
+}
+app_of() { # bundle: its job-output files (stream, source, text) and app coverage, as Python reprs
+	python3 -c '
 import json, sys
-b = json.load(open(sys.argv[1] + "/node-01/804.json"))
-app = [(f["stream"], f["source"], f["text"]) for f in b["files"] if f["origin"] == "job-output"]
-want = [("std_err", sys.argv[1] + "/home/u/train-804.log", "Traceback (most recent call last):\n  File \"/w/t.py\", line 3, in <module>\nValueError: bad shape\n")]
-print("# %s %s" % (app, [c for c in b["coverage"] if c["source"].startswith("app")])) if app != want else None
-sys.exit(0 if app == want else 1)
-EOF2
+b = json.load(open(sys.argv[1]))
+print([(f["stream"], f["source"], f["text"]) for f in b["files"] if f["origin"] == "job-output"])
+print([(c["source"], c["status"], c["detail"]) for c in b["coverage"] if c["source"].startswith("app")])' "$1"
+}
+output_record
+collect804 "$T/node-01/804.json" SLURM_JOB_STDOUT='%x-%j.out' SLURM_JOB_STDERR='err-%A_%a.log'
+app_of "$T/node-01/804.json" >"$T/804.app"
+sed 's/^/# /' "$T/804.app"
+check "804: both files are sent, each with its stream: std_out $T/home/u/train-804.out (the traceback), std_err err-800_4.log" \
+	test "$(head -n1 "$T/804.app")" = "[('std_out', '$T/home/u/train-804.out', 'Traceback (most recent call last):\\n  File \"/w/t.py\", line 3, in <module>\\nValueError: bad shape\\n'), ('std_err', '$T/home/u/err-800_4.log', 'a warning on stderr\\n')]"
+check "804: no app coverage entry" test "$(tail -n1 "$T/804.app")" = "[]"
+# one file for both (no -e): sent once, as std_out
+collect804 "$T/node-01/804-one.json" SLURM_JOB_STDOUT='%x-%j.out'
+app_of "$T/node-01/804-one.json" >"$T/804-one.app"
+check "804: -o alone: one file, sent once as std_out" \
+	sh -c "head -n1 '$T/804-one.app' | grep -q \"^\[('std_out', '$T/home/u/train-804.out', 'Traceback\" && ! grep -q std_err '$T/804-one.app'"
+# -o /dev/null: nothing to read, said as such (not missing); -e still read
+collect804 "$T/node-01/804-null.json" SLURM_JOB_STDOUT=/dev/null SLURM_JOB_STDERR='err-%A_%a.log'
+app_of "$T/node-01/804-null.json" >"$T/804-null.app"
+sed 's/^/# /' "$T/804-null.app"
+check "804: -o /dev/null: app/std_out info 'nothing to collect', std_err sent" \
+	test "$(cat "$T/804-null.app")" = "[('std_err', '$T/home/u/err-800_4.log', 'a warning on stderr\\n')]
+[('app/std_out', 'info', '/dev/null: the job discarded it; nothing to collect')]"
+# an older plugin's record (the descriptors it saw, no name): its paths are
+# not taken, and %x is not guessed
+printf '{"job_id":"804","node":"node-01","std_err":"%s"}\n' "$T/home/u/err-800_4.log" >"$T/node-01/spool/804/output@node-01.json"
+collect804 "$T/node-01/804-old.json" SLURM_JOB_STDOUT='%x-%j.out'
+app_of "$T/node-01/804-old.json" >"$T/804-old.app"
+sed 's/^/# /' "$T/804-old.app"
+check "804: an older plugin's record: nothing sent, app error '%x: the job's name is not known'" \
+	sh -c "head -n1 '$T/804-old.app' | grep -qx '\[\]' && tail -n1 '$T/804-old.app' | grep -q \"('app', 'error', \\\"the job's output not found: %x: the job's name is not known\""
 
-# through the service: the record's std_out is that file (std_err too), the bundle's stream std_err
+# through the service: the record's std_out and std_err as jobcomp/attrib writes them
+output_record
 printf '{"schema":"attrib.job/v1","job_id":"804","cluster":"lab","user":"nobody","nodes":["node-01"],"start_time":"%s","end_time":"%s","state":"FAILED","exit_code":"1:0","uid":65534,"gid":65534,"attempt":0,"work_dir":"%s","std_out":"%s","std_err":"%s","batch_host":"node-01"}\n' \
-	"$(iso $JS)" "$(iso $JE)" "$T/home/u" "$T/home/u/train-804.log" "$T/home/u/train-804.log" >"$T/spool/jobs/.804.0.json.tmp"
+	"$(iso $JS)" "$(iso $JE)" "$T/home/u" "$T/home/u/train-804.out" "$T/home/u/err-800_4.log" >"$T/spool/jobs/.804.0.json.tmp"
 mv "$T/spool/jobs/.804.0.json.tmp" "$T/spool/jobs/804.0.json"
 unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$T/nodehome" "$T/home" \
 	env -i PATH=/usr/bin:/bin ATTRIB_CONF="$T/node-01/attrib.conf" ATTRIB_MUNGE_SOCKET="$SOCK" TZ=UTC SLURM_JOB_ID=804 \
 	SLURMD_NODENAME=node-01 SLURM_JOB_START_TIME=$JS SLURM_JOB_END_TIME=$JE ATTRIB_COLLECT_KMSG="$T/empty-kmsg" \
 	SLURM_JOB_UID=65534 SLURM_JOB_GID=65534 SLURM_JOB_USER=nobody SLURM_JOB_WORK_DIR="$T/home/u" \
-	"$COLLECT" </dev/null >/dev/null 2>&1
+	SLURM_JOB_STDOUT='%x-%j.out' SLURM_JOB_STDERR='err-%A_%a.log' "$COLLECT" </dev/null >/dev/null 2>&1
 result 804 || bad "job 804 diagnosed"
-check "804: the service matches the file by its path: app/ has it, UserCode, no app gap" python3 -c '
+check "804: the service stores both files in app/: UserCode from std_out's traceback, no app gap" python3 -c '
 import json, sys, os
 r = json.load(open(sys.argv[1] + "/804.json"))
 gaps = [c for c in r["coverage"] if c["source"].startswith("app")]
-print("# %s %s" % (r["sub_domain"], gaps))
-sys.exit(0 if r["sub_domain"] == "UserCode" and not gaps and os.path.exists(sys.argv[1] + "/state/cases/804.0/app/train-804.log") else 1)' "$T"
+app = sys.argv[1] + "/state/cases/804.0/app/"
+print("# %s %s %s" % (r["sub_domain"], gaps, sorted(os.listdir(app)) if os.path.isdir(app) else None))
+sys.exit(0 if r["sub_domain"] == "UserCode" and not gaps and "ValueError: bad shape" in open(app + "train-804.out").read()
+         and os.path.exists(app + "err-800_4.log") else 1)' "$T"
 check "804: the plugin's output record was removed with the task records once sent" test ! -e "$T/node-01/spool/804/output@node-01.json"
 
 finish

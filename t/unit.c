@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "testutil.h"
 #include "conf.h"
+#include "stdio_path.h"
 #include "text.h"
 
 /* ---- timestamps: every format evidence carries ---- */
@@ -1219,6 +1220,98 @@ START_TEST(config_refuses_unsafe_files)
 }
 END_TEST
 
+/* ---- a batch job's output paths (common/stdio_path.c; t/fname-oracle
+ * checks the same against Slurm's own fname_create) ---- */
+
+static char *expand(const struct stdio_job *r, const char *pat)
+{
+	char err[256] = "";
+	char *p = stdio_expand(r, pat, err, sizeof(err));
+
+	ck_assert_msg(p, "%s: %s", pat, err);
+	return p;
+}
+
+#define ck_path(r, pat, want) \
+	do { \
+		char *got_ = expand(r, pat); \
+		ck_assert_str_eq(got_, want); \
+		free(got_); \
+	} while (0)
+
+START_TEST(stdio_patterns)
+{
+	struct stdio_job plain = { .job_id = 4242,
+				   .array_task_id = STDIO_NO_TASK,
+				   .work_dir = "/home/kim/run",
+				   .host = "node-07",
+				   .user = "kim",
+				   .name = "train" };
+	struct stdio_job arr = plain;
+	char err[256], *p, *q;
+
+	arr.job_id = 4251;
+	arr.array_job_id = 4242;
+	arr.array_task_id = 17;
+	/* every conversion of the batch step, zero padding, %%, literals */
+	ck_path(&plain, "out-%j-%x.txt", "/home/kim/run/out-4242-train.txt");
+	ck_path(&plain, "/abs/%u/%N-%J.%s-%t-%n", "/abs/kim/node-07-4242.batch-0-0");
+	ck_path(&plain, "%8j%%%z", "/home/kim/run/00004242%%z");
+	ck_path(&plain, "%A_%a", "/home/kim/run/4242_4294967294");
+	ck_path(&arr, "slurm-%A_%4a.out", "/home/kim/run/slurm-4242_0017.out");
+	/* %b, the array task id modulo 10: Slurm 24.11 and later */
+	arr.slurm_version = STDIO_PCT_B_SINCE;
+	ck_path(&arr, "r%b", "/home/kim/run/r7");
+	arr.slurm_version = 0;
+	ck_path(&arr, "r%b", "/home/kim/run/r7");
+	arr.slurm_version = 0x160508; /* 22.05.8 keeps it as written */
+	ck_path(&arr, "r%b", "/home/kim/run/r%b");
+	/* a number other than 0 is the one task that writes it: not the batch script */
+	ck_path(&plain, "3", "/dev/null");
+	ck_path(&plain, "/dev/null", "/dev/null");
+	ck_path(&plain, "0", "/home/kim/run/0");
+	/* a backslash: taken literally, and Slurm puts no '/' after the directory */
+	ck_path(&plain, "o\\%j", "/home/kim/runo%j");
+	/* a value the caller does not have is an error, never a guess */
+	plain.name = NULL;
+	ck_assert_ptr_null(stdio_expand(&plain, "%x.out", err, sizeof(err)));
+	ck_assert_str_eq(err, "%x: the job's name is not known");
+	ck_path(&plain, "%j.out", "/home/kim/run/4242.out");
+	plain.array_unknown = true;
+	ck_assert_ptr_null(stdio_expand(&plain, "%a.out", err, sizeof(err)));
+	ck_assert_ptr_null(stdio_default(&plain, err, sizeof(err)));
+	plain.array_unknown = false;
+	plain.work_dir = NULL;
+	ck_assert_ptr_null(stdio_expand(&plain, "rel.out", err, sizeof(err)));
+	ck_path(&plain, "/abs.out", "/abs.out");
+
+	/* -e defaults to -o's pattern; both to slurm-%J.out (an array task's
+	 * slurm-%A_%a.out), as batch_stepd_step_rec_create does */
+	plain.work_dir = "/w";
+	ck_assert_int_eq(stdio_paths(&plain, NULL, NULL, &p, &q, err, sizeof(err)), 0);
+	ck_assert_str_eq(p, "/w/slurm-4242.out");
+	ck_assert_str_eq(q, "/w/slurm-4242.out");
+	free(p);
+	free(q);
+	ck_assert_int_eq(stdio_paths(&arr, NULL, NULL, &p, &q, err, sizeof(err)), 0);
+	ck_assert_str_eq(p, "/home/kim/run/slurm-4242_17.out");
+	free(p);
+	free(q);
+	ck_assert_int_eq(stdio_paths(&plain, "o-%j", NULL, &p, &q, err, sizeof(err)), 0);
+	ck_assert_str_eq(q, "/w/o-4242");
+	free(p);
+	free(q);
+	ck_assert_int_eq(stdio_paths(&plain, NULL, "e-%j", &p, &q, err, sizeof(err)), 0);
+	ck_assert_str_eq(p, "/w/slurm-4242.out");
+	ck_assert_str_eq(q, "/w/e-4242");
+	free(p);
+	free(q);
+	ck_assert_int_eq(stdio_paths(&plain, "o", "%x", &p, &q, err, sizeof(err)), -1);
+	ck_assert_ptr_null(p);
+	ck_assert_ptr_null(q);
+}
+END_TEST
+
 START_TEST(config_refuses_odd_numbers)
 {
 	static const char *bad[] = {
@@ -1448,6 +1541,9 @@ int main(void)
 	tcase_add_test(t, config_rejects_with_line_numbers);
 	tcase_add_test(t, config_refuses_unsafe_files);
 	tcase_add_test(t, config_refuses_odd_numbers);
+	suite_add_tcase(s, t);
+	t = tcase_create("stdio");
+	tcase_add_test(t, stdio_patterns);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("pipeline");

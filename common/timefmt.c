@@ -272,13 +272,32 @@ bool time_parse_any(const struct timectx *tc, const char *s, size_t len, double 
 		parse_glog(tc, s, len, t);
 }
 
+/* dmesg -H (--reltime): "[May19 19:57]" opens a minute, the lines after
+ * it say only "[  +0.000127]" (util-linux: strftime "%b%d %H:%M") */
+static size_t parse_dmesg_h(const struct timectx *tc, const char *s, size_t len, double *t)
+{
+	struct tm tm = { 0 };
+	int mo, d, h, mi;
+
+	if (len < 13 || s[0] != '[' || (mo = month_of(s + 1)) < 0 || !digits(s + 4, len - 4, 2, &d) ||
+	    s[6] != ' ' || !digits(s + 7, len - 7, 2, &h) || s[9] != ':' ||
+	    !digits(s + 10, len - 10, 2, &mi) || s[12] != ']' || d < 1 || d > 31 || h > 23 || mi > 59)
+		return 0;
+	tm.tm_mon = mo;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	*t = nearest_year(tc, &tm, 0);
+	return 13;
+}
+
 bool time_parse_header(const struct timectx *tc, const char *s, size_t len, double *t, size_t *hdr)
 {
 	size_t n;
 
 	*hdr = 0;
 	if ((n = parse_iso(tc, s, len, t)) || (n = parse_3164(tc, s, len, t)) ||
-	    (n = parse_dmesg_t(tc, s, len, t))) {
+	    (n = parse_dmesg_t(tc, s, len, t)) || (n = parse_dmesg_h(tc, s, len, t))) {
 		*hdr = n;
 	} else if (len > 1 && s[0] == '[' && (n = parse_iso(tc, s + 1, len - 1, t)) && n + 1 < len &&
 		   s[n + 1] == ']') {

@@ -117,7 +117,7 @@ START_TEST(dmesg_forms)
 	expect("[Sat Nov 29 08:12:01 2025] " XID, SRC_NODE, "xid.79", NULL, NULL, T0);	 /* -T */
 	expect("[ 5321.123456] " XID, SRC_NODE, "xid.79", NULL, NULL, 0);		 /* default */
 	expect("[  +0.000123] " XID, SRC_NODE, "xid.79", NULL, NULL, 0);		 /* -d, -H */
-	expect("[Nov29 08:12] " XID, SRC_NODE, "xid.79", NULL, NULL, 0);		 /* -H */
+	expect("[Nov29 08:12] " XID, SRC_NODE, "xid.79", NULL, NULL, T0 - 1);		 /* -H */
 	expect(XID, SRC_NODE, "xid.79", NULL, NULL, 0);					 /* -t */
 	expect("kern  :err   : [ 5321.123456] " XID, SRC_NODE, "xid.79", NULL, NULL, 0); /* -x */
 	expect("<3>[ 5321.123456] " XID, SRC_NODE, "xid.79", NULL, NULL, 0);		 /* -r */

@@ -434,7 +434,8 @@ static bool job_completed(const struct job *j)
  * of the lines.  A fault without a time of its own may have come earlier
  * than it looks.  Only on the word of the node or the scheduler, never on
  * the job's output or a file anyone may write alone (a printed "Xid 79"
- * must not turn a time limit into a node's fault).  Returns how many
+ * must not turn a time limit into a node's fault), and for a fault that
+ * names a process only when it is the job's (scope.c).  Returns how many
  * candidates remain (c sorted by time). */
 static int after_fatal(struct symptom **c, int nc, double skew)
 {
@@ -442,8 +443,7 @@ static int after_fatal(struct symptom **c, int nc, double skew)
 	int k = 0;
 
 	for (int i = 0; i < nc && !fatal; i++)
-		if (c[i]->code->kind == KIND_FAULT && (c[i]->code->flags & CODE_FATAL) &&
-		    c[i]->trust == TRUST_VOUCHED)
+		if (c[i]->fatal)
 			fatal = c[i];
 	if (!fatal)
 		return nc;

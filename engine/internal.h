@@ -329,6 +329,10 @@ struct symptom {
 	int nev;
 	enum role role;
 	enum trust trust; /* who vouches for it: its best line's writer */
+	/* a fault tagged fatal that the job cannot have run on through unless
+	 * its progress says so: vouched for, and the process it names, if
+	 * any, is known to be the job's (scope.c) */
+	bool fatal;
 	const struct symptom *explained_by;
 	const char *refined_by;
 };

@@ -197,6 +197,16 @@ static void scope_gpus(struct analysis *a)
 		else if (s->code->also && s->npids && pids[node].n >= ranks[node] && !job_pid(&pids[node], s))
 			s->aside = ASIDE_OTHER_PROCESS;
 	}
+	/* a fault the job cannot outlive, on the node's or the scheduler's
+	 * word (never the job's output alone); one that names a process (a
+	 * task blocked in the kernel) only when that process is the job's */
+	for (int i = 0; i < a->nsym; i++) {
+		struct symptom *s = a->sym[i];
+
+		s->fatal = (s->code->flags & CODE_FATAL) && s->code->kind == KIND_FAULT &&
+			s->trust == TRUST_VOUCHED &&
+			(!s->npids || (s->node >= 0 && job_pid(&pids[s->node], s)));
+	}
 	for (int i = 0; i < n; i++) {
 		strlist_free(&dev[i]);
 		strlist_free(&pids[i]);
@@ -396,14 +406,12 @@ static void scope_progress(struct analysis *a)
 	/* what happened long into the silence did not start it; but a fault
 	 * the job cannot outlive (a GPU off the bus, a task no signal ends)
 	 * may be seen only late (when the kernel looks, when Slurm kills the
-	 * step) and is still why it never moved again (on the node's or the
-	 * scheduler's word, not on the job's output alone) */
+	 * step) and is still why it never moved again */
 	double onset = last + fmax(SURVIVE_CADENCES * a->cadence, ONSET_MIN) + skew;
 	for (int i = 0; i < a->nsym; i++) {
 		struct symptom *s = a->sym[i];
-		bool fatal = (s->code->flags & CODE_FATAL) && s->trust == TRUST_VOUCHED;
 
-		if (!s->aside && s->code->kind == KIND_FAULT && !fatal && !s->first_approx &&
+		if (!s->aside && s->code->kind == KIND_FAULT && !s->fatal && !s->first_approx &&
 		    s->first > onset)
 			s->aside = ASIDE_DURING_HANG;
 	}

@@ -1126,6 +1126,64 @@ START_TEST(correlate_fatal_before_ending)
 }
 END_TEST
 
+/* A task blocked in the kernel, reported an hour into a hang that ends
+ * with the time limit: the job's own process (its pid known from NCCL's
+ * lines) is why the job never moved again; another program's is not. */
+START_TEST(scope_fatal_own_process)
+{
+	attrib_catalog *cat = real_catalog();
+
+	for (int own = 0; own < 2; own++) {
+		char *dir = tmpdir(), err[256], kern[256], *p = path_join(dir, "app/out");
+		struct json_object *r, *s;
+		FILE *f;
+
+		write_job_json(dir, "[\"a\", \"b\"]", "TIMEOUT", "2025-11-29T00:00:00Z",
+			       "2025-11-29T06:00:00Z",
+			       "[{\"rank\": 0, \"node\": \"a\", \"gpu\": \"0\"}, {\"rank\": 1, \"node\": "
+			       "\"b\", \"gpu\": \"0\"}]");
+		mkdir_p(dir, "app");
+		mkdir_p(dir, "nodes/a");
+		f = fopen(p, "w");
+		fprintf(f,
+			"a:4101:4101 [0] NCCL INFO comm 0x5555 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId "
+			"1b000 commId 0x1 - Init COMPLETE\n"
+			"b:4201:4201 [0] NCCL INFO comm 0x5556 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId "
+			"1b000 commId 0x1 - Init COMPLETE\n");
+		for (int m = 5; m <= 120; m++)
+			fprintf(f, "[2025-11-29 %02d:%02d:00] step %d | loss 2.31 | 190.0 TFLOP/s\n", m / 60,
+				m % 60, m);
+		fclose(f);
+		free(p);
+		snprintf(
+			kern, sizeof(kern),
+			"2025-11-29T03:00:00+00:00 a kernel: INFO: task python3:%s blocked for more than 120 "
+			"seconds.\n",
+			own ? "4101" : "999");
+		write_file(dir, "nodes/a/kern.log", kern);
+		r = attrib_analyze(cat, dir, err, sizeof(err));
+		ck_assert_ptr_nonnull(r);
+		ck_assert_ptr_nonnull(field(r, "hang"));
+		s = symptom_of(r, "host.hung_task", "a");
+		ck_assert_ptr_nonnull(s);
+		if (own) {
+			ck_assert_str_eq(json_object_get_string(field(r, "sub_domain")), "InfraSW");
+			ck_assert_ptr_null(field(s, "set_aside"));
+			s = symptom_of(r, "slurm.state.timeout", NULL);
+			ck_assert_ptr_nonnull(s);
+			ck_assert_str_eq(json_object_get_string(field(s, "role")), "downstream");
+		} else {
+			ck_assert_str_eq(json_object_get_string(field(r, "sub_domain")), "unattributed");
+			ck_assert_str_eq(json_object_get_string(field(s, "set_aside")),
+					 "after the job had already stopped making progress");
+		}
+		json_object_put(r);
+		rmtree(dir);
+	}
+	attrib_catalog_free(cat);
+}
+END_TEST
+
 START_TEST(scope_other_process)
 {
 	/* two ranks on node a, their processes known from NCCL's busId lines:
@@ -1670,6 +1728,7 @@ int main(void)
 	tcase_add_test(t, scope_progress_survived_and_hang);
 	tcase_add_test(t, scope_progress_same_process);
 	tcase_add_test(t, correlate_fatal_before_ending);
+	tcase_add_test(t, scope_fatal_own_process);
 	tcase_add_test(t, scope_clock_skew_orders_nodes);
 	tcase_add_test(t, scope_other_process);
 	tcase_set_timeout(t, 60);

@@ -15,6 +15,9 @@ static void analysis_free(struct analysis *a)
 	free(a->cov);
 	strlist_free(&a->files);
 	free(a->progress);
+	for (int i = 0; i < a->nprogress; i++)
+		free(a->beats[i].host);
+	free(a->beats);
 	free(a->last_progress.text);
 	free(a->clock_offset);
 	identity_free(a->id);

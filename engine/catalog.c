@@ -775,6 +775,7 @@ static void code_set_flags(const attrib_catalog *cat, struct code *c)
 		{ "ends-hang", CODE_ENDS_HANG }, { "reported-late", CODE_REPORTED_LATE },
 		{ "suspect", CODE_SUSPECT },	 { "boot", CODE_BOOT },
 		{ "link-lost", CODE_LINK_LOST }, { "repeat-cause", CODE_GENERIC },
+		{ "fatal", CODE_FATAL },
 	};
 
 	c->flags = 0;

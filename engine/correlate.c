@@ -1,7 +1,8 @@
 /* Job-wide reasoning: the refiners of the catalog mark what explains
- * what, then the first cause in time among what remains is the verdict.
- * Nothing here knows a particular failure; only kinds, scopes, times and
- * nodes. */
+ * what, then the first cause in time among what remains is the verdict
+ * (the scheduler's ending after a fault the job cannot outlive follows
+ * from that fault).  Nothing here knows a particular failure; only kinds,
+ * scopes, times, nodes and the catalog's tags. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -426,6 +427,37 @@ static bool job_completed(const struct job *j)
 	return !strcmp(j->state, "COMPLETED") && (!j->exit_code || !strcmp(j->exit_code, "0:0"));
 }
 
+/* The scheduler's word on a job that a fault it cannot outlive (a GPU off
+ * the bus, a task no signal ends) had already stopped, and did not run on
+ * through (scope sets those aside): a time limit, a cancel or a node
+ * failure that followed is that fault's consequence, whatever the order
+ * of the lines.  A fault without a time of its own may have come earlier
+ * than it looks.  Only on the word of the node or the scheduler, never on
+ * the job's output or a file anyone may write alone (a printed "Xid 79"
+ * must not turn a time limit into a node's fault), and for a fault that
+ * names a process only when it is the job's (scope.c).  Returns how many
+ * candidates remain (c sorted by time). */
+static int after_fatal(struct symptom **c, int nc, double skew)
+{
+	const struct symptom *fatal = NULL;
+	int k = 0;
+
+	for (int i = 0; i < nc && !fatal; i++)
+		if (c[i]->fatal)
+			fatal = c[i];
+	if (!fatal)
+		return nc;
+	for (int i = 0; i < nc; i++)
+		if (c[i]->code->kind == KIND_SCHEDULER &&
+		    (fatal->first_approx || fatal->first <= c[i]->first + skew)) {
+			c[i]->role = ROLE_DOWNSTREAM;
+			c[i]->explained_by = fatal;
+		} else {
+			c[k++] = c[i];
+		}
+	return k;
+}
+
 void correlate(struct analysis *a, struct verdict *v)
 {
 	struct symptom **c = xcalloc(a->nsym + 1, sizeof(*c));
@@ -458,12 +490,22 @@ void correlate(struct analysis *a, struct verdict *v)
 
 		if (s->aside && s->role == ROLE_NONE)
 			s->role = ROLE_INTERESTING;
-		/* a hang explains the time limit or the cancel that ended it */
-		if (a->hang && s->role == ROLE_NONE && s->code->kind == KIND_SCHEDULER &&
-		    (s->code->flags & CODE_ENDS_HANG))
-			s->role = ROLE_INTERESTING;
 		if (is_candidate(s))
 			c[nc++] = s;
+	}
+	if (nc)
+		qsort(c, nc, sizeof(*c), by_time);
+	nc = after_fatal(c, nc, skew);
+	/* a hang explains the time limit or the cancel that ended it */
+	if (a->hang) {
+		int k = 0;
+
+		for (int i = 0; i < nc; i++)
+			if (c[i]->code->kind == KIND_SCHEDULER && (c[i]->code->flags & CODE_ENDS_HANG))
+				c[i]->role = ROLE_INTERESTING;
+			else
+				c[k++] = c[i];
+		nc = k;
 	}
 	/* a cause seen only in files anyone on a node may write never beats
 	 * one that is vouched for: a user's forged line would otherwise move
@@ -481,8 +523,6 @@ void correlate(struct analysis *a, struct verdict *v)
 				c[i]->role = ROLE_INTERESTING;
 		nc = k;
 	}
-	if (nc)
-		qsort(c, nc, sizeof(*c), by_time);
 
 	/* first cause: the earliest candidate and those tied with it; a
 	 * scheduler decision first wins over faults that follow it */

@@ -74,6 +74,7 @@ enum {
 	CODE_BOOT = 64,		/* boot: the node booted */
 	CODE_LINK_LOST = 128,	/* link-lost: a node lost its network link (the switch may be why) */
 	CODE_GENERIC = 256,	/* repeat-cause: typical of a bad node as much as of the program */
+	CODE_FATAL = 512,	/* fatal: a fault the job cannot outlive */
 };
 
 struct code_row {
@@ -328,6 +329,10 @@ struct symptom {
 	int nev;
 	enum role role;
 	enum trust trust; /* who vouches for it: its best line's writer */
+	/* a fault tagged fatal that the job cannot have run on through unless
+	 * its progress says so: vouched for, and the process it names, if
+	 * any, is known to be the job's (scope.c) */
+	bool fatal;
 	const struct symptom *explained_by;
 	const char *refined_by;
 };
@@ -364,6 +369,15 @@ struct analysis {
 	/* the application's own progress: times of timestamped progress lines */
 	double *progress;
 	int nprogress, capprogress;
+	/* who printed each of them (same order, unsorted): a fault the same
+	 * rank or process ran on through did not end it */
+	struct beat {
+		double time;
+		int file;
+		int rank;   /* -1: the line names none */
+		long pid;   /* 0: the line names none */
+		char *host; /* the host the line names, or NULL */
+	} * beats;
 	struct evidence last_progress; /* file/line/text of the latest one */
 	/* per node: offset of its clock against the job's other nodes (s) */
 	double *clock_offset;

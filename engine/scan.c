@@ -286,9 +286,20 @@ static void deliver_one(struct file_scan *f, struct event *ev, size_t start, siz
 
 static void progress_add(struct analysis *a, const struct event *ev)
 {
-	if (a->nprogress == a->capprogress)
-		a->progress = xrealloc(a->progress,
-				       (a->capprogress = a->capprogress * 2 + 64) * sizeof(double));
+	const char *rank = event_field(ev, "rank"), *pid = event_field(ev, "pid"),
+		   *host = event_field(ev, "node");
+
+	if (a->nprogress == a->capprogress) {
+		a->capprogress = a->capprogress * 2 + 64;
+		a->progress = xrealloc(a->progress, a->capprogress * sizeof(double));
+		a->beats = xrealloc(a->beats, a->capprogress * sizeof(*a->beats));
+	}
+	a->beats[a->nprogress] = (struct beat){
+		ev->time, ev->file,
+		rank && *rank && strspn(rank, "0123456789") == strlen(rank) ? atoi(rank) : -1,
+		pid && *pid && strspn(pid, "0123456789") == strlen(pid) ? atol(pid) : 0,
+		host && *host ? strdup_or_die(host) : NULL
+	};
 	a->progress[a->nprogress++] = ev->time;
 	if (!a->last_progress.text || ev->time >= a->last_progress.time) {
 		free(a->last_progress.text);
@@ -946,6 +957,9 @@ static void analysis_free_sub(struct analysis *sub)
 	free(sub->defer);
 	free(sub->defer_store.p);
 	free(sub->progress);
+	for (int i = 0; i < sub->nprogress; i++)
+		free(sub->beats[i].host);
+	free(sub->beats);
 	free(sub->last_progress.text);
 	free(sub);
 }
@@ -1550,12 +1564,16 @@ static void merge_scan(struct analysis *a, struct analysis *sub, long sym_first,
 			sub->sym[i]->ev[k].line += sym_first;
 	symptoms_merge(a, sub);
 	for (int i = 0; i < sub->nprogress; i++) {
-		if (a->nprogress == a->capprogress)
-			a->progress = xrealloc(a->progress,
-					       (a->capprogress = a->capprogress * 2 + 64) * sizeof(double));
+		if (a->nprogress == a->capprogress) {
+			a->capprogress = a->capprogress * 2 + 64;
+			a->progress = xrealloc(a->progress, a->capprogress * sizeof(double));
+			a->beats = xrealloc(a->beats, a->capprogress * sizeof(*a->beats));
+		}
+		a->beats[a->nprogress] = sub->beats[i]; /* its host moves */
 		a->progress[a->nprogress++] = sub->progress[i];
 	}
 	free(sub->progress);
+	free(sub->beats);
 	if (sub->last_progress.text &&
 	    (!a->last_progress.text || sub->last_progress.time >= a->last_progress.time)) {
 		free(a->last_progress.text);

@@ -8,7 +8,7 @@
  * progress lines say when the job was alive: a fault it ran on through for
  * minutes did not end it, and a long silence before the end is a hang.
  * Nothing here knows a particular failure: only times, nodes, devices and
- * the tags the catalog gives (progress, clock-sync). */
+ * the tags the catalog gives (progress, clock-sync, fatal). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +197,16 @@ static void scope_gpus(struct analysis *a)
 		else if (s->code->also && s->npids && pids[node].n >= ranks[node] && !job_pid(&pids[node], s))
 			s->aside = ASIDE_OTHER_PROCESS;
 	}
+	/* a fault the job cannot outlive, on the node's or the scheduler's
+	 * word (never the job's output alone); one that names a process (a
+	 * task blocked in the kernel) only when that process is the job's */
+	for (int i = 0; i < a->nsym; i++) {
+		struct symptom *s = a->sym[i];
+
+		s->fatal = (s->code->flags & CODE_FATAL) && s->code->kind == KIND_FAULT &&
+			s->trust == TRUST_VOUCHED &&
+			(!s->npids || (s->node >= 0 && job_pid(&pids[s->node], s)));
+	}
 	for (int i = 0; i < n; i++) {
 		strlist_free(&dev[i]);
 		strlist_free(&pids[i]);
@@ -238,40 +248,171 @@ static bool job_failed_near(const struct analysis *a, const struct symptom *f, d
 	return false;
 }
 
+static bool pid_of(const struct symptom *s, long pid)
+{
+	for (int k = 0; k < s->npids; k++)
+		if (s->pids[k] == pid)
+			return true;
+	return false;
+}
+
+/* The job's progress lines grouped by who printed them (rank, process
+ * id, file, host), with the times of each group's last two: whether a
+ * process printed two more after a time is then a look-up, not a walk
+ * through every line for every symptom. */
+struct printer {
+	int rank;
+	long pid;
+	int file;
+	const char *host;
+	double t1, t2; /* the latest and the one before (-inf: none) */
+};
+
+static int cmp_printer(const void *x, const void *y)
+{
+	const struct printer *a = x, *b = y;
+
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	return strcmp(a->host ? a->host : "", b->host ? b->host : "");
+}
+
+static void latest_two(double t, double *t1, double *t2)
+{
+	if (t > *t1) {
+		*t2 = *t1;
+		*t1 = t;
+	} else if (t > *t2) {
+		*t2 = t;
+	}
+}
+
+static int printers_of(const struct analysis *a, struct printer **out)
+{
+	struct printer *p = xmalloc((a->nprogress + 1) * sizeof(*p));
+	int n = 0;
+
+	for (int i = 0; i < a->nprogress; i++) {
+		const struct beat *b = &a->beats[i];
+
+		p[i] = (struct printer){ b->rank, b->pid, b->file, b->host, b->time, -INFINITY };
+	}
+	qsort(p, a->nprogress, sizeof(*p), cmp_printer);
+	for (int i = 0; i < a->nprogress; i++)
+		if (n && !cmp_printer(&p[n - 1], &p[i]))
+			latest_two(p[i].t1, &p[n - 1].t1, &p[n - 1].t2);
+		else
+			p[n++] = p[i];
+	*out = p;
+	return n;
+}
+
+/* Whether a printer of progress lines is the process a symptom names: its
+ * rank; else its process id, on its node (when the lines name a host) or
+ * in its file; else, for a line of the job's output naming neither, the
+ * same unlabelled file.  A symptom without a time of its own has a
+ * neighbouring line's: only the lines of its own file are surely later. */
+static bool same_printer(const struct analysis *a, const struct symptom *s, const struct printer *p)
+{
+	bool in_file = false;
+
+	for (int k = 0; k < s->nev && !in_file; k++)
+		in_file = s->ev[k].file == p->file;
+	if (s->first_approx && !in_file)
+		return false;
+	if (s->rank)
+		return p->rank == atoi(s->rank);
+	if (p->rank >= 0)
+		return false;
+	if (s->npids)
+		return pid_of(s, p->pid) &&
+			(p->host ? s->node >= 0 && identity_node(a->id, p->host) == s->node : in_file);
+	return (s->sources & SRC_APP) && !p->pid && in_file;
+}
+
+/* Whether the process a symptom names printed two progress lines after t
+ * (p: the printers, sorted by rank first). */
+static bool own_progress_after(const struct analysis *a, const struct printer *p, int n,
+			       const struct symptom *s, double t)
+{
+	double t1 = -INFINITY, t2 = -INFINITY;
+	int rank = s->rank ? atoi(s->rank) : -1, lo = 0, hi = n;
+
+	while (lo < hi) { /* the first printer of that rank */
+		int mid = (lo + hi) / 2;
+
+		if (p[mid].rank < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int i = lo; i < n && p[i].rank == rank; i++)
+		if (same_printer(a, s, &p[i])) {
+			latest_two(p[i].t1, &t1, &t2);
+			latest_two(p[i].t2, &t1, &t2);
+		}
+	return t2 > t;
+}
+
 static void scope_progress(struct analysis *a)
 {
 	double skew = a->cat->set.clock_skew, grace, last, silence;
 
 	if (a->nprogress < 3)
 		return;
+	struct printer *pr;
+	int npr = printers_of(a, &pr);
+
 	qsort(a->progress, a->nprogress, sizeof(double), cmp_double);
 	a->cadence = cadence_of(a->progress, a->nprogress);
 	last = a->progress[a->nprogress - 1];
 	grace = fmax(SURVIVE_CADENCES * a->cadence, SURVIVE_MIN) + skew;
-	/* two progress lines well after a fault: the job's collectives went
-	 * on, so every rank, the faulted GPU's included, was still working.
-	 * Not when the fault's time is only a neighbour's (it may be later
-	 * than it looks), nor when the job's own processes on that node failed
-	 * right after it (ranks that do not wait for each other: the others
-	 * carried on printing) */
+	/* two progress lines well after a fault (its last occurrence: the
+	 * same fault again at the end is what the job did not outlive): the
+	 * job's collectives went on, so every rank, the faulted GPU's
+	 * included, was still working.  Not when the fault's time is only a
+	 * neighbour's (it may be later than it looks), nor when the job's own
+	 * processes on that node failed right after it (ranks that do not wait
+	 * for each other: the others carried on printing) */
 	for (int i = 0; i < a->nsym; i++) {
 		struct symptom *s = a->sym[i];
 
 		if (!s->aside && s->code->kind == KIND_FAULT && !s->first_approx &&
-		    progress_after(a, s->first + grace) >= 2 && !job_failed_near(a, s, grace))
+		    progress_after(a, s->last + grace) >= 2 && !job_failed_near(a, s, grace))
 			s->aside = ASIDE_SURVIVED;
 	}
+	/* any error, of whatever kind or source (a CUDA error, an exception,
+	 * an NCCL warning, a worker's segfault), after whose last occurrence
+	 * the same rank or process printed progress twice, well after it: it
+	 * carried on, so that error did not end it (the error it did not
+	 * outlive, if the same recurred, is its last occurrence) */
+	for (int i = 0; i < a->nsym; i++) {
+		struct symptom *s = a->sym[i];
+
+		if (!s->aside && (s->code->kind == KIND_FAULT || s->code->kind == KIND_CONSEQUENCE) &&
+		    own_progress_after(a, pr, npr, s, s->last + grace))
+			s->aside = ASIDE_SURVIVED;
+	}
+	free(pr);
 	silence = a->job.end - last;
 	if (silence < fmax(HANG_CADENCES * a->cadence, HANG_MIN))
 		return;
 	a->hang = true;
 	a->hang_since = last;
-	/* what happened long into the silence did not start it */
+	/* what happened long into the silence did not start it; but a fault
+	 * the job cannot outlive (a GPU off the bus, a task no signal ends)
+	 * may be seen only late (when the kernel looks, when Slurm kills the
+	 * step) and is still why it never moved again */
 	double onset = last + fmax(SURVIVE_CADENCES * a->cadence, ONSET_MIN) + skew;
 	for (int i = 0; i < a->nsym; i++) {
 		struct symptom *s = a->sym[i];
 
-		if (!s->aside && s->code->kind == KIND_FAULT && !s->first_approx && s->first > onset)
+		if (!s->aside && s->code->kind == KIND_FAULT && !s->fatal && !s->first_approx &&
+		    s->first > onset)
 			s->aside = ASIDE_DURING_HANG;
 	}
 }

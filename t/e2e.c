@@ -2,7 +2,11 @@
  * project, each with expected.json) and the bundled example go through
  * the real catalog; the result must keep doc/formats.md and give the
  * expected verdict, culprits, confidence (where expected.json gives one)
- * and no drain outside drain_ok. */
+ * and no drain outside drain_ok.  Optional checks of expected.json:
+ * root_code, evidence_contains, forbid_actions, inspect, hang, set_aside
+ * (codes set aside), set_aside_as ({code: the set_aside reason}),
+ * downstream (codes that must all be downstream of the cause),
+ * culprit_switch, coverage_contains. */
 #include <dirent.h>
 #include "testutil.h"
 
@@ -203,6 +207,45 @@ static void check_case(const char *dir, const char *name)
 			found = !strcmp(json_object_get_string(get(y, "code")), code) && get(y, "set_aside");
 		}
 		ck_assert_msg(found, "%s: %s not set aside", name, code);
+	}
+	/* optional: why a code was set aside (set_aside_as: {code: reason}),
+	 * and codes that must be downstream of the cause (the scheduler's
+	 * ending after a fault the job could not outlive) */
+	struct json_object *want_why = get(exp, "set_aside_as");
+	if (want_why) {
+		json_object_object_foreach (want_why, code, why) {
+			struct json_object *syms = get(r, "symptoms");
+			bool found = false;
+
+			for (size_t k = 0; k < json_object_array_length(syms) && !found; k++) {
+				struct json_object *y = json_object_array_get_idx(syms, k);
+
+				found = !strcmp(json_object_get_string(get(y, "code")), code) &&
+					get(y, "set_aside") &&
+					!strcmp(json_object_get_string(get(y, "set_aside")),
+						json_object_get_string(why));
+			}
+			ck_assert_msg(found, "%s: %s not set aside as \"%s\"", name, code,
+				      json_object_get_string(why));
+		}
+	}
+	struct json_object *want_down = get(exp, "downstream");
+	for (size_t i = 0; want_down && i < json_object_array_length(want_down); i++) {
+		const char *code = json_object_get_string(json_object_array_get_idx(want_down, i));
+		struct json_object *syms = get(r, "symptoms");
+		bool found = false, other = false;
+
+		for (size_t k = 0; k < json_object_array_length(syms); k++) {
+			struct json_object *y = json_object_array_get_idx(syms, k);
+
+			if (strcmp(json_object_get_string(get(y, "code")), code))
+				continue;
+			if (!strcmp(json_object_get_string(get(y, "role")), "downstream"))
+				found = true;
+			else
+				other = true;
+		}
+		ck_assert_msg(found && !other, "%s: %s not downstream of the cause", name, code);
 	}
 	/* optional: the leaf switch blamed (absent: none may be), a coverage entry */
 	const char *want_sw = json_object_get_string(get(exp, "culprit_switch"));

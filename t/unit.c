@@ -1021,6 +1021,169 @@ START_TEST(scope_progress_survived_and_hang)
 }
 END_TEST
 
+/* Two ranks, each printing its own steps every minute to 02:00; rank 1
+ * logs a CUDA error at 01:00 and carries on; the job ends with rank 0's
+ * exception, or (again) with rank 1's CUDA error. */
+static struct json_object *rank_pulse_case(attrib_catalog *cat, const char *dir, bool again)
+{
+	char err[256], *p = path_join(dir, "app/out");
+	FILE *f;
+
+	write_job_json(dir, "[\"a\", \"b\"]", "FAILED", "2025-11-29T00:00:00Z", "2025-11-29T02:01:00Z",
+		       "[{\"rank\": 0, \"node\": \"a\"}, {\"rank\": 1, \"node\": \"b\"}]");
+	mkdir_p(dir, "app");
+	f = fopen(p, "w");
+	for (int m = 5; m <= 120; m++) {
+		for (int rank = 0; rank < 2; rank++)
+			fprintf(f,
+				"[rank%d]: [2025-11-29 %02d:%02d:00] step %d | loss 2.31 | 190.0 TFLOP/s\n",
+				rank, m / 60, m % 60, m);
+		if (m == 60 || (again && m == 120))
+			fprintf(f,
+				"[rank1]: RuntimeError: CUDA error: an illegal memory access was "
+				"encountered\n");
+	}
+	if (!again)
+		fprintf(f, "[rank0]: ValueError: bad shape\n");
+	fclose(f);
+	free(p);
+	return attrib_analyze(cat, dir, err, sizeof(err));
+}
+
+START_TEST(scope_progress_same_process)
+{
+	attrib_catalog *cat = real_catalog();
+	char *dir = tmpdir();
+	struct json_object *r, *s;
+
+	/* rank 1 printed its steps for an hour after its CUDA error: context */
+	r = rank_pulse_case(cat, dir, false);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(json_object_get_string(field(r, "sub_domain")), "UserCode");
+	s = symptom_of(r, "cuda.illegal_address", "b");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(json_object_get_string(field(s, "set_aside")),
+			 "the job kept making progress after it");
+	json_object_put(r);
+
+	/* the same error again at the end: its last occurrence ended the job */
+	r = rank_pulse_case(cat, dir, true);
+	ck_assert_ptr_nonnull(r);
+	s = symptom_of(r, "cuda.illegal_address", "b");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_null(field(s, "set_aside"));
+	ck_assert_str_eq(json_object_get_string(field(s, "role")), "root");
+	json_object_put(r);
+	rmtree(dir);
+	attrib_catalog_free(cat);
+}
+END_TEST
+
+/* A job of one node that printed no progress at all, cancelled; the node's
+ * kernel logged a fatal fault in lines without a time of their own (the
+ * end of the job stands for it): the cancel follows from the fault, unless
+ * the fault is the job's own output's word only. */
+START_TEST(correlate_fatal_before_ending)
+{
+	attrib_catalog *cat = real_catalog();
+	char *dir = tmpdir(), err[256];
+	struct json_object *r, *s;
+	static const char aer[] =
+		"pcieport 0000:00:03.0: AER: Uncorrected (Fatal) error received: 0000:00:03.0\n";
+
+	write_job_json(dir, "[\"a\"]", "CANCELLED", "2025-11-29T00:00:00Z", "2025-11-29T06:00:00Z", NULL);
+	mkdir_p(dir, "nodes/a");
+	mkdir_p(dir, "scheduler");
+	write_file(dir, "scheduler/slurmctld.log",
+		   "[2025-11-29T05:59:30.000] _slurm_rpc_kill_job: REQUEST_KILL_JOB JobId=77 uid 1000\n");
+	write_file(dir, "nodes/a/dmesg.txt", aer);
+	r = attrib_analyze(cat, dir, err, sizeof(err));
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(json_object_get_string(field(r, "sub_domain")), "InfraHW");
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(field(r, "culprit_nodes"), 0)),
+			 "a");
+	s = symptom_of(r, "slurm.state.cancelled", NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(json_object_get_string(field(s, "role")), "downstream");
+	ck_assert_str_eq(json_object_get_string(field(s, "explained_by")), "host.aer_fatal");
+	json_object_put(r);
+	rmtree(dir);
+
+	/* the same line printed by the job itself: the cancel stands */
+	dir = tmpdir();
+	write_job_json(dir, "[\"a\"]", "CANCELLED", "2025-11-29T00:00:00Z", "2025-11-29T06:00:00Z", NULL);
+	mkdir_p(dir, "app");
+	mkdir_p(dir, "scheduler");
+	write_file(dir, "scheduler/slurmctld.log",
+		   "[2025-11-29T05:59:30.000] _slurm_rpc_kill_job: REQUEST_KILL_JOB JobId=77 uid 1000\n");
+	write_file(dir, "app/out", aer);
+	r = attrib_analyze(cat, dir, err, sizeof(err));
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(json_object_get_string(field(r, "sub_domain")), "SchedCancelled");
+	json_object_put(r);
+	rmtree(dir);
+	attrib_catalog_free(cat);
+}
+END_TEST
+
+/* A task blocked in the kernel, reported an hour into a hang that ends
+ * with the time limit: the job's own process (its pid known from NCCL's
+ * lines) is why the job never moved again; another program's is not. */
+START_TEST(scope_fatal_own_process)
+{
+	attrib_catalog *cat = real_catalog();
+
+	for (int own = 0; own < 2; own++) {
+		char *dir = tmpdir(), err[256], kern[256], *p = path_join(dir, "app/out");
+		struct json_object *r, *s;
+		FILE *f;
+
+		write_job_json(dir, "[\"a\", \"b\"]", "TIMEOUT", "2025-11-29T00:00:00Z",
+			       "2025-11-29T06:00:00Z",
+			       "[{\"rank\": 0, \"node\": \"a\", \"gpu\": \"0\"}, {\"rank\": 1, \"node\": "
+			       "\"b\", \"gpu\": \"0\"}]");
+		mkdir_p(dir, "app");
+		mkdir_p(dir, "nodes/a");
+		f = fopen(p, "w");
+		fprintf(f,
+			"a:4101:4101 [0] NCCL INFO comm 0x5555 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId "
+			"1b000 commId 0x1 - Init COMPLETE\n"
+			"b:4201:4201 [0] NCCL INFO comm 0x5556 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId "
+			"1b000 commId 0x1 - Init COMPLETE\n");
+		for (int m = 5; m <= 120; m++)
+			fprintf(f, "[2025-11-29 %02d:%02d:00] step %d | loss 2.31 | 190.0 TFLOP/s\n", m / 60,
+				m % 60, m);
+		fclose(f);
+		free(p);
+		snprintf(
+			kern, sizeof(kern),
+			"2025-11-29T03:00:00+00:00 a kernel: INFO: task python3:%s blocked for more than 120 "
+			"seconds.\n",
+			own ? "4101" : "999");
+		write_file(dir, "nodes/a/kern.log", kern);
+		r = attrib_analyze(cat, dir, err, sizeof(err));
+		ck_assert_ptr_nonnull(r);
+		ck_assert_ptr_nonnull(field(r, "hang"));
+		s = symptom_of(r, "host.hung_task", "a");
+		ck_assert_ptr_nonnull(s);
+		if (own) {
+			ck_assert_str_eq(json_object_get_string(field(r, "sub_domain")), "InfraSW");
+			ck_assert_ptr_null(field(s, "set_aside"));
+			s = symptom_of(r, "slurm.state.timeout", NULL);
+			ck_assert_ptr_nonnull(s);
+			ck_assert_str_eq(json_object_get_string(field(s, "role")), "downstream");
+		} else {
+			ck_assert_str_eq(json_object_get_string(field(r, "sub_domain")), "unattributed");
+			ck_assert_str_eq(json_object_get_string(field(s, "set_aside")),
+					 "after the job had already stopped making progress");
+		}
+		json_object_put(r);
+		rmtree(dir);
+	}
+	attrib_catalog_free(cat);
+}
+END_TEST
+
 START_TEST(scope_other_process)
 {
 	/* two ranks on node a, their processes known from NCCL's busId lines:
@@ -1563,6 +1726,9 @@ int main(void)
 	tcase_add_test(t, scope_other_node_set_aside);
 	tcase_add_test(t, scope_localisation);
 	tcase_add_test(t, scope_progress_survived_and_hang);
+	tcase_add_test(t, scope_progress_same_process);
+	tcase_add_test(t, correlate_fatal_before_ending);
+	tcase_add_test(t, scope_fatal_own_process);
 	tcase_add_test(t, scope_clock_skew_orders_nodes);
 	tcase_add_test(t, scope_other_process);
 	tcase_set_timeout(t, 60);

@@ -3424,6 +3424,185 @@ def case_mpi_orte_daemon_lost():
                     'else explains it, so mc-33 and its link are to be inspected, not drained on this alone.'})
 
 
+# ---- what the job outlived is not its cause; a fatal fault's ending is its consequence
+
+def rank_progress(c, r, t0, t1, every, tflops):
+    """rank r's own progress lines ([rankN]: prefix), as a job logging on every rank prints them."""
+    return [f'[rank{r.rank}]: ' + x for x in c.progress(t0, t1, every, stamp='iso', tflops=tflops)]
+
+
+def case_outlived_cuda_error_rank():
+    """Rank 5 logs a CUDA error, then keeps logging its own steps for an hour; rank 2 later raises KeyError."""
+    nodes = ['gx-301', 'gx-302']
+    c = Case('outlived-cuda-error-rank', job_id=300511, nodes=nodes, start='2026-06-02T08:00:00Z', end='2026-06-02T10:40:30Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', gpus=4, pci=PCI_4GPU, cluster='gx', user='ines',
+             jobname='seg-ft', ipbase='10.31.0.')
+    for n in nodes:
+        c.standard_node(n, noise=60)
+        c.write_node(n, [('syslog', 'rfc3339', 'all')])
+    te = T('2026-06-02T09:10:04Z')
+    tf = T('2026-06-02T10:40:01Z')
+    r5, r2 = c.ranks[5], c.ranks[2]
+    app = script_banner(c) + c.nccl_init('2.21.5')
+    # every rank logs its own steps; the lines interleave in time as srun gathers them
+    steps = [(c.start + sec(60) + k * dt.timedelta(minutes=2), x) for k, x in
+             enumerate(rank_progress(c, c.ranks[0], c.start + sec(60), tf - sec(10), dt.timedelta(minutes=2), 220))]
+    steps += [(c.start + sec(75) + k * dt.timedelta(minutes=2), x) for k, x in
+              enumerate(rank_progress(c, r5, c.start + sec(75), tf - sec(10), dt.timedelta(minutes=2), 219))]
+    # rank 5's step fails with a CUDA error, which its training loop catches, logs with its traceback and retries
+    steps.append((te, f'[rank5]: W0602 09:10:04.118000 {r5.pid} train.py:311] step failed, retrying the batch:'))
+    steps += [(te, f'[rank5]: {x}') for x in ['Traceback (most recent call last):',
+                                               '  File "/workspace/train.py", line 305, in train_step',
+                                               '    loss.backward()',
+                                               'RuntimeError: CUDA error: an illegal memory access was encountered']]
+    app += [x for _, x in sorted(steps, key=lambda y: y[0])]
+    app += user_exception(r2, 'KeyError: \'mask\'', 'data.py", line 91, in collate')
+    app += peers_die(c, r2, tf)
+    app += ['srun: error: gx-301: task 2: Exited with exit code 1']
+    c.app['slurm-300511.out'] = app
+    c.write({'sub_domain': ['UserCode'], 'culprit_nodes': [], 'drain_ok': [],
+             'set_aside_as': {'cuda.illegal_address': 'the job kept making progress after it'},
+             'why': 'Rank 5 logged a CUDA illegal memory access at 09:10 and went on logging its own training steps for 90 minutes: '
+                    'it outlived that error. The job ended when rank 2 raised KeyError in the collate function.'})
+
+
+def case_outlived_app_exception():
+    """A one-node job logs an exception in its checkpoint thread, trains on for hours, and is cancelled by the time limit."""
+    nodes = ['ws-12']
+    c = Case('outlived-app-exception', job_id=300620, nodes=nodes, start='2026-06-03T00:00:00Z', end='2026-06-03T06:00:20Z',
+             state='TIMEOUT', exit_code='0:0', reason='TimeLimit', time_limit='06:00:00', gpus=4, pci=PCI_4GPU, cluster='ws',
+             user='omar', jobname='vae', ipbase='10.32.0.')
+    c.standard_node('ws-12', noise=50)
+    c.write_node('ws-12', [('syslog', 'rfc3339', 'all')])
+    c.ctld_start('ws-12')
+    c.ctld_other(15)
+    c.sched.append((c.end - sec(20), f'Time limit exhausted for JobId={c.job_id}'))
+    te = T('2026-06-03T02:31:40Z')
+    app = script_banner(c)
+    app += c.progress(c.start + sec(60), te, dt.timedelta(minutes=3), stamp='py', tflops=90)
+    app += ['Exception in thread checkpoint-writer:',
+            'Traceback (most recent call last):',
+            '  File "/usr/lib/python3.10/threading.py", line 1016, in _bootstrap_inner',
+            '    self.run()',
+            '  File "/home/omar/vae/ckpt.py", line 48, in run',
+            '    self.upload(path)',
+            'ValueError: invalid literal for int() with base 10: \'step-final\'']
+    app += c.progress(te + sec(50), c.end - sec(30), dt.timedelta(minutes=3), step0=5000, stamp='py', tflops=90)
+    app += [f'slurmstepd: error: *** JOB {c.job_id} ON ws-12 CANCELLED AT 2026-06-03T06:00:00 DUE TO TIME LIMIT ***']
+    c.app['slurm-300620.out'] = app
+    c.write({'sub_domain': ['SchedTimeLimit'], 'culprit_nodes': [], 'drain_ok': [],
+             'set_aside_as': {'py.exception': 'the job kept making progress after it'},
+             'why': 'The checkpoint thread raised ValueError at 02:31, but training went on printing progress for three and a half '
+                    'hours until the time limit: the exception did not end the job, the time limit did.'})
+
+
+def case_xid79_silence_timeout():
+    """Xid 79 on one node, training stops right there, then hours of silence until the time limit."""
+    nodes = ['hx-01', 'hx-02', 'hx-03']
+    c = Case('xid79-silence-timeout', job_id=300733, nodes=nodes, start='2026-06-04T00:00:00Z', end='2026-06-04T08:00:25Z',
+             state='TIMEOUT', exit_code='0:0', reason='TimeLimit', time_limit='08:00:00', cluster='hx', user='tao',
+             jobname='llm-13b', ipbase='10.33.0.')
+    for n in nodes:
+        c.standard_node(n, noise=60)
+    tx = T('2026-06-04T03:12:09.551Z')
+    c.klog('hx-02', tx, f"NVRM: Xid (PCI:{c.pci_full(5)}): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")
+    c.klog('hx-02', tx + sec(0.001), f'NVRM: GPU {c.pci_dev(5)}: GPU has fallen off the bus.')
+    for n in nodes:
+        c.write_node(n, [('kern.log', 'rfc3339', 'kernel'), ('syslog', 'rfc3339', 'nonkernel')])
+    c.ctld_start('hx-[01-03]')
+    c.ctld_other(20)
+    c.sched.append((c.end - sec(25), f'Time limit exhausted for JobId={c.job_id}'))
+    app = script_banner(c) + c.nccl_init('2.21.5')
+    # the GPU stopped answering first: the driver declares it lost ten minutes after the last step
+    app += c.progress(c.start + sec(90), tx - sec(600), dt.timedelta(minutes=2), stamp='iso', tflops=300)
+    app += [f'slurmstepd: error: *** JOB {c.job_id} ON hx-01 CANCELLED AT 2026-06-04T08:00:00 DUE TO TIME LIMIT ***']
+    c.app['slurm-300733.out'] = app
+    c.write({'sub_domain': ['InfraHW'], 'culprit_nodes': ['hx-02'], 'drain_ok': ['hx-02'], 'root_code': 'xid.79',
+             'downstream': ['slurm.state.timeout'],
+             'why': 'The progress lines stop at 03:02 and a GPU of hx-02 is declared fallen off the bus at 03:12 (the driver '
+                    'notices a GPU that stopped answering late); the job hung until its time limit five hours later, which '
+                    'only ended what the lost GPU had already stopped.'})
+
+
+def case_aer_fatal_cancelled():
+    """A fatal PCIe error (AER) on one node, in lines without a time of their own (dmesg -r); the user cancels later."""
+    nodes = ['px-11', 'px-12']
+    c = Case('aer-fatal-cancelled', job_id=300844, nodes=nodes, start='2026-06-05T10:00:00Z', end='2026-06-05T15:20:11Z',
+             state='CANCELLED', exit_code='0:15', reason='None', cluster='px', user='rui', jobname='asr', ipbase='10.34.0.')
+    for n in nodes:
+        c.standard_node(n, noise=50)
+        c.write_node(n, [('syslog', 'rfc3339', 'all')])
+    c.node_files['px-12']['dmesg.txt'] = (
+        '<3>pcieport 0000:00:03.0: AER: Multiple Uncorrected (Fatal) error received: 0000:00:03.0\n'
+        f'<3>nvidia {c.pci_dev(2)}: AER: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, (Requester ID)\n'
+        '<3>pcieport 0000:00:03.0: AER:   device [8086:2f08] error status/mask=00004000/00000000\n'
+        '<3>pcieport 0000:00:03.0: AER:    [14] CmpltTO                (First)\n')
+    tc = T('2026-06-05T15:19:40Z')
+    c.ctld_start('px-[11-12]')
+    c.ctld_other(20)
+    c.sched.append((tc, f'_slurm_rpc_kill_job: REQUEST_KILL_JOB JobId={c.job_id} uid 7301'))
+    # the job prints no progress lines: nothing says when it stopped
+    app = script_banner(c) + c.nccl_init('2.20.5')
+    app += [f'slurmstepd: error: *** JOB {c.job_id} ON px-11 CANCELLED AT 2026-06-05T15:19:40 ***']
+    c.app['slurm-300844.out'] = app
+    c.write({'sub_domain': ['InfraHW'], 'culprit_nodes': ['px-12'], 'drain_ok': ['px-12'], 'root_code': 'host.aer_fatal',
+             'downstream': ['slurm.state.cancelled'],
+             'why': 'px-12\'s kernel reports a fatal uncorrected PCIe error (completion timeout) at the root port of a GPU, in lines '
+                    'without a time of their own; the job never finished and its user cancelled it. The cancel only ended '
+                    'what the fault had stopped: a cancel after a fault the job did not run on through follows from it.'})
+
+
+def case_unkillable_then_node_fail():
+    """A rank stuck in the kernel: the step cannot be killed (STEPD TERMINATED ... NOT ENDING WITH SIGNALS), then NODE_FAIL."""
+    nodes = ['kx-21', 'kx-22']
+    c = Case('unkillable-then-node-fail', job_id=300955, nodes=nodes, start='2026-06-06T06:00:00Z', end='2026-06-06T09:31:40Z',
+             state='NODE_FAIL', exit_code='0:0', reason='NodeDown', cluster='kx', user='ada', jobname='ddp', ipbase='10.35.0.')
+    for n in nodes:
+        c.standard_node(n, noise=50)
+        c.write_node(n, [('syslog', 'rfc3339', 'all')])
+    tstop = T('2026-06-06T08:02:00Z')
+    tk = T('2026-06-06T09:20:05Z')
+    c.ctld_start('kx-[21-22]')
+    c.ctld_other(20)
+    c.sched.append((tk + sec(1), f'error: slurmd error running JobId={c.job_id} on node(s)=kx-22: Kill task failed'))
+    c.sched.append((tk + sec(575), 'error: Nodes kx-22 not responding, setting DOWN'))
+    c.sched.append((tk + sec(575.01), f'Killing JobId={c.job_id} on failed node kx-22'))
+    app = script_banner(c) + c.nccl_init('2.21.5')
+    app += c.progress(c.start + sec(60), tstop, dt.timedelta(minutes=1), stamp='iso', tflops=260)
+    app += [f'slurmstepd: error: *** STEP {c.job_id}.0 STEPD TERMINATED ON kx-22 AT 2026-06-06T09:20:05 DUE TO JOB NOT ENDING WITH SIGNALS ***',
+            'srun: error: Node failure on kx-22',
+            f'slurmstepd: error: *** JOB {c.job_id} ON kx-21 CANCELLED AT 2026-06-06T09:31:40 DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***']
+    c.app['slurm-300955.out'] = app
+    c.write({'sub_domain': ['InfraSW'], 'culprit_nodes': ['kx-22'], 'drain_ok': [], 'root_code': 'slurm.stepd_unkillable',
+             'why': 'Training stopped at 08:02; when the step was killed its task on kx-22 did not end with signals (stuck in the '
+                    'kernel), Slurm gave up on it and then lost the node: the node failure follows from the unkillable task.'})
+
+
+def case_fatal_outlived_then_timeout():
+    """An Xid 74 NVLink error on one node, the job trains on through it for hours and then reaches its time limit."""
+    nodes = ['nv-31', 'nv-32']
+    c = Case('fatal-outlived-then-timeout', job_id=301066, nodes=nodes, start='2026-06-07T00:00:00Z', end='2026-06-07T04:00:22Z',
+             state='TIMEOUT', exit_code='0:0', reason='TimeLimit', time_limit='04:00:00', pci=PCI_A100, cluster='nv',
+             user='li', jobname='mae', ipbase='10.36.0.')
+    for n in nodes:
+        c.standard_node(n, noise=50)
+    tx = T('2026-06-07T01:05:17.25Z')
+    c.klog('nv-32', tx, f"NVRM: Xid (PCI:{c.pci_full(6)}): 74, pid='<unknown>', name=<unknown>, NVLink: fatal error detected on link 3(0x0, 0x0, 0x10000, 0x0, 0x0, 0x0, 0x0)")
+    for n in nodes:
+        c.write_node(n, [('kern.log', 'rfc3339', 'kernel'), ('syslog', 'rfc3339', 'nonkernel')])
+    c.ctld_start('nv-[31-32]')
+    c.ctld_other(20)
+    c.sched.append((c.end - sec(22), f'Time limit exhausted for JobId={c.job_id}'))
+    app = script_banner(c) + c.nccl_init('2.19.3')
+    app += c.progress(c.start + sec(60), c.end - sec(40), dt.timedelta(minutes=2), stamp='iso', tflops=140)
+    app += [f'slurmstepd: error: *** JOB {c.job_id} ON nv-31 CANCELLED AT 2026-06-07T04:00:00 DUE TO TIME LIMIT ***']
+    c.app['slurm-301066.out'] = app
+    c.write({'sub_domain': ['SchedTimeLimit'], 'culprit_nodes': [], 'drain_ok': [],
+             'set_aside_as': {'xid.74': 'the job kept making progress after it'},
+             'why': 'The NVLink error on nv-32 at 01:05 did not stop the job: its progress lines go on every two minutes for three '
+                    'more hours until Slurm cancelled it at its time limit.'})
+
+
 CASES = [
     case_xid79_aer_fqdn, case_xid79_dmesg_crlf, case_xid48_64_journal, case_xid63_info_user, case_xid94_contained,
     case_xid95_uncontained, case_xid74_nvlink, case_xid149_si, case_xid119_gsp_berlin, case_xid13_app_pid,
@@ -3460,6 +3639,10 @@ CASES += [case_fm_version_mismatch, case_apptainer_bind_missing, case_bmc_sel_me
 
 # MPI launchers and fabrics
 CASES += [case_mpi_ib_retry_linkdown, case_mpi_pmix_mismatch, case_mpi_orte_daemon_lost]
+
+# what the job outlived is not its cause; a scheduler's ending after a fatal fault follows from it
+CASES += [case_outlived_cuda_error_rank, case_outlived_app_exception, case_xid79_silence_timeout, case_aer_fatal_cancelled,
+          case_unkillable_then_node_fail, case_fatal_outlived_then_timeout]
 
 if __name__ == '__main__':
     for f in CASES:

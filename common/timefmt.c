@@ -266,10 +266,24 @@ static size_t parse_glog(const struct timectx *tc, const char *s, size_t len, do
 	return 6 + n;
 }
 
+/* ctime(3): "Sat Nov 29 08:12:01 2025" (mpirun --timestamp-output), the
+ * form dmesg -T prints in brackets */
+static size_t parse_ctime(const struct timectx *tc, const char *s, size_t len, double *t)
+{
+	char b[32];
+
+	if (len < 24 || len > 26)
+		return 0;
+	b[0] = '[';
+	memcpy(b + 1, s, len);
+	b[len + 1] = ']';
+	return parse_dmesg_t(tc, b, len + 2, t) == len + 2 ? len : 0;
+}
+
 bool time_parse_any(const struct timectx *tc, const char *s, size_t len, double *t)
 {
 	return parse_iso(tc, s, len, t) || parse_3164(tc, s, len, t) || parse_dmesg_t(tc, s, len, t) ||
-		parse_glog(tc, s, len, t);
+		parse_glog(tc, s, len, t) || parse_ctime(tc, s, len, t);
 }
 
 /* dmesg -H (--reltime): "[May19 19:57]" opens a minute, the lines after

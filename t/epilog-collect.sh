@@ -47,7 +47,7 @@ SOCK=$W/munge/munge.sock
 munged --socket="$SOCK" --key-file="$W/munge/munge.key" --pid-file="$W/munge/munged.pid" \
 	--log-file="$W/munge/munged.log" --seed-file="$W/munge/munged.seed" ||
 	{ cat "$W/munge/munged.log" 2>/dev/null; skip "munged does not start here"; }
-for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
+wait_for 60 test -S "$SOCK"
 mpid=$(cat "$W/munge/munged.pid" 2>/dev/null)
 
 # ---- the stand-in service ----
@@ -55,7 +55,7 @@ start_receiver() {	# start_receiver DIR [FAIL_FIRST]
 	mkdir -p "$1"
 	python3 "$RECEIVER" "$1" "${2:-0}" &
 	rpid=$!
-	for _ in $(seq 100); do [ -s "$1/port" ] && break; sleep 0.05; done
+	wait_for 60 test -s "$1/port"
 	PORT=$(cat "$1/port")
 }
 stop_receiver() {
@@ -98,7 +98,7 @@ NodeSpoolDir = $W/spool
 LogSources = $W/kern.log, $W/syslog.log, $W/missing.log, $W/link.log, $W/fifo.log, journal
 ServiceURL = $1
 WindowMargin = 300
-CollectTimeout = 3
+CollectTimeout = 30
 MaxBundleBytes = 4M
 LogFile = $W/collect.log
 ${2:-}
@@ -203,8 +203,10 @@ stop_receiver
 conf "http://127.0.0.1:$PORT"
 records 4243
 run 4243
-check "down: connection refused twice, given up at once ($ELAPSED s < 1.5 s; budget 3 s)" \
-    awk -v e="$ELAPSED" 'BEGIN { exit !(e < 1.5) }'
+# (the budget, CollectTimeout, is 30 s: "at once" is far below it even on
+# a loaded machine)
+check "down: connection refused twice, given up at once ($ELAPSED s < 10 s; budget 30 s)" \
+    awk -v e="$ELAPSED" 'BEGIN { exit !(e < 10) }'
 check "down: bundle left in the outbox" [ "$(ls "$W/spool/outbox"/*-4243.json 2>/dev/null | wc -l)" = 1 ]
 check "down: the outbox bundle carries the task records" grep -q '"rank"' "$(ls "$W/spool/outbox"/*-4243.json | head -n1)"
 check "down: task records not left behind" [ ! -e "$W/spool/4243/task-0-0.json" ]

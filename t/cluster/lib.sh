@@ -48,8 +48,8 @@ wait_no_ctld() {
 }
 
 # sacct is fed asynchronously: poll until the job's final state shows.
-sacct_final() { # jobid [timeout]
-	local j=$1 limit=${2:-60} t0 line
+sacct_final() { # jobid [timeout, 120 s]
+	local j=$1 limit=${2:-120} t0 line
 	t0=$(date +%s)
 	while :; do
 		line=$(sacct -n -P -X -j "$j" -o State,JobName 2>/dev/null | head -n1 || true)

@@ -258,7 +258,7 @@ CONF
 start_service() { # [config]: attribd in the background (spid); 0 once it answers on URL
 	"${ATTRIBD:-$(dirname "$A")/attribd}" --config "${1:-$W/attrib.conf}" --foreground 2>>"$W/serve.err" &
 	spid=$!
-	wait_for 20 curl -sf "$URL/v1/health" -o /dev/null
+	wait_for 60 curl -sf "$URL/v1/health" -o /dev/null
 }
 stop_service() { # exit status of attribd (SIGTERM)
 	[ -n "$spid" ] || return 0

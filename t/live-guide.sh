@@ -215,7 +215,7 @@ guide_config() {
 }
 
 # ---- the cluster's address first (the blocks name it), then the checks ---------------
-ADDR=${ATTRIB_CLUSTER_SUBNET:-10.251.0}.1	# the cluster's bridge (t/cluster/cluster.sh)
+ADDR=$CLUSTER_SUBNET.1	# the cluster's bridge (t/cluster/lib.sh)
 port=27480	# (chosen again once the cluster runs)
 ATTRIB_MUNGE_SOCKET=$ATTRIB_CLUSTER_DIR/munge/munge.sock	# (NodeAddresses: once its munged runs)
 pipeline_dirs

@@ -112,7 +112,7 @@ if debs_fresh; then
 	note "reusing $(ls "$B"/deb/*.deb | wc -l) packages of $B/deb"
 else
 	note "building the packages (make deb, without the package build's test run)"
-	if ! (unset MAKEFLAGS MFLAGS MAKELEVEL; DEB_BUILD_OPTIONS=nocheck ${MAKE:-make} -C "$B" deb) >"$W/deb.log" 2>&1; then
+	if ! (unset MAKEFLAGS MFLAGS MAKELEVEL; DEB_BUILD_OPTIONS="nocheck parallel=2" ${MAKE:-make} -C "$B" deb) >"$W/deb.log" 2>&1; then
 		bad "make deb builds the packages"
 		tail -20 "$W/deb.log" | sed 's/^/#   /'
 		finish

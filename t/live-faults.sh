@@ -351,8 +351,12 @@ if wants throughput; then
 	ratio=$(awk -v d="$down_total" -v u="$tp_total" 'BEGIN { printf "%.2f", d / u }')
 	sratio=$(awk -v d="$down_submit" -v u="$tp_submit" 'BEGIN { printf "%.2f", d / u }')
 	echo "# throughput: down/up = $ratio (end of the last job), $sratio (submission)"
-	check "throughput: submitting with the service down is as fast (ratio $sratio <= 1.5)" \
-		awk -v r="$sratio" 'BEGIN { exit !(r <= 1.5) }'
+	# (a bound of a few seconds' noise: the two runs last seconds, on a
+	# machine whose load changes meanwhile; a slurmctld that waited for the
+	# absent service, 1 s a job, would take TPJOBS (40) s more)
+	sbound=$(awk -v u="$tp_submit" 'BEGIN { printf "%.0f", 2 * u + 10 }')
+	check "throughput: submitting with the service down is as fast (ratio $sratio; $down_submit s <= $sbound s)" \
+		awk -v d="$down_submit" -v b="$sbound" 'BEGIN { exit !(d <= b) }'
 	# The jobs themselves end later: each node's Epilog (the collector)
 	# spends its retry budget, CollectTimeout (3 s), on the absent service
 	# before it keeps the bundle in its outbox.  That costs the nodes, not

@@ -119,7 +119,8 @@ check "recorded as failed with its message ($(rows node-02 | tail -n1))" \
 
 health node-02 "$T/check-hang" 1
 check "a check past HealthCheckTimeout (1 s): exit 124 (got $rc)" test "$rc" = 124
-check "... within 3 s (took $ms ms)" test "$ms" -lt 3000
+# (not the check's 32 s: 20 s leaves room for a loaded machine)
+check "... within 20 s, not the check's 32 (took $ms ms)" test "$ms" -lt 20000
 wait_rows node-02 3
 check "recorded as timed out ($(rows node-02 | tail -n1))" test "$(rows node-02 | tail -n1)" = "124|1|0|started"
 check "no process of the hung check is left (its process group killed)" \

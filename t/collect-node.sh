@@ -67,7 +67,7 @@ printf '[Journal]\nStorage=volatile\nReadKMsg=no\nForwardToSyslog=no\nForwardToK
 mount --bind "$T/journald.conf" /etc/systemd/journald.conf || skip "cannot replace journald.conf here"
 SYSTEMD_LOG_TARGET=console "$JOURNALD" >"$T/journald.log" 2>&1 &
 jpid=$!
-for _ in $(seq 50); do [ -S /run/systemd/journal/socket ] && break; sleep 0.1; done
+wait_for 60 test -S /run/systemd/journal/socket
 [ -S /run/systemd/journal/socket ] || { cat "$T/journald.log"; skip "systemd-journald does not start here"; }
 
 mkdir -p "$T/munge" && chmod 0711 "$T/munge"
@@ -76,7 +76,7 @@ chmod 0600 "$T/munge/key"
 SOCK=$T/munge/sock
 munged --socket="$SOCK" --key-file="$T/munge/key" --pid-file="$T/munge/pid" \
 	--log-file="$T/munge/log" --seed-file="$T/munge/seed" || skip "munged does not start"
-for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
+wait_for 60 test -S "$SOCK"
 mpid=$(cat "$T/munge/pid")
 export ATTRIB_MUNGE_SOCKET=$SOCK
 export SLURM_CONF=$T/no-slurm.conf
@@ -144,11 +144,9 @@ record() {
 		"$id" "${nodes%,}" "$(iso $JS)" "$(iso $JE)" "$T/out/slurm-$id.out" >"$T/spool/jobs/.$id.0.json.tmp"
 	mv "$T/spool/jobs/.$id.0.json.tmp" "$T/spool/jobs/$id.0.json"
 }
+stored() { "$A" show "$1" --json --config "$T/attrib.conf" >"$T/$1.json" 2>/dev/null; }
 result() {
-	for _ in $(seq 100); do
-		"$A" show "$1" --json --config "$T/attrib.conf" >"$T/$1.json" 2>/dev/null && return 0
-		sleep 0.1
-	done
+	wait_for 120 stored "$1" && return 0
 	echo "# job $1: no stored result"
 	tail -n 5 "$T/attrib.log" | sed 's/^/#   /'
 	return 1

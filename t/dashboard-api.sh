@@ -142,7 +142,7 @@ chmod 0644 "$T/token"
 : >"$T/attrib.log"
 "$AD" --config "$T/tok.conf" --foreground >"$T/out" 2>&1 &
 p=$!
-for _ in $(seq 50); do kill -0 $p 2>/dev/null || break; sleep 0.1; done
+wait_for 60 sh -c "! kill -0 $p 2>/dev/null"
 kill -0 $p 2>/dev/null && { kill $p; wait $p; }
 check "a token file others may read: attribd refuses to start, saying so" grep -q "mode 644: its group or other users have access to it" "$T/out"
 chmod 0600 "$T/token"

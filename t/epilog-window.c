@@ -170,7 +170,9 @@ START_TEST(sparse_2g)
 	ck_assert_uint_lt(c.bytes_read, 4 * MB);
 	if (rchar0 >= 0)
 		ck_assert_int_lt(rchar1 - rchar0, 4 * MB);
-	ck_assert(t0 < 0.5);
+	/* (what is read is bounded above, by bytes and rchar; the time is
+	 * a guard with room for a loaded machine, where 0.5 s was not) */
+	ck_assert(t0 < 10);
 	cut_free(&c);
 	free(expect);
 	if (!getenv("KEEP"))

@@ -76,7 +76,7 @@ printf '[Journal]\nStorage=volatile\nReadKMsg=no\nForwardToSyslog=no\nForwardToK
 mount --bind "$T/journald.conf" /etc/systemd/journald.conf || skip "cannot replace journald.conf here"
 SYSTEMD_LOG_TARGET=console "$JOURNALD" >"$T/journald.log" 2>&1 &
 jpid=$!
-for _ in $(seq 50); do [ -S /run/systemd/journal/socket ] && [ -S /run/systemd/journal/stdout ] && break; sleep 0.1; done
+wait_for 60 test -S /run/systemd/journal/socket -a -S /run/systemd/journal/stdout
 [ -S /run/systemd/journal/dev-log ] || { cat "$T/journald.log"; skip "systemd-journald does not start here"; }
 
 # ---- a private munged and attrib serve ----
@@ -86,7 +86,7 @@ chmod 0600 "$T/munge/key"
 SOCK=$T/munge/sock
 munged --socket="$SOCK" --key-file="$T/munge/key" --pid-file="$T/munge/pid" \
 	--log-file="$T/munge/log" --seed-file="$T/munge/seed" || skip "munged does not start"
-for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
+wait_for 60 test -S "$SOCK"
 mpid=$(cat "$T/munge/pid")
 export ATTRIB_MUNGE_SOCKET=$SOCK
 export SLURM_CONF=$T/no-slurm.conf	# no Slurm: summaries stay queued
@@ -147,6 +147,7 @@ echo "LogSources = kmsg" >>"$T/node-02/attrib.conf"
 : >"$T/node-01/syslog"
 
 # job JOBID [env...]: the record, each node's Epilog, then the stored result in T/JOBID.json
+stored() { "$A" show "$1" --json --config "$T/attrib.conf" >"$T/$1.json" 2>/dev/null; }
 job() {
 	local id=$1
 	shift
@@ -160,10 +161,7 @@ job() {
 			SLURM_JOB_ID="$id" SLURMD_NODENAME=$n SLURM_JOB_START_TIME=$JS SLURM_JOB_END_TIME=$JE \
 			ATTRIB_COLLECT_KMSG="$T/$n/kmsg" "$@" "$COLLECT" </dev/null >/dev/null 2>&1
 	done
-	for _ in $(seq 100); do
-		"$A" show "$id" --json --config "$T/attrib.conf" >"$T/$id.json" 2>/dev/null && return 0
-		sleep 0.1
-	done
+	wait_for 120 stored "$id" && return 0
 	echo "# job $id: no stored result"
 	tail -n 5 "$T/attrib.log" "$T"/node-0?/collect.log 2>/dev/null | sed 's/^/#   /'
 	return 1
@@ -201,9 +199,8 @@ EOF
 	echo "$(date '+%b %e %H:%M:%S') node-01 kernel: $X"
 	echo "$(date '+%b %e %H:%M:%S') node-01 nobody: kernel: $X"
 } >>"$T/node-01/syslog"
-sleep 0.5	# journald writes what it received
-check "the journal holds the four forged entries" \
-	test "$(journalctl -D /run/log/journal -q -o cat --grep 'PCI:0000:61:00' | wc -l)" = 4
+forged_in_journal() { [ "$(journalctl -D /run/log/journal -q -o cat --grep 'PCI:0000:61:00' | wc -l)" = 4 ]; }
+check "the journal holds the four forged entries" wait_for 60 forged_in_journal
 
 # ---- 701 (sd-journal) and 703 (journalctl): nothing blamed ----
 for id in 701 703; do

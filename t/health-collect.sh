@@ -41,7 +41,7 @@ chmod 0600 "$T/munge/key"
 SOCK=$T/munge/sock
 munged --socket="$SOCK" --key-file="$T/munge/key" --pid-file="$T/munge/pid" \
 	--log-file="$T/munge/log" --seed-file="$T/munge/seed" || skip "munged does not start"
-for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
+wait_for 60 test -S "$SOCK"
 mpid=$(cat "$T/munge/pid")
 export ATTRIB_MUNGE_SOCKET=$SOCK
 export SLURM_CONF=$T/no-slurm.conf
@@ -87,11 +87,9 @@ for r in db.execute("SELECT status, timed_out, passed, output FROM health_checks
     print("|".join(str(x) for x in r))
 PY
 }
-# wait_rows NODE N: until NODE has N checks recorded (5 s)
-wait_rows() {
-	for _ in $(seq 50); do [ "$(rows "$1" | wc -l)" -ge "$2" ] && return 0; sleep 0.1; done
-	return 1
-}
+# wait_rows NODE N: until NODE has N checks recorded (60 s)
+rows_ge() { [ "$(rows "$1" | wc -l)" -ge "$2" ]; }
+wait_rows() { wait_for 60 rows_ge "$@"; }
 metric() { curl -sf "$URL/metrics" | sed -n "s/^attrib_$1 //p"; }
 drain_rows() {
 	python3 - "$T/state/attrib.db" <<'PY'
@@ -121,7 +119,8 @@ check "recorded as failed with its message ($(rows node-02 | tail -n1))" \
 
 health node-02 "$T/check-hang" 1
 check "a check past HealthCheckTimeout (1 s): exit 124 (got $rc)" test "$rc" = 124
-check "... within 3 s (took $ms ms)" test "$ms" -lt 3000
+# (not the check's 32 s: 20 s leaves room for a loaded machine)
+check "... within 20 s, not the check's 32 (took $ms ms)" test "$ms" -lt 20000
 wait_rows node-02 3
 check "recorded as timed out ($(rows node-02 | tail -n1))" test "$(rows node-02 | tail -n1)" = "124|1|0|started"
 check "no process of the hung check is left (its process group killed)" \
@@ -140,9 +139,9 @@ check "metrics: 5 reports accepted, 4 failed ($(metric health_reports_total) $(m
 
 # ---- refusals --------------------------------------------------------------
 health node-03 "$T/check-ok"
-sleep 0.5
-check "a report of node-03 made on this host (not node-03's address): nothing recorded" test -z "$(rows node-03)"
-check "... the log says why" grep -q "health report from .* rejected (origin" "$T/attrib.log"
+check "a report of node-03 made on this host (not node-03's address): the log says it is rejected" \
+	wait_for 60 grep -q "health report from .* rejected (origin" "$T/attrib.log"
+check "... nothing recorded" test -z "$(rows node-03)"
 body='{"schema":"attrib.health/v1","node":"node-02","status":0}'
 hash=$(printf %s "$body" | sha256sum | cut -d' ' -f1)
 cred=$(munge -S "$SOCK" -n -s "attrib-bundle:v1:77:node-02:$hash")

@@ -88,10 +88,10 @@ service_up "attrib serve starts on $URL (DrainPolicy suggest, gpu-hardware:auto,
 ju=$(submit userexc -N3 -n6 -O --gres=gpu:2 --wrap "srun --label $RANK user-exception $W")
 jg=$(submit gpufault -N3 -n6 -O --gres=gpu:2 --wrap "srun --label $RANK gpu-fault $W")
 echo "# jobs: user exception $ju, GPU fault on node-02 $jg"
-check "user exception: job $ju ends FAILED" test "$(sacct_final "$ju" 90)" = FAILED
-check "GPU fault: job $jg ends FAILED" test "$(sacct_final "$jg" 90)" = FAILED
+check "user exception: job $ju ends FAILED" test "$(sacct_final "$ju" 120)" = FAILED
+check "GPU fault: job $jg ends FAILED" test "$(sacct_final "$jg" 120)" = FAILED
 
-if show_json "$ju" 40; then
+if show_json "$ju" 120; then
 	check "user exception: diagnosed UserCode" test "$(jv "$W/show-$ju.json" 'r["sub_domain"]')" = UserCode
 	drains_json "$ju"
 	check "user exception: no drain decision recorded" test "$(jv "$W/drains-$ju.json" 'len(r)')" = 0
@@ -100,7 +100,7 @@ else
 	bad "user exception: job $ju has a stored diagnosis"
 fi
 
-if show_json "$jg" 40; then
+if show_json "$jg" 120; then
 	echo "#   attrib show $jg: $(jv "$W/show-$jg.json" '[r["sub_domain"], r["culprit_nodes"], r["root_cause"]["code"], r["root_cause"].get("class")]')"
 	check "GPU fault: InfraHW, culprit node-02, xid.79 of class gpu-hardware" test \
 		"$(jv "$W/show-$jg.json" '[r["sub_domain"], r["culprit_nodes"], r["root_cause"]["code"], r["root_cause"].get("class")]')" \
@@ -112,7 +112,7 @@ else
 	bad "GPU fault: job $jg has a stored diagnosis"
 fi
 want="attrib: GPU has fallen off the bus (Xid 79) PCI:0000:3b:00 (job $jg)"
-check "GPU fault: node-02 is drained" wait_for 10 drained node-02
+check "GPU fault: node-02 is drained" wait_for 60 drained node-02
 got=$(reason_of node-02)
 echo "# sinfo -R node-02: $got"
 check "GPU fault: sinfo -R gives node-02 the reason '$want'" test "$got" = "$want"
@@ -129,8 +129,8 @@ check "GPU fault: attrib show lists the drain decision" \
 jh=$(ATTRIB_FAULT_NODE=node-03 submit gpufault2 -N2 -n4 -O -w node-01,node-03 --gres=gpu:2 \
 	--wrap "srun --label $RANK gpu-fault $W")
 echo "# job $jh: GPU fault on node-03"
-check "second GPU fault: job $jh ends FAILED" test "$(sacct_final "$jh" 90)" = FAILED
-if show_json "$jh" 40; then
+check "second GPU fault: job $jh ends FAILED" test "$(sacct_final "$jh" 120)" = FAILED
+if show_json "$jh" 120; then
 	check "second GPU fault: culprit node-03, xid.79" test \
 		"$(jv "$W/show-$jh.json" '[r["culprit_nodes"], r["root_cause"]["code"]]')" = '[["node-03"],"xid.79"]'
 else
@@ -138,7 +138,7 @@ else
 fi
 refusal="DrainMaxPerHour (1) reached: 1 drain in the last hour"
 # (the decision follows the stored result by a moment)
-wait_for 10 grep -q "job $jh attempt 0: node-03 refused" "$W/attrib.log"
+wait_for 60 grep -q "job $jh attempt 0: node-03 refused" "$W/attrib.log"
 rows=$(db_rows "$jh")
 echo "# drains table, job $jh: $rows"
 check "second GPU fault: the drains table has node-03 refused by the policy: $refusal" \
@@ -172,7 +172,7 @@ check "sinfo -R gives node-03 the reason of job $jh" \
 
 # ---- resume: a clean cluster for later tests --------------------------------------------------
 scontrol update nodename=node-02,node-03 state=resume
-check "node-02 and node-03 resumed: sinfo -R is empty" wait_for 10 sh -c '[ -z "$(sinfo -h -R)" ]'
+check "node-02 and node-03 resumed: sinfo -R is empty" wait_for 60 sh -c '[ -z "$(sinfo -h -R)" ]'
 check "no node is left drained" sh -c "! sinfo -h -o %T | grep -q drain"
 check "SIGTERM stops attrib serve (exit 0)" stop_service
 finish

@@ -101,7 +101,7 @@ dbd_stop() {
 	read -r pid start <"$ATTRIB_CLUSTER_DIR/run/slurmdbd.ours" || return 1
 	kill -TERM "$pid" || return 1
 	dbd_stopped=1
-	wait_for 15 sh -c "! kill -0 $pid 2>/dev/null"
+	wait_for 60 sh -c "! kill -0 $pid 2>/dev/null"
 }
 dbd_start() {
 	local pid
@@ -110,7 +110,7 @@ dbd_start() {
 	pid=$!
 	echo "$pid $(awk '{ print $22 }' "/proc/$pid/stat")" >"$ATTRIB_CLUSTER_DIR/run/slurmdbd.ours"
 	dbd_stopped=
-	wait_for 30 sacctmgr -n show cluster >/dev/null 2>&1
+	wait_for 60 sacctmgr -n show cluster >/dev/null 2>&1
 }
 dbd_start_if_stopped() { [ -n "$dbd_stopped" ] && [ -n "$started_cluster" ] && dbd_start; }
 
@@ -157,7 +157,7 @@ if wants unreachable; then
 	ju=$(submit unreachable -N3 -n3 --wrap 'srun true; exit 3')
 	check "unreachable: job $ju ends FAILED" test "$(sacct_final "$ju")" = FAILED
 	check "unreachable: node-03's epilog ran and exited 0" \
-		wait_for 30 grep -qs "^$ju 0\$" "$W/nodes/node-03/epilog.rc"
+		wait_for 60 grep -qs "^$ju 0\$" "$W/nodes/node-03/epilog.rc"
 	check "unreachable: node-03 is not drained" \
 		sh -c "! sinfo -h -n node-03 -o %T | grep -qi drain"
 	check "unreachable: node-03's collector kept its bundle in its outbox" \
@@ -194,7 +194,7 @@ if wants slurmdbd; then
 		check "slurmdbd down: $NDBD diagnoses stored" wait_for 90 all_results "$NDBD" "${jd[@]}"
 		check "slurmdbd down: their $NDBD comments are queued in the store" \
 			test "$(queued_of "${jd[@]}")" = "$NDBD"
-		wait_for 10 metric_ge comment_queue "$NDBD"
+		wait_for 60 metric_ge comment_queue "$NDBD"
 		q=$(metric comment_queue)
 		check "slurmdbd down: attrib_comment_queue shows them ($q)" test "${q:-0}" -ge "$NDBD"
 		check "slurmdbd down: the service logged the failed writes" \
@@ -276,12 +276,12 @@ if wants diskfull; then
 			# shellcheck disable=SC2207
 			jf=($(fail_jobs full 3))
 			check "diskfull: 3 jobs end" wait_for 60 ended "${jf[@]}"
-			sleep $((DEADLINE + 5))
+			# (their diagnoses fail to be stored at BundleDeadline at the latest)
+			nospace() { tail -n +"$log0" "$W/attrib.log" | grep -q 'No space left on device'; }
+			check "diskfull: the log says No space left on device" wait_for $((DEADLINE + 120)) nospace
+			tail -n +"$log0" "$W/attrib.log" | grep -i 'space' | head -4 | sed 's/^/#   log: /'
 			check "diskfull: attrib serve still runs" \
 				sh -c "kill -0 $spid && curl -sf '$URL/v1/health' -o /dev/null"
-			tail -n +"$log0" "$W/attrib.log" | grep -i 'space' | head -4 | sed 's/^/#   log: /'
-			check "diskfull: the log says No space left on device" \
-				sh -c "tail -n +$log0 '$W/attrib.log' | grep -q 'No space left on device'"
 			check "diskfull: no diagnosis could be stored meanwhile" test "$(results_of "${jf[@]}")" = 0
 			check "diskfull: the store is intact (integrity_check ok)" \
 				test "$(db 'PRAGMA integrity_check')" = ok
@@ -340,7 +340,7 @@ if wants throughput; then
 	down_submit=$tp_submit down_total=$tp_total
 	note "throughput, service down: $TPJOBS jobs submitted in $down_submit s, all ended after $down_total s"
 	check "throughput: with the service down, all $TPJOBS records wait in the spool" \
-		wait_for 30 sh -c "[ \$(ls '$W/spool/jobs' | wc -l) -ge $TPJOBS ]"
+		wait_for 60 sh -c "[ \$(ls '$W/spool/jobs' | wc -l) -ge $TPJOBS ]"
 	check "throughput: every one of the $TPJOBS jobs has its record ($(records "${down_ids[@]}"))" \
 		test "$(records "${down_ids[@]}")" = "$TPJOBS"
 	start_service || bad "attrib serve starts again"
@@ -351,8 +351,12 @@ if wants throughput; then
 	ratio=$(awk -v d="$down_total" -v u="$tp_total" 'BEGIN { printf "%.2f", d / u }')
 	sratio=$(awk -v d="$down_submit" -v u="$tp_submit" 'BEGIN { printf "%.2f", d / u }')
 	echo "# throughput: down/up = $ratio (end of the last job), $sratio (submission)"
-	check "throughput: submitting with the service down is as fast (ratio $sratio <= 1.5)" \
-		awk -v r="$sratio" 'BEGIN { exit !(r <= 1.5) }'
+	# (a bound of a few seconds' noise: the two runs last seconds, on a
+	# machine whose load changes meanwhile; a slurmctld that waited for the
+	# absent service, 1 s a job, would take TPJOBS (40) s more)
+	sbound=$(awk -v u="$tp_submit" 'BEGIN { printf "%.0f", 2 * u + 10 }')
+	check "throughput: submitting with the service down is as fast (ratio $sratio; $down_submit s <= $sbound s)" \
+		awk -v d="$down_submit" -v b="$sbound" 'BEGIN { exit !(d <= b) }'
 	# The jobs themselves end later: each node's Epilog (the collector)
 	# spends its retry budget, CollectTimeout (3 s), on the absent service
 	# before it keeps the bundle in its outbox.  That costs the nodes, not

@@ -112,7 +112,7 @@ if debs_fresh; then
 	note "reusing $(ls "$B"/deb/*.deb | wc -l) packages of $B/deb"
 else
 	note "building the packages (make deb, without the package build's test run)"
-	if ! (unset MAKEFLAGS MFLAGS MAKELEVEL; DEB_BUILD_OPTIONS=nocheck ${MAKE:-make} -C "$B" deb) >"$W/deb.log" 2>&1; then
+	if ! (unset MAKEFLAGS MFLAGS MAKELEVEL; DEB_BUILD_OPTIONS="nocheck parallel=2" ${MAKE:-make} -C "$B" deb) >"$W/deb.log" 2>&1; then
 		bad "make deb builds the packages"
 		tail -20 "$W/deb.log" | sed 's/^/#   /'
 		finish
@@ -215,7 +215,7 @@ guide_config() {
 }
 
 # ---- the cluster's address first (the blocks name it), then the checks ---------------
-ADDR=${ATTRIB_CLUSTER_SUBNET:-10.251.0}.1	# the cluster's bridge (t/cluster/cluster.sh)
+ADDR=$CLUSTER_SUBNET.1	# the cluster's bridge (t/cluster/lib.sh)
 port=27480	# (chosen again once the cluster runs)
 ATTRIB_MUNGE_SOCKET=$ATTRIB_CLUSTER_DIR/munge/munge.sock	# (NodeAddresses: once its munged runs)
 pipeline_dirs
@@ -310,7 +310,7 @@ note "ExecStart: $EXEC"
 $EXEC 2>>"$W/attrib.log" &
 spid=$!
 URL=http://$ADDR:$port
-if wait_for 20 curl -sf "$URL/v1/health" -o /dev/null; then
+if wait_for 60 curl -sf "$URL/v1/health" -o /dev/null; then
 	ok "the service starts as its unit's ExecStart ($UNIT)"
 else
 	bad "the service starts as its unit's ExecStart ($UNIT)"
@@ -348,7 +348,7 @@ check "cancelled: job $jx ends CANCELLED" sh -c "case '$(sacct_final "$jx")' in 
 # ---- the diagnoses, through the installed attrib --------------------------------------------------
 A=$ATTRIB_BIN	# show_json's attrib
 sub() { jv "$W/show-$1.json" 'r["sub_domain"]'; }
-if show_json "$jg" 60; then
+if show_json "$jg" 120; then
 	check "GPU fault: attrib show --json: InfraHW, culprit node-02, root cause xid.79" \
 		test "$(sub "$jg") $(jv "$W/show-$jg.json" 'r["culprit_nodes"]') $(jv "$W/show-$jg.json" 'r["root_cause"]["code"]')" \
 		= 'InfraHW ["node-02"] xid.79'
@@ -360,7 +360,7 @@ if show_json "$jg" 60; then
 else
 	bad "GPU fault: job $jg has a stored diagnosis"
 fi
-wait_comment "$jg" 60 >/dev/null
+wait_comment "$jg" 120 >/dev/null
 JOB=$jg
 sed 's/#.*//' "$G/sacct" | job_subst | grep . | while IFS= read -r line; do bash -c "$line"; done >"$W/sacct.out" 2>&1
 JOB=''
@@ -375,22 +375,22 @@ pc=$(grep -v '^#' "$G/collect-print" | job_subst | head -n1)
 JOB=''
 "$CLUSTER" exec node-02 sh -c "ATTRIB_CONF=$W/attrib.conf ATTRIB_COLLECT_KMSG=$W/nodes/node-02/kmsg; export ATTRIB_CONF ATTRIB_COLLECT_KMSG; $pc" >"$W/collect-print.out" 2>&1
 check "the guide's '$pc' on node-02 shows a file of origin kernel" grep -q '"origin": "kernel"' "$W/collect-print.out"
-if show_json "$jp" 60; then
+if show_json "$jp" 120; then
 	check "traceback: UserCode, no culprit ($(sub "$jp") $(jv "$W/show-$jp.json" 'r["culprit_nodes"]'))" \
 		test "$(sub "$jp") $(jv "$W/show-$jp.json" 'r["culprit_nodes"]')" = 'UserCode []'
 	check "traceback: the diagnosis cites KeyError: 'labels'" grep -q "KeyError: 'labels'" "$W/show-$jp.json"
 else
 	bad "traceback: job $jp has a stored diagnosis"
 fi
-check "traceback: AdminComment 'attrib: UserCode ...'" grep -q '^attrib: UserCode' <<<"$(wait_comment "$jp" 60)"
-if show_json "$jx" 60; then
+check "traceback: AdminComment 'attrib: UserCode ...'" grep -q '^attrib: UserCode' <<<"$(wait_comment "$jp" 120)"
+if show_json "$jx" 120; then
 	check "cancelled: SchedCancelled" test "$(sub "$jx")" = SchedCancelled
 else
 	bad "cancelled: job $jx has a stored diagnosis"
 fi
-check "cancelled: AdminComment 'attrib: SchedCancelled ...'" grep -q '^attrib: SchedCancelled' <<<"$(wait_comment "$jx" 60)"
+check "cancelled: AdminComment 'attrib: SchedCancelled ...'" grep -q '^attrib: SchedCancelled' <<<"$(wait_comment "$jx" 120)"
 check "completed: the service saw job $jc and made no diagnosis" \
-	wait_for 30 grep -q "job $jc attempt 0 ended COMPLETED: not in AttributeStates" "$W/attrib.log"
+	wait_for 60 grep -q "job $jc attempt 0 ended COMPLETED: not in AttributeStates" "$W/attrib.log"
 "$ATTRIB_BIN" show --config "$W/attrib.conf" "$jc" >/dev/null 2>&1
 check "completed: attrib show $jc exits 4" test $? = 4
 
@@ -415,16 +415,16 @@ check "...longer than sinfo -R's 20 characters" test "${#r}" -gt 20
 resume=$(grep -v '^#' "$G/undrain" | sed -n 2p)
 bash -c "$resume" >"$W/resume.out" 2>&1
 check "the guide's undo ($resume) exits 0" test $? = 0
-check "node-02 is no longer drained" wait_for 10 sh -c "[ -z \"\$(sinfo -h -R -n node-02 -o %N)\" ]"
+check "node-02 is no longer drained" wait_for 60 sh -c "[ -z \"\$(sinfo -h -R -n node-02 -o %N)\" ]"
 
 # ---- the time limit ---------------------------------------------------------------------------
 check "time limit: job $jt ends TIMEOUT" test "$(sacct_final "$jt" 120)" = TIMEOUT
-if show_json "$jt" 60; then
+if show_json "$jt" 120; then
 	check "time limit: SchedTimeLimit" test "$(sub "$jt")" = SchedTimeLimit
 else
 	bad "time limit: job $jt has a stored diagnosis"
 fi
-check "time limit: AdminComment 'attrib: SchedTimeLimit ...'" grep -q '^attrib: SchedTimeLimit' <<<"$(wait_comment "$jt" 60)"
+check "time limit: AdminComment 'attrib: SchedTimeLimit ...'" grep -q '^attrib: SchedTimeLimit' <<<"$(wait_comment "$jt" 120)"
 
 # ---- the guide's site rule and its check ---------------------------------------------------------------
 bash -e "$G/rules-copy" >"$W/rules-copy.out" 2>&1

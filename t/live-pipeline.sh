@@ -96,9 +96,9 @@ cat >"$W/epilog.sh" <<EOF
 n=\${SLURMD_NODENAME:-\$(hostname)}
 ATTRIB_COLLECT_KMSG=$W/nodes/\$n/kmsg
 export ATTRIB_COLLECT_KMSG
-# the test holds a job's epilogs while W/hold-epilog-JOBID exists (<= 60 s)
+# the test holds a job's epilogs while W/hold-epilog-JOBID exists (<= 300 s)
 i=0
-while [ -e "$W/hold-epilog-\$SLURM_JOB_ID" ] && [ \$i -lt 300 ]; do sleep 0.2; i=\$((i + 1)); done
+while [ -e "$W/hold-epilog-\$SLURM_JOB_ID" ] && [ \$i -lt 1500 ]; do sleep 0.2; i=\$((i + 1)); done
 exec "$COLLECT" -c "$W/nodes/\$n/attrib.conf" >>"$W/nodes/\$n/epilog.out" 2>&1
 EOF
 chmod 0755 "$W/epilog.sh"
@@ -178,12 +178,12 @@ if wait_for 90 started "$jr" 6; then
 	: >"$W/hold-epilog-$jr"
 	: >"$W/go-restart"
 	check "restart: job $jr ends FAILED" test "$(sacct_final "$jr")" = FAILED
-	check "restart: its record is in the spool" wait_for 10 test -f "$W/spool/jobs/$jr.0.json"
+	check "restart: its record is in the spool" wait_for 60 test -f "$W/spool/jobs/$jr.0.json"
 	check "SIGTERM stops attrib serve (exit 0) before job $jr's bundles arrive" stop_service
 	t=$(date +%s.%N)
 	rm -f "$W/hold-epilog-$jr"
 	outboxed() { for n in $NODES; do ls "$W/nodespool/$n/outbox/"*"-$jr.json" >/dev/null 2>&1 || return 1; done; }
-	check "restart: every node's collector left its bundle in its outbox" wait_for 30 outboxed
+	check "restart: every node's collector left its bundle in its outbox" wait_for 60 outboxed
 	check "restart: the collector logged why" grep -q "job $jr: bundle not sent .*outbox" "$W/nodes/node-02/collect.log"
 	note "service down for $(since "$t") s"
 	if start_service; then ok "attrib serve starts again"; else bad "attrib serve starts again"; fi
@@ -213,13 +213,13 @@ if [ "${ATTRIB_LIVE_REQUEUE:-1}" = 1 ]; then
 	note "job $jq (requeued)"
 	if wait_for 90 started "$jq" 6 && scontrol requeue "$jq"; then
 		check "requeue: attempt 0 ended REQUEUED, not attributed" \
-			wait_for 30 grep -q "job $jq attempt 0 ended REQUEUED" "$W/attrib.log"
-		check "requeue: attempt 0's bundles arrived" wait_for 30 \
+			wait_for 60 grep -q "job $jq attempt 0 ended REQUEUED" "$W/attrib.log"
+		check "requeue: attempt 0's bundles arrived" wait_for 60 \
 			sh -c "[ \$(grep -c 'bundle of job $jq from' '$W/attrib.log') -ge 3 ]"
 		# attempt 1's epilogs take 5 s (as a slow Epilog would)
 		: >"$W/hold-epilog-$jq"
 		# Slurm holds a requeued job back (BeginTime): start it now
-		wait_for 30 sh -c "[ \"\$(squeue -h -j $jq -o %T)\" = PENDING ]"
+		wait_for 60 sh -c "[ \"\$(squeue -h -j $jq -o %T)\" = PENDING ]"
 		scontrol update jobid="$jq" StartTime=now
 		check "requeue: attempt 1 runs" wait_for 60 started "$jq-1" 6
 		check "requeue: attempt 1 ends FAILED" test "$(sacct_final "$jq")" = FAILED
@@ -237,7 +237,7 @@ watch "$jn"
 note "job $jn (node failure)"
 if wait_for 90 started "$jn" 4 && "$CLUSTER" killnode node-03 >/dev/null 2>&1; then
 	note "killed node-03's slurmd"
-	check "node failure: job $jn ends NODE_FAIL" test "$(sacct_final "$jn" 90)" = NODE_FAIL
+	check "node failure: job $jn ends NODE_FAIL" test "$(sacct_final "$jn" 120)" = NODE_FAIL
 else
 	bad "node failure: job $jn runs and node-03's slurmd is killed"
 fi
@@ -248,7 +248,7 @@ sub() { jv "$W/show-$1.json" 'r["sub_domain"]'; }
 culprits() { jv "$W/show-$1.json" 'r["culprit_nodes"]'; }
 attrib_count() { comment_of "$1" | grep -o 'attrib:' | wc -l; }
 
-if show_json "$ju" 30; then
+if show_json "$ju" 120; then
 	echo "#   attrib show $ju: sub_domain $(sub "$ju"), culprits $(culprits "$ju")"
 	check "user exception: attrib show: UserCode, no culprit" \
 		sh -c "[ '$(sub "$ju")' = UserCode ] && [ '$(culprits "$ju")' = '[]' ]"
@@ -256,20 +256,20 @@ if show_json "$ju" 30; then
 else
 	bad "user exception: job $ju has a stored diagnosis"
 fi
-c=$(wait_comment "$ju" 60)
+c=$(wait_comment "$ju" 120)
 echo "# sacct -j $ju AdminComment: $c"
 check "user exception: AdminComment 'attrib: UserCode - ...'" grep -q '^attrib: UserCode - ' <<<"$c"
 
-if show_json "$jx" 30; then
+if show_json "$jx" 120; then
 	check "cancelled: attrib show: SchedCancelled" test "$(sub "$jx")" = SchedCancelled
 else
 	bad "cancelled: job $jx has a stored diagnosis"
 fi
-c=$(wait_comment "$jx" 60)
+c=$(wait_comment "$jx" 120)
 echo "# sacct -j $jx AdminComment: $c"
 check "cancelled: AdminComment 'attrib: SchedCancelled ...'" grep -q '^attrib: SchedCancelled ' <<<"$c"
 
-if show_json "$jg" 30; then
+if show_json "$jg" 120; then
 	echo "#   attrib show $jg: sub_domain $(sub "$jg"), culprits $(culprits "$jg")"
 	check "GPU fault: attrib show: InfraHW, culprit node-02" \
 		sh -c "[ '$(sub "$jg")' = InfraHW ] && [ '$(culprits "$jg")' = '[\"node-02\"]' ]"
@@ -285,11 +285,11 @@ if show_json "$jg" 30; then
 else
 	bad "GPU fault: job $jg has a stored diagnosis"
 fi
-c=$(wait_comment "$jg" 60)
+c=$(wait_comment "$jg" 120)
 echo "# sacct -j $jg AdminComment: $c"
 check "GPU fault: AdminComment 'attrib: InfraHW node-02 xid.79 ...'" grep -q '^attrib: InfraHW node-02 xid.79 ' <<<"$c"
 
-if show_json "$jr" 30; then
+if show_json "$jr" 120; then
 	check "restart: attrib show: UserCode" test "$(sub "$jr")" = UserCode
 	check "restart: the diagnosis was made with every node's bundle (none missing)" \
 		jis "$W/show-$jr.json" '[c for c in r["coverage"] if c["status"] == "missing"]' '[]'
@@ -299,14 +299,14 @@ fi
 outbox_empty() { for n in $NODES; do [ -z "$(ls "$W/nodespool/$n/outbox/" 2>/dev/null | grep -v '^rejected$')" ] || return 1; done; }
 check "restart: the outboxes are empty" outbox_empty
 check "restart: the collectors logged the outbox sends" grep -q "outbox: sent .*-$jr.json" "$W/nodes/node-02/collect.log"
-c=$(wait_comment "$jr" 60)
+c=$(wait_comment "$jr" 120)
 echo "# sacct -j $jr AdminComment: $c"
 check "restart: exactly one attrib: in the AdminComment" test "$(attrib_count "$jr")" = 1
 check "restart: exactly one stored diagnosis (attrib list)" \
 	test "$("$A" list --json --config "$W/attrib.conf" | grep -o "\"job_id\": *\"$jr\"" | wc -l)" = 1
 
 if [ -n "$jq" ]; then
-	if show_json "$jq" 30; then
+	if show_json "$jq" 120; then
 		echo "#   attrib show $jq: sub_domain $(sub "$jq"), culprits $(culprits "$jq"), root $(jv "$W/show-$jq.json" 'r["root_cause"]["code"]')"
 		check "requeue: attempt 1: InfraHW, culprit node-02 (from attempt 1's bundles)" \
 			sh -c "[ '$(sub "$jq")' = InfraHW ] && [ '$(culprits "$jq")' = '[\"node-02\"]' ]"
@@ -329,20 +329,20 @@ if [ -n "${jn:-}" ]; then
 	else
 		bad "node failure: job $jn has a stored diagnosis within BundleDeadline + 40 s"
 	fi
-	c=$(wait_comment "$jn" 60)
+	c=$(wait_comment "$jn" 120)
 	echo "# sacct -j $jn AdminComment: $c"
 	check "node failure: AdminComment has the summary" grep -q '^attrib: ' <<<"$c"
 	"$CLUSTER" startnode node-03 >/dev/null 2>&1
-	check "node-03's slurmd starts again" wait_for 10 bind_spool node-03
+	check "node-03's slurmd starts again" wait_for 60 bind_spool node-03
 fi
 
 check "time limit: job $jt ends TIMEOUT" test "$(sacct_final "$jt" 120)" = TIMEOUT
-if show_json "$jt" 30; then
+if show_json "$jt" 120; then
 	check "time limit: attrib show: SchedTimeLimit" test "$(sub "$jt")" = SchedTimeLimit
 else
 	bad "time limit: job $jt has a stored diagnosis"
 fi
-c=$(wait_comment "$jt" 60)
+c=$(wait_comment "$jt" 120)
 echo "# sacct -j $jt AdminComment: $c"
 check "time limit: AdminComment 'attrib: SchedTimeLimit ...'" grep -q '^attrib: SchedTimeLimit ' <<<"$c"
 

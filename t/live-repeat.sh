@@ -110,12 +110,12 @@ j3=$(submit_as "$3" illegal "node-02:4242:4300 [0] NCCL WARN Cuda failure 'an il
 echo "# jobs: $j1 ($1), $j2 ($2), $j3 ($3)"
 check "three jobs submitted as three users" test -n "$j1" -a -n "$j2" -a -n "$j3"
 for j in $j1 $j2 $j3; do
-	check "job $j ends FAILED" test "$(sacct_final "$j" 90)" = FAILED
+	check "job $j ends FAILED" test "$(sacct_final "$j" 120)" = FAILED
 done
 want_sub=([$j1]=UserCode [$j2]=InfraHW [$j3]=UserCode)
 want_code=([$j1]=py.segfault [$j2]=cuda.unknown_error [$j3]=cuda.illegal_address)
 for j in $j1 $j2 $j3; do
-	if show_json "$j" 60; then
+	if show_json "$j" 120; then
 		got=$(jv "$W/show-$j.json" '[r["sub_domain"], r["root_cause"]["code"], r["root_cause"].get("trust"), "node-02" in r["culprit_nodes"] + r["affected_nodes"]]')
 		check "job $j: its own diagnosis, ${want_sub[$j]} ${want_code[$j]} on the job's word, names node-02 ($got)" \
 			test "$got" = "[\"${want_sub[$j]}\",\"${want_code[$j]}\",\"job-output\",true]"
@@ -135,8 +135,8 @@ kmsg_record "NVRM: Xid (PCI:0000:3b:00): 31, pid='<unknown>', name=<unknown>, Ch
 j1=$(submit_as "$1" mmu1 'stopped') j2=$(submit_as "$2" mmu2 'stopped') j3=$(submit_as "$3" mmu3 'stopped')
 echo "# jobs: $j1 ($1), $j2 ($2), $j3 ($3)"
 for j in $j1 $j2 $j3; do
-	check "job $j ends FAILED" test "$(sacct_final "$j" 90)" = FAILED
-	if show_json "$j" 60; then
+	check "job $j ends FAILED" test "$(sacct_final "$j" 120)" = FAILED
+	if show_json "$j" 120; then
 		got=$(jv "$W/show-$j.json" '[r["sub_domain"], r["culprit_nodes"], [s["code"] for s in r["symptoms"] if s["role"] == "root" and not s.get("trust")]]')
 		check "job $j: ambiguous, node-02's Xid 31 from its kernel ring the candidate ($got)" \
 			test "$got" = '["ambiguous",["node-02"],["xid.31"]]'
@@ -147,7 +147,7 @@ done
 
 # ---- the finding ------------------------------------------------------------------------
 # (raised after the third diagnosis is stored, a moment after it)
-wait_for 10 grep -q "repeat offender node-02" "$W/attrib.log"
+wait_for 60 grep -q "repeat offender node-02" "$W/attrib.log"
 "$A" nodes --config "$W/attrib.conf" >"$W/nodes.txt" 2>/dev/null
 sed 's/^/#   /' "$W/nodes.txt"
 check "attrib nodes marks node-02 (node-02*)" grep -q '^node-02\* ' "$W/nodes.txt"
@@ -172,7 +172,7 @@ sed -n '/Fleet findings/,$p' "$W/show-$j3.txt" | sed 's/^/#   /'
 
 # ---- its drain decision: suggested, node-02 left in service ----------------------------------
 has_rows() { [ -n "$(db_rows)" ]; }
-wait_for 10 has_rows
+wait_for 60 has_rows
 rows=$(db_rows)
 echo "# drains table, findings: $rows"
 check "one drain decision for the finding: node-02 suggested by attribd (policy suggest, finding N), reason naming it" \

@@ -66,7 +66,7 @@ check "the jobs ended: FAILED x4, COMPLETED" \
 	test "$(for j in $jobs; do sacct_final "$j" 5; done | sort | uniq -c | tr -s ' ' | paste -sd, -)" \
 	= " 1 COMPLETED, 4 FAILED"
 for j in $jobs; do
-	show_json "$j" 60 || bad "job $j has a stored diagnosis"
+	show_json "$j" 120 || bad "job $j has a stored diagnosis"
 done
 
 # what sacct says: one line a job

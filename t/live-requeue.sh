@@ -90,9 +90,9 @@ ja=$(gpu_fault byhand --requeue)
 jb=$(gpu_fault norequeue --no-requeue)
 jobs_started="$ja $jb"
 note "jobs: requeueable $ja, not requeueable $jb (GPU fault on node-02)"
-check "byhand: job $ja ends FAILED" test "$(sacct_final "$ja" 90)" = FAILED
+check "byhand: job $ja ends FAILED" test "$(sacct_final "$ja" 120)" = FAILED
 check "byhand: job $ja is diagnosed InfraHW, culprit node-02" diagnosed_hw "$ja"
-wait_for 10 grep -q "job $ja attempt 0: requeue without node-02 suggested" "$W/attrib.log"
+wait_for 60 grep -q "job $ja attempt 0: requeue without node-02 suggested" "$W/attrib.log"
 check "byhand: the service only suggested the requeue (RequeuePolicy suggest)" \
 	test "$(decisions "$ja")" = "suggested|attribd (policy suggest)|node-02||attrib: GPU has fallen off the bus (Xid 79) PCI:0000:3b:00 (job $ja)"
 check "byhand: job $ja is still FAILED in slurmctld" test "$(job_field "$ja" JobState)" = FAILED
@@ -118,9 +118,9 @@ echo "# attrib requeue $ja again: exit $rc: $(cat "$W/again.out")"
 check "attrib requeue $ja a second time is refused (pending again)" \
 	sh -c "[ $rc = 5 ] && grep -q 'is pending again' '$W/again.out'"
 
-check "norequeue: job $jb ends FAILED" test "$(sacct_final "$jb" 90)" = FAILED
+check "norequeue: job $jb ends FAILED" test "$(sacct_final "$jb" 120)" = FAILED
 check "norequeue: job $jb is diagnosed InfraHW, culprit node-02" diagnosed_hw "$jb"
-wait_for 10 grep -q "job $jb attempt 0: requeue without node-02 refused" "$W/attrib.log"
+wait_for 60 grep -q "job $jb attempt 0: requeue without node-02 refused" "$W/attrib.log"
 "$A" requeue "$jb" --config "$W/attrib.conf" >"$W/requeue-$jb.out" 2>&1
 rc=$?
 echo "# attrib requeue $jb: exit $rc: $(cat "$W/requeue-$jb.out")"
@@ -151,7 +151,7 @@ note "job $jc: requeueable, GPU fault on node-02"
 # diagnosed, and the attempt's accounting record becomes REQUEUED)
 check "policy: job $jc is diagnosed InfraHW, culprit node-02" diagnosed_hw "$jc"
 check "policy: the diagnosed attempt ended FAILED" test "$(jv "$W/show-$jc.json" 'r["terminal_state"]')" = FAILED
-wait_for 15 grep -q "job $jc attempt 0: requeue without node-02 requeued" "$W/attrib.log"
+wait_for 60 grep -q "job $jc attempt 0: requeue without node-02 requeued" "$W/attrib.log"
 echo "# scontrol show job $jc: JobState=$(job_field "$jc" JobState) Restarts=$(job_field "$jc" Restarts) ExcNodeList=$(job_field "$jc" ExcNodeList)"
 check "policy: scontrol show job $jc: ExcNodeList=node-02, pending again, Restarts=1" \
 	test "$(job_field "$jc" ExcNodeList) $(job_field "$jc" JobState) $(job_field "$jc" Restarts)" = "node-02 PENDING 1"
@@ -161,6 +161,6 @@ check "metrics: 1 requeued" test "$(metric requeued)" = 1
 
 scancel $jobs_started
 check "the requeued jobs are cancelled" \
-	wait_for 20 sh -c "[ \"\$(squeue -h -j $ja,$jc 2>/dev/null)\" = '' ]"
+	wait_for 60 sh -c "[ \"\$(squeue -h -j $ja,$jc 2>/dev/null)\" = '' ]"
 check "SIGTERM stops attribd (exit 0)" stop_service
 finish

@@ -84,9 +84,9 @@ service_up "attrib serve starts on $URL (TopologyFile, network-link:auto)"
 j=$(ATTRIB_LINK_NODES="node-01 node-02" submit linkdown -N3 -n6 -O --gres=gpu:2 \
 	--wrap "srun --label $RANK link-down $W")
 echo "# job $j: node-01 and node-02 (leaf1) lose their IB links"
-check "link down: job $j ends FAILED" test "$(sacct_final "$j" 90)" = FAILED
+check "link down: job $j ends FAILED" test "$(sacct_final "$j" 120)" = FAILED
 
-if show_json "$j" 40; then
+if show_json "$j" 120; then
 	S=$W/show-$j.json
 	echo "#   attrib show $j: $(jv "$S" '[r["sub_domain"], r.get("culprit_switch"), r.get("switch_nodes"), r["culprit_nodes"], r["actions"]]')"
 	check "link down: InfraNet, the root a lost link" test \
@@ -105,7 +105,7 @@ else
 fi
 check "the case directory holds the site's topology" cmp -s "$W/topology.conf" "$W/state/cases/$j.0/topology.conf"
 # (the decisions follow the stored result by a moment)
-wait_for 10 grep -q "job $j attempt 0: node-02 not drained" "$W/attrib.log"
+wait_for 60 grep -q "job $j attempt 0: node-02 not drained" "$W/attrib.log"
 rows=$(db "SELECT node, decision, reason FROM drains WHERE job_id = ? ORDER BY node" "$j")
 echo "# drains table, job $j: $(echo $rows)"
 check "the drains table refuses node-01 and node-02: switch leaf1 blamed" test "$(echo $rows)" \

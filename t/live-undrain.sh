@@ -113,11 +113,11 @@ for n in $NODES; do
 done
 service_up "attribd starts on $URL (Undrain suggest, UndrainQuiet 0)"
 more_checks() { [ "$(checks_of "$1" 2>/dev/null)" -gt "$2" ]; } # NODE N: more than N passing
-check "slurmd's health checks of node-03 reach the store" wait_for 20 more_checks node-03 0
+check "slurmd's health checks of node-03 reach the store" wait_for 60 more_checks node-03 0
 
 # ---- an administrator's drain whose reason looks like attrib's ---------------------------
 scontrol update nodename=node-01 state=drain reason="attrib: something"
-check "node-01 drained by an administrator with the reason 'attrib: something'" wait_for 10 drained node-01
+check "node-01 drained by an administrator with the reason 'attrib: something'" wait_for 60 drained node-01
 "$A" undrain node-01 --config "$W/attrib.conf" >"$W/u1.out" 2>"$W/u1.err"
 rc=$?
 echo "# attrib undrain node-01: exit $rc: $(cat "$W/u1.err")"
@@ -135,16 +135,18 @@ check "both refusals recorded with who asked" \
 # ---- attrib's drain of node-02 ----------------------------------------------------------
 jg=$(submit gpufault -N2 -n4 -O -w node-02,node-03 --gres=gpu:2 --wrap "srun --label $RANK gpu-fault $W")
 echo "# job $jg: GPU fault on node-02"
-check "GPU fault: job $jg ends FAILED" test "$(sacct_final "$jg" 90)" = FAILED
-check "GPU fault: node-02 drained by the policy" wait_for 40 drained node-02
+check "GPU fault: job $jg ends FAILED" test "$(sacct_final "$jg" 120)" = FAILED
+check "GPU fault: node-02 drained by the policy" wait_for 60 drained node-02
 want="attrib: GPU has fallen off the bus (Xid 79) PCI:0000:3b:00 (job $jg)"
 check "sinfo -R: node-02's reason is attrib's ($(reason_of node-02))" test "$(reason_of node-02)" = "$want"
 n0=$(checks_of node-02)
 check "a passing check of node-02 after the drain (slurmd runs it on drained nodes)" \
-	wait_for 20 more_checks node-02 "$n0"
+	wait_for 60 more_checks node-02 "$n0"
 check "Undrain = suggest: 'undrain suggested' recorded for node-02 under job $jg" \
-	wait_for 10 has_row node-02 "^$jg|node-02|undrain suggested|attribd (undrain suggest)|"
-sleep 6	# another check or two: still only suggested, and once
+	wait_for 60 has_row node-02 "^$jg|node-02|undrain suggested|attribd (undrain suggest)|"
+# two more checks of node-02 (one every 5 s): still only suggested, and once
+n1=$(checks_of node-02)
+wait_for 60 more_checks node-02 $((n1 + 1))
 check "... node-02 stays drained" drained node-02
 check "... the suggestion recorded once ($(db_rows node-02 | grep -c 'undrain suggested'))" \
 	test "$(db_rows node-02 | grep -c 'undrain suggested')" = 1
@@ -154,7 +156,7 @@ check "metrics: 1 suggested, 0 undrained" test "$(metric suggested) $(metric und
 stop_service
 conf auto
 service_up "attribd restarted with Undrain = auto"
-check "node-02 returns to service after its next check: sinfo shows it idle" wait_for 30 idle node-02
+check "node-02 returns to service after its next check: sinfo shows it idle" wait_for 60 idle node-02
 rows=$(db_rows node-02)
 echo "# drains table, node-02: $rows"
 check "the drains table: node-02 drained, suggested, then undrained by attribd (undrain auto) under job $jg" \
@@ -168,6 +170,6 @@ none_by_attribd() { ! db_rows "$1" | grep -q attribd; }
 check "... and attribd recorded nothing for it" none_by_attribd node-01
 
 scontrol update nodename=node-01 state=resume
-check "no node is left drained" wait_for 10 sh -c "! sinfo -h -o %T | grep -q drain"
+check "no node is left drained" wait_for 60 sh -c "! sinfo -h -o %T | grep -q drain"
 check "SIGTERM stops attribd (exit 0)" stop_service
 finish

@@ -99,7 +99,7 @@ jall() {
     return $rc
 }
 wait_file() { # path [timeout]
-    local t0 limit=${2:-30}
+    local t0 limit=${2:-120}
     t0=$(date +%s)
     until [ -f "$1" ]; do
         [ $(($(date +%s) - t0)) -ge "$limit" ] && return 1
@@ -115,13 +115,13 @@ sacct_final() { # jobid: "State|ExitCode|DerivedExitCode|Timelimit|NodeList" onc
         COMPLETED | FAILED | CANCELLED* | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY)
             case $line in *'|allocation') ;; *) echo "${line%|*}"; return 0 ;; esac ;;
         esac
-        if [ $(($(date +%s) - t0)) -ge 60 ]; then echo "${line:-<no sacct record>}"; return 1; fi
+        if [ $(($(date +%s) - t0)) -ge 120 ]; then echo "${line:-<no sacct record>}"; return 1; fi
         sleep 0.5
     done
 }
 wait_state() { # jobid state
     local _
-    for _ in $(seq 1 150); do
+    for _ in $(seq 1 600); do # (>= 120 s)
         [ "$(squeue -h -j "$1" -o %T 2>/dev/null || true)" = "$2" ] && return 0
         sleep 0.2
     done
@@ -185,7 +185,7 @@ rec() { echo "$spool/jobs/$1.${2:-0}.json"; }
 # requeue: attempt 0 ends REQUEUED; Slurm holds the job back (BeginTime +20 min:
 # credential lifetime), so start it at once, then cancel attempt 1
 # (only once it is PENDING: the requeue sets BeginTime when it completes)
-if wait_state "$jr" RUNNING && scontrol requeue "$jr" && wait_file "$(rec "$jr" 0)" 30 &&
+if wait_state "$jr" RUNNING && scontrol requeue "$jr" && wait_file "$(rec "$jr" 0)" 120 &&
     wait_state "$jr" PENDING; then
     scontrol update jobid="$jr" StartTime=now
     wait_state "$jr" RUNNING && scancel "$jr"
@@ -193,9 +193,9 @@ else
     echo "# requeue of job $jr did not happen" >&2
 fi
 for j in "$jf" "$jc" "$jx" "$jh" "$jr"; do
-    wait_file "$(rec "$j")" 60 || echo "# no record for job $j after 60 s" >&2
+    wait_file "$(rec "$j")" 120 || echo "# no record for job $j after 120 s" >&2
 done
-wait_file "$(rec "$jr" 1)" 60 || echo "# no record for job $jr attempt 1 after 60 s" >&2
+wait_file "$(rec "$jr" 1)" 120 || echo "# no record for job $jr attempt 1 after 120 s" >&2
 ok "jobs ran and ended ($(since "$t0") s)"
 
 # ---- job records --------------------------------------------------------------------
@@ -335,7 +335,7 @@ check "slurmd loaded spank_attrib.so (no plugstack error)" \
 # ---- the SPANK plugin never fails a job ---------------------------------------------
 t0=$(now)
 job_ends() { # jobid: its record appears, with state COMPLETED
-    wait_file "$(rec "$1")" 60 && jis "$(rec "$1")" 'r["state"]' COMPLETED
+    wait_file "$(rec "$1")" 120 && jis "$(rec "$1")" 'r["state"]' COMPLETED
 }
 # a symbolic link where the job's directory would be (the spool is root's
 # 0700, so only root could do this; O_NOFOLLOW refuses it all the same)
@@ -363,7 +363,7 @@ t0=$(now)
 nlines() { grep -cF "$1" "$ctld_log" 2>/dev/null; }
 wait_log() { # fixed-string count: wait until the log holds more than count lines with it
     local _
-    for _ in $(seq 1 100); do
+    for _ in $(seq 1 600); do # (>= 120 s)
         [ "$(nlines "$1")" -gt "$2" ] && return 0
         sleep 0.2
     done
@@ -371,7 +371,7 @@ wait_log() { # fixed-string count: wait until the log holds more than count line
 }
 job_gone() { # jobid: wait until it has ended
     local _ st
-    for _ in $(seq 1 150); do
+    for _ in $(seq 1 600); do # (>= 120 s)
         st=$(squeue -h -j "$1" -o %T 2>/dev/null || true)
         case $st in '' | COMPLETED | FAILED | CANCELLED) return 0 ;; esac
         sleep 0.2

@@ -73,12 +73,8 @@ EOF
 }
 record 4242 4 >"$T/spool/jobs/.4242.0.json.tmp" && mv "$T/spool/jobs/.4242.0.json.tmp" "$T/spool/jobs/4242.0.json"
 record 4243 >"$T/spool/jobs/.4243.0.json.tmp" && mv "$T/spool/jobs/.4243.0.json.tmp" "$T/spool/jobs/4243.0.json"
-for _ in $(seq 100); do
-	"$A" show 4243 "${C[@]}" >/dev/null 2>&1 && "$A" show 4242 "${C[@]}" >/dev/null 2>&1 && break
-	sleep 0.2
-done
-"$A" show 4243 "${C[@]}" >/dev/null 2>&1
-check "both jobs are stored" test $? = 0
+both_stored() { "$A" show 4243 "${C[@]}" >/dev/null 2>&1 && "$A" show 4242 "${C[@]}" >/dev/null 2>&1; }
+check "both jobs are stored" wait_for 120 both_stored
 "$A" report --since 2026-11-29 --until 2026-11-30 --by partition --json "${C[@]}" >"$T/r.json"
 check "report: 4242's 847 s x 4 GPUs, 4243 without a GPU count, in partition gpu" \
 	test "$(python3 -c '

@@ -54,7 +54,7 @@ SOCK=$T/munge/sock
 munged --socket="$SOCK" --key-file="$T/munge/key" --pid-file="$T/munge/pid" \
 	--log-file="$T/munge/log" --seed-file="$T/munge/seed" --origin=127.0.0.1 ||
 	skip "munged does not start"
-for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
+wait_for 60 test -S "$SOCK"
 mpid=$(cat "$T/munge/pid")
 export ATTRIB_MUNGE_SOCKET=$SOCK
 export SLURM_CONF=$T/no-slurm.conf
@@ -111,13 +111,8 @@ genuine_job() {
 	mv "$T/spool/jobs/.$j.0.json.tmp" "$T/spool/jobs/$j.0.json"
 	echo "$ok"
 }
-show_json() { # JOB: waits (20 s) for the stored result
-	for _ in $(seq 200); do
-		"$A" show "$1" --json --config "$T/attrib.conf" >"$T/show-$1.json" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
+stored() { "$A" show "$1" --json --config "$T/attrib.conf" >"$T/show-$1.json" 2>/dev/null; }
+show_json() { wait_for 120 stored "$1"; } # JOB: waits (120 s) for the stored result
 # missing NODE-coverage entries of a stored result
 missing_nodes() {
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
@@ -211,12 +206,12 @@ cp "$T/show-$j.json" "$T/first.json"
 tl=$(date +%s.%N)
 check "node-02's late bundle: 202" test "$(post_bundle $j node-02)" = 202
 revised=
-for _ in $(seq 100); do
+is_revised() {
 	"$A" show $j --json --config "$T/attrib.conf" >"$T/show-$j.json" 2>/dev/null
 	revised=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("revised",""))' "$T/show-$j.json" 2>/dev/null)
-	[ -n "$revised" ] && break
-	sleep 0.1
-done
+	[ -n "$revised" ]
+}
+wait_for 120 is_revised
 echo "# late: first $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["sub_domain"], r.get("culprit_nodes"), (r.get("root_cause") or {}).get("code"))' "$T/first.json"), revised to $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["sub_domain"], r.get("culprit_nodes"), (r.get("root_cause") or {}).get("code"))' "$T/show-$j.json" 2>/dev/null) $(awk -v a="$tl" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s after the late bundle"
 check "the stored diagnosis is revised (\"revised\": 1)" test "$revised" = 1
 check "node-02 is no longer missing" test -z "$(missing_nodes "$T/show-$j.json")"
@@ -246,10 +241,10 @@ assert len(t) == 1 and t[0][1] == 0 and "InfraHW node-02" in t[0][0] and "(revis
 check "the log says why" grep -q "job $j attempt 0: bundles after the diagnosis (node-02): revising" "$T/attrib.log"
 # the collector sending it once more (its answer was lost): dropped, no second revision
 check "node-02's bundle sent again: 202" test "$(post_bundle $j node-02)" = 202
-sleep 2
+check "sent again: dropped, said in the log" \
+	wait_for 120 grep -q "job $j: node-02.json's bundle came again after the diagnosis; dropped" "$T/attrib.log"
 "$A" show $j --json --config "$T/attrib.conf" >"$T/show-$j.json" 2>/dev/null
 check "sent again: still \"revised\": 1" python3 -c '
 import json,sys; assert json.load(open(sys.argv[1]))["revised"] == 1' "$T/show-$j.json"
-check "sent again: dropped, said in the log" grep -q "job $j: node-02.json's bundle came again after the diagnosis; dropped" "$T/attrib.log"
 check "SIGTERM stops the service" stop
 finish

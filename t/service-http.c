@@ -682,9 +682,11 @@ START_TEST(refused_at_accept)
 	/* 127.0.0.9 is not in AllowFrom: closed before a byte is read */
 	int fd = connect_from("127.0.0.9", port);
 	send(fd, "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n", 37, MSG_NOSIGNAL);
-	double t = until_closed(fd, 3);
+	/* (closed, not kept open until the 15 s idle timeout: 10 s is a
+	 * bound for a loaded machine, where 1 s was not always) */
+	double t = until_closed(fd, 10);
 	close(fd);
-	ck_assert_msg(t >= 0 && t < 1, "closed after %.2f s", t);
+	ck_assert_msg(t >= 0, "not closed within 10 s");
 	ck_assert_uint_ge(atomic_load(&svc_metrics.http_refused_address), 1);
 	request("GET", "/v1/health", NULL, NULL, 0, false, &r);
 	ck_assert_int_eq(r.status, 200);
@@ -721,7 +723,9 @@ START_TEST(slow_head_is_cut)
 	close(fd);
 	double el = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	ck_assert_msg(closed, "a head sent byte by byte for %.1f s was not cut", el);
-	ck_assert_msg(el < 2.5, "cut after %.1f s (HttpHeaderTimeout 1 s)", el);
+	/* (the head takes 20 s to send: cut well before, by the 1 s header
+	 * timeout; 10 s is a bound for a loaded machine) */
+	ck_assert_msg(el < 10, "cut after %.1f s (HttpHeaderTimeout 1 s)", el);
 	ck_assert_uint_ge(atomic_load(&svc_metrics.http_header_timeouts), 1);
 	/* a normal request is not: its head is complete at once */
 	request("GET", "/v1/health", NULL, NULL, 0, false, &r);

@@ -115,13 +115,9 @@ EOF
 URL=http://127.0.0.1:$port
 "${ATTRIBD:-$(dirname "$A")/attribd}" --config "$W/attrib.conf" --foreground 2>"$W/serve.err" &
 spid=$!
-up=
-for _ in $(seq 100); do
-	curl -sf "$URL/v1/health" >/dev/null 2>&1 && { up=1; break; }
-	kill -0 "$spid" 2>/dev/null || break
-	sleep 0.1
-done
-if [ -z "$up" ]; then
+answers_or_gone() { curl -sf "$URL/v1/health" >/dev/null 2>&1 || ! kill -0 "$spid" 2>/dev/null; }
+wait_for 60 answers_or_gone
+if ! curl -sf "$URL/v1/health" >/dev/null 2>&1; then
 	bad "attrib serve starts"
 	sed 's/^/#   /' "$W/serve.err"
 	finish
@@ -163,10 +159,8 @@ code=$(curl -s -o /dev/null -w '%{http_code}' \
 	--data-binary @"$W/b-node-01.json" "$URL/v1/bundle")
 check "a user's credential is refused (403)" test "$code" = 403
 
-for _ in $(seq 100); do
-	"$A" show "$ja" --json --config "$W/attrib.conf" >"$W/a.json" 2>/dev/null && break
-	sleep 0.2
-done
+stored() { "$A" show "$1" --json --config "$W/attrib.conf" >"$W/$2" 2>/dev/null; } # JOB FILE
+wait_for 120 stored "$ja" a.json
 check "attrib show $ja --json works" grep -Eq '"schema": ?"attrib.result/v1"' "$W/a.json"
 check "job A: InfraHW" grep -Eq '"sub_domain": ?"InfraHW"' "$W/a.json"
 check "job A: node-02 is the culprit" sh -c "tr -d ' \n' <'$W/a.json' | grep -q '\"culprit_nodes\":\[\"node-02\"\]'"
@@ -191,47 +185,37 @@ check "attrib nodes (text): the reason under the node" grep -q '^ *reason: attri
 scontrol update nodename=node-02 state=resume
 
 comment=
-for _ in $(seq 120); do
-	comment=$(sacct -n -X -j "$ja" -o JobID,AdminComment%120 2>/dev/null | head -n1)
-	case $comment in *attrib:*) break ;; esac
-	sleep 0.5
-done
-echo "# sacct -j $ja -o JobID,AdminComment%120: $comment"
+commented() { # JOB PATTERN: the AdminComment (in comment) matches
+	comment=$(sacct -n -P -X -j "$1" -o AdminComment 2>/dev/null | head -n1)
+	case $comment in $2) ;; *) return 1 ;; esac
+}
+WAIT_FOR_POLL=0.5 wait_for 120 commented "$ja" '*attrib:*'
+echo "# sacct -j $ja -o AdminComment: $comment"
 check "sacct shows attrib: in AdminComment" sh -c "echo '$comment' | grep -q 'attrib: InfraHW node-02 xid.79'"
 check "the administrator's note is kept before it" sh -c "echo '$comment' | grep -q 'ops: checked; attrib: '"
 curl -s "$URL/metrics" >"$W/metrics"
 check "metrics: the user's credential was counted" grep -qx 'attrib_bundles_rejected_total{reason="not_root"} 1' "$W/metrics"
 
 # ---- job B: reconciliation ----
-for _ in $(seq 180); do
-	"$A" show "$jb" --json --config "$W/attrib.conf" >"$W/b.json" 2>/dev/null && break
-	sleep 0.5
-done
+WAIT_FOR_POLL=0.5 wait_for 120 stored "$jb" b.json
 check "job B ($jb) was found by reconciliation and diagnosed" grep -Eq '"job_id": ?"'"$jb"'"' "$W/b.json"
 check "job B's missing bundle is in coverage" grep -q 'missing' "$W/b.json"
 check "job B's default output was read (as $USER_B)" test -s "$W/state/cases/$jb.0/app/slurm-$jb.out"
 check "job B: UserResource (CUDA out of memory, from its output)" grep -Eq '"sub_domain": ?"UserResource"' "$W/b.json"
 check "job B's slurmctld lines are in the case" grep -q "JobId=$jb" "$W/state/cases/$jb.0/scheduler/slurmctld.log"
-bcomment=
-for _ in $(seq 120); do
-	bcomment=$(sacct -n -P -X -j "$jb" -o AdminComment 2>/dev/null | head -n1)
-	case $bcomment in attrib:*) break ;; esac
-	sleep 0.5
-done
-echo "# sacct -j $jb -o AdminComment: $bcomment"
-check "job B's AdminComment has the summary" sh -c "echo '$bcomment' | grep -q '^attrib: UserResource - cuda.oom '"
+WAIT_FOR_POLL=0.5 wait_for 120 commented "$jb" 'attrib:*'
+echo "# sacct -j $jb -o AdminComment: $comment"
+check "job B's AdminComment has the summary" sh -c "echo '$comment' | grep -q '^attrib: UserResource - cuda.oom '"
 
 # ---- a job slurmdbd does not know: its summary stays queued ----
 jc=999990
 printf '{"schema":"attrib.job/v1","job_id":"%s","cluster":"%s","nodes":[],"start_time":"%s","end_time":"%s","state":"FAILED","attempt":0}' \
 	"$jc" "$ATTRIB_CLUSTER_NAME" "$end" "$end" >"$W/spool/jobs/.c.tmp"
 mv "$W/spool/jobs/.c.tmp" "$W/spool/jobs/$jc.0.json"
+metric() { curl -s "$URL/metrics" | sed -n "s/^attrib_$1 //p"; }
 failures=0
-for _ in $(seq 60); do
-	failures=$(curl -s "$URL/metrics" | sed -n 's/^attrib_comment_failures_total //p')
-	[ "${failures:-0}" -ge 1 ] && break
-	sleep 0.5
-done
+failed_once() { failures=$(metric comment_failures_total); [ "${failures:-0}" -ge 1 ]; }
+wait_for 120 failed_once
 check "a summary slurmdbd cannot take is retried, not dropped" \
 	sh -c "[ '${failures:-0}' -ge 1 ] && curl -s '$URL/metrics' | grep -qx 'attrib_comment_queue 1'"
 check "the log says why" grep -q "job $jc attempt 0: AdminComment not written" "$W/attrib.log"
@@ -243,7 +227,10 @@ check "SIGTERM stops attrib serve (exit 0)" test $? -eq 0
 spid=
 "${ATTRIBD:-$(dirname "$A")/attribd}" --config "$W/attrib.conf" --foreground 2>>"$W/serve.err" &
 spid=$!
-sleep 12	# one reconciliation and one pass of the comment queue
+# one reconciliation and one pass of the comment queue after the start:
+# the second reconciliation follows both (ReconcileInterval 10 s)
+reconciled_twice() { [ "$(metric reconcile_runs_total)" -ge 2 ] 2>/dev/null; }
+wait_for 120 reconciled_twice
 check "after a restart: still one summary on job A" \
 	test "$(sacct -n -P -X -j "$ja" -o AdminComment | grep -o 'attrib:' | wc -l)" = 1
 check "after a restart: still one summary on job B" \

@@ -43,7 +43,7 @@ SOCK=$T/munge/sock
 # --origin: the address credentials carry, the nodes' own below (NodeAddresses)
 munged --socket="$SOCK" --key-file="$T/munge/key" --pid-file="$T/munge/pid" \
 	--log-file="$T/munge/log" --seed-file="$T/munge/seed" --origin=127.0.0.1 || skip "munged does not start"
-for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
+wait_for 60 test -S "$SOCK"
 mpid=$(cat "$T/munge/pid")
 export ATTRIB_MUNGE_SOCKET=$SOCK
 export SLURM_CONF=$T/no-slurm.conf	# no Slurm: summaries stay queued
@@ -130,10 +130,8 @@ check "bundle of node-04: 202" test "$(post_bundle 500 node-04 "$T/b-node-04.jso
 check "the same credential again: 403" test "$(post_bundle 500 node-04 "$T/b-node-04.json" "$cred4")" = 403
 check "no credential: 401" test "$(curl -s -o /dev/null -w '%{http_code}' --data-binary @"$T/b-node-04.json" "$URL/v1/bundle")" = 401
 
-for _ in $(seq 100); do
-	"$A" show 500 --json --config "$T/attrib.conf" >"$T/show.json" 2>/dev/null && break
-	sleep 0.1
-done
+stored() { "$A" show 500 --json --config "$T/attrib.conf" >"$T/show.json" 2>/dev/null; }
+wait_for 120 stored
 check "attrib show --json: the stored result" grep -Eq '"schema": ?"attrib.result/v1"' "$T/show.json"
 check "diagnosis: InfraHW" grep -Eq '"sub_domain": ?"InfraHW"' "$T/show.json"
 check "diagnosis: node-02 is the culprit" sh -c "tr -d ' \n' <'$T/show.json' | grep -q '\"culprit_nodes\":\[\"node-02\"\]'"
@@ -186,7 +184,7 @@ check "the log names the rejection" grep -q 'rejected (replayed' "$T/attrib.log"
 
 # ---- COMPLETED: no diagnosis ----
 make_record 502 COMPLETED >"$T/spool/jobs/502.0.json"
-for _ in $(seq 50); do [ -e "$T/spool/jobs/502.0.json" ] || break; sleep 0.1; done
+wait_for 60 test ! -e "$T/spool/jobs/502.0.json"
 check "a COMPLETED job's record is consumed" test ! -e "$T/spool/jobs/502.0.json"
 check "a COMPLETED job gets no diagnosis" sh -c "! '$A' show 502 --config '$T/attrib.conf' >/dev/null 2>&1"
 
@@ -196,7 +194,7 @@ make_record 500 FAILED >"$T/spool/jobs/500.0.json"
 make_bundle 500 node-01 >"$T/b2.json"
 mkdir -p "$T/state/incoming/500" && cp "$T/b2.json" "$T/state/incoming/500/node-01.json"
 if start; then ok "attrib serve starts again"; else bad "attrib serve starts again"; fi
-for _ in $(seq 50); do [ -e "$T/spool/jobs/500.0.json" ] || break; sleep 0.1; done
+wait_for 60 test ! -e "$T/spool/jobs/500.0.json"
 check "the record came again and was consumed" test ! -e "$T/spool/jobs/500.0.json"
 check "still one diagnosis" test "$("$A" list --json --config "$T/attrib.conf" | grep -c '"job_id"')" = 1
 curl -s "$URL/metrics" >"$T/metrics"
@@ -214,7 +212,7 @@ check "PidFile names the running service" \
 check "the background service answers" curl -sf "$URL/v1/health" -o /dev/null
 if [ -n "$bgpid" ]; then
 	kill -TERM "$(cat "$T/serve.pid")"
-	for _ in $(seq 50); do kill -0 "$bgpid" 2>/dev/null || break; sleep 0.1; done
+	wait_for 60 sh -c "! kill -0 $bgpid 2>/dev/null"
 	check "kill -TERM \$(cat PidFile) stops it" sh -c "! kill -0 $bgpid 2>/dev/null"
 	check "and it removed its PidFile" test ! -e "$T/serve.pid"
 	bgpid=

@@ -45,12 +45,6 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-wait_for() { # SECONDS 'shell condition': polls every 0.2 s
-	local n=$(($1 * 5))
-	shift
-	for _ in $(seq "$n"); do eval "$1" && return 0; sleep 0.2; done
-	eval "$1"
-}
 
 port=$(free_port $((20000 + $$ % 20000)))
 hport=$(free_port $((port + 60)))
@@ -148,7 +142,7 @@ receiver() {
 	rm -f "$T/hook/port"
 	python3 "$SRC/t/webhook-receiver.py" "$T/hook" "$hport" 200 2>>"$T/receiver.err" &
 	rpid=$!
-	wait_for 10 '[ -e "$T/hook/port" ]'
+	wait_for 60 test -e "$T/hook/port"
 }
 receiver || skip "the receiver does not start: $(cat "$T/receiver.err")"
 if ! start; then
@@ -159,7 +153,7 @@ fi
 ok "attrib serve starts"
 cp "$T/rec-700.json" "$T/spool/jobs/.700.0.json.tmp"
 mv "$T/spool/jobs/.700.0.json.tmp" "$T/spool/jobs/700.0.json"
-wait_for 15 '"$A" show 700 --json --config "$T/attrib.conf" >"$T/show.json" 2>/dev/null'
+wait_for 120 eval '"$A" show 700 --json --config "$T/attrib.conf" >"$T/show.json" 2>/dev/null'
 check "the hostile job is diagnosed" grep -Eq '"sub_domain": ?"InfraHW"' "$T/show.json"
 check "attrib show --json: strict UTF-8, parses, no control or bidi character" clean "$T/show.json" json
 check "the bundle's coverage source is in the result (cleaned)" grep -Eq '"source": ?"nodes/node-01:journal\?' "$T/show.json"
@@ -172,7 +166,7 @@ check "attrib list: strict UTF-8, no control or bidi character" clean "$T/list.t
 check "attrib list: the line of job 700 is there" grep -q ' 700 ' "$T/list.txt"
 "$A" list --json --config "$T/attrib.conf" >"$T/list.json" 2>&1
 check "attrib list --json: parses, clean" clean "$T/list.json" json
-wait_for 15 'ls "$T/hook"/req-*.body >/dev/null 2>&1'
+wait_for 120 eval 'ls "$T/hook"/req-*.body >/dev/null 2>&1'
 body=$(ls "$T/hook"/req-*.body 2>/dev/null | head -1)
 if [ -n "$body" ]; then
 	check "webhook body: strict UTF-8, parses, no control or bidi character" clean "$body" json
@@ -217,7 +211,7 @@ attack() { # JOB > record: claims uid 0, its std_out the root-only file;
 }
 attack 710 >"$T/spool/jobs/710.0.json"
 chown 65534 "$T/spool/jobs/710.0.json"
-wait_for 10 '[ ! -e "$T/spool/jobs/710.0.json" ]'
+wait_for 60 test ! -e "$T/spool/jobs/710.0.json"
 check "a record owned by an ordinary user is moved aside" test -e "$T/spool/jobs/.invalid.710.0.json"
 check "the log says why" grep -q "710.0.json: owned by uid 65534, which may not write here" "$T/attrib.log"
 check "it is not diagnosed" sh -c "! '$A' show 710 --config '$T/attrib.conf' >/dev/null 2>&1"
@@ -226,9 +220,9 @@ check "the root-only file is in no case" sh -c "! grep -rq TOPSECRET '$T/state/c
 # the attack itself: SpoolDir/jobs writable by every user while running
 chmod 0777 "$T/spool/jobs"
 runuser -u nobody -- sh -c "cat >'$T/spool/jobs/711.0.json'" < <(attack 711)
-sleep 2.5
-check "a user-writable SpoolDir/jobs: its records are not read" test -e "$T/spool/jobs/711.0.json"
-check "the log says why" grep -q "SpoolDir: $T/spool/jobs is writable by group or others.*its records are not read" "$T/attrib.log"
+check "a user-writable SpoolDir/jobs: the log says its records are not read" \
+	wait_for 60 grep -q "SpoolDir: $T/spool/jobs is writable by group or others.*its records are not read" "$T/attrib.log"
+check "... and the record is still there" test -e "$T/spool/jobs/711.0.json"
 check "the root-only file is in no case (the attack fails)" sh -c "! grep -rq TOPSECRET '$T/state/cases'"
 check "no diagnosis for the planted record" sh -c "! '$A' show 711 --config '$T/attrib.conf' >/dev/null 2>&1"
 rm -f "$T/spool/jobs/711.0.json"
@@ -238,17 +232,17 @@ check "SIGTERM stops the service" stop
 # at start: refused, exit 1, a log line
 chmod 0777 "$T/spool/jobs"
 : >"$T/serve.err"
-timeout 20 "$A" serve --config "$T/attrib.conf" --foreground 2>"$T/serve.err"
+timeout 120 "$A" serve --config "$T/attrib.conf" --foreground 2>"$T/serve.err"
 check "a user-writable SpoolDir/jobs refuses the start (exit 1)" test $? -eq 1
 check "and says why" grep -q "SpoolDir: $T/spool/jobs is writable by group or others" "$T/serve.err"
 chmod 0755 "$T/spool/jobs"
 chown 65534 "$T/spool/jobs"
-timeout 20 "$A" serve --config "$T/attrib.conf" --foreground 2>"$T/serve.err"
+timeout 120 "$A" serve --config "$T/attrib.conf" --foreground 2>"$T/serve.err"
 check "SpoolDir/jobs owned by an ordinary user refuses the start" test $? -eq 1
 check "and says why" grep -q "is owned by uid 65534" "$T/serve.err"
 chown 0 "$T/spool/jobs"
 mv "$T/spool/jobs" "$T/jobs-elsewhere" && ln -s "$T/jobs-elsewhere" "$T/spool/jobs"
-timeout 20 "$A" serve --config "$T/attrib.conf" --foreground 2>"$T/serve.err"
+timeout 120 "$A" serve --config "$T/attrib.conf" --foreground 2>"$T/serve.err"
 check "SpoolDir/jobs as a symbolic link refuses the start" test $? -eq 1
 check "and says why" grep -q "jobs is a symbolic link; refused" "$T/serve.err"
 

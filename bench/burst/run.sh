@@ -52,7 +52,7 @@ SOCK=$T/munge/sock
 munged --socket="$SOCK" --key-file="$T/munge/key" --pid-file="$T/munge/pid" \
 	--log-file="$T/munge/log" --seed-file="$T/munge/seed" ||
 	skip "munged does not start"
-for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -S "$SOCK" ] && break; sleep 0.1; done	# (>= 60 s)
 mpid=$(cat "$T/munge/pid")
 export ATTRIB_MUNGE_SOCKET=$SOCK
 export SLURM_CONF=$T/no-slurm.conf
@@ -87,7 +87,7 @@ URL=http://127.0.0.1:$port
 "${ATTRIBD:-$(dirname "$A")/attribd}" --config "$T/attrib.conf" --foreground 2>>"$T/serve.err" &
 spid=$!
 up=
-for _ in $(seq 100); do
+for _ in $(seq 600); do	# (>= 60 s)
 	python3 -c "import urllib.request as u; u.urlopen('$URL/v1/health', timeout=1)" 2>/dev/null && { up=1; break; }
 	kill -0 "$spid" 2>/dev/null || break
 	sleep 0.1

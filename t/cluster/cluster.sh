@@ -15,9 +15,10 @@
 #   spool/   StateSaveLocation (ctld) and SlurmdSpoolDir (per node)
 #
 # Topology (needs root): each slurmd runs in its own network namespace
-# (attrib-node-NN) and UTS namespace (hostname node-NN) and mount namespace
-# (only to bind the cluster's own /etc/hosts), joined by veth pairs to a
-# bridge attrib-br0 in the root namespace that holds ${SUBNET}.1/24.  Nodes
+# (attrib-node-NN; instance N: attribN-node-NN) and UTS namespace (hostname
+# node-NN) and mount namespace (only to bind the cluster's own /etc/hosts),
+# joined by veth pairs to a bridge attrib-brN (instance N) in the root
+# namespace that holds ${SUBNET}.1/24.  Nodes
 # are ${SUBNET}.11, .12, ...  slurmctld runs in the root network namespace
 # (own UTS namespace, hostname attrib-ctl) and listens on ${SUBNET}.1;
 # slurmdbd, MariaDB and munged run in the root namespace.  Nothing routes
@@ -25,8 +26,11 @@
 #
 # Environment (all optional):
 #   ATTRIB_CLUSTER_DIR      state directory             [/tmp/attrib-cluster]
+#   ATTRIB_CLUSTER_INSTANCE 0..9: the names (namespaces, bridge, subnet,
+#                           claim: t/cluster/lib.sh) of a cluster that may
+#                           run beside the other instances' [0]
 #   ATTRIB_CLUSTER_NODES    number of nodes (1..9)      [3]
-#   ATTRIB_CLUSTER_SUBNET   first three octets          [10.251.0]
+#   ATTRIB_CLUSTER_SUBNET   first three octets          [10.251.INSTANCE]
 #   ATTRIB_CLUSTER_TIMEOUT  seconds to wait for idle    [60]
 #   ATTRIB_CLUSTER_GPUS     fake gres/gpu per node (see write_conf; 0 = none) [2]
 #   ATTRIB_JOBCOMP          JobCompType                 [jobcomp/none]
@@ -41,12 +45,15 @@ set -euo pipefail
 
 D=${ATTRIB_CLUSTER_DIR:-/tmp/attrib-cluster}
 NNODES=${ATTRIB_CLUSTER_NODES:-3}
-SUBNET=${ATTRIB_CLUSTER_SUBNET:-10.251.0}
+# the instance's names: CLUSTER_PREFIX, CLUSTER_BRIDGE, CLUSTER_SUBNET
+. "$(dirname "$0")/lib.sh"
+export ATTRIB_CLUSTER_INSTANCE	# (in the daemons' environment: lib.sh's ctld_of_instance)
+SUBNET=$CLUSTER_SUBNET
 TIMEOUT=${ATTRIB_CLUSTER_TIMEOUT:-60}
 GPUS=${ATTRIB_CLUSTER_GPUS:-2}
 CLUSTER=attribtest
 PARTITION=gpu
-BRIDGE=attrib-br0
+BRIDGE=$CLUSTER_BRIDGE
 CTL_NAME=attrib-ctl
 CTL_ADDR=$SUBNET.1
 MARKER=.attrib-cluster
@@ -62,8 +69,8 @@ case $NNODES in [1-9]) ;; *) die "ATTRIB_CLUSTER_NODES must be 1..9" ;; esac
 
 nodes() { local i; for i in $(seq 1 "$NNODES"); do printf 'node-%02d\n' "$i"; done; }
 node_index() { local n=${1#node-}; echo $((10#$n)); }
-netns_of() { echo "attrib-$1"; }          # attrib-node-01
-veth_of() { echo "attrib-v$(node_index "$1")"; }
+netns_of() { echo "$CLUSTER_PREFIX-$1"; }          # attrib-node-01 (instance 0)
+veth_of() { echo "$CLUSTER_PREFIX-v$(node_index "$1")"; }
 addr_of() { echo "$SUBNET.$((10 + $(node_index "$1")))"; }
 
 # D must be absolute: it is written into configs and used from other namespaces
@@ -207,7 +214,7 @@ net_down() {
     local ns id
     if [ -f "$D/run/netns" ]; then
         while read -r ns id; do
-            case $ns in attrib-node-*) ;; *) continue ;; esac
+            case $ns in "$CLUSTER_PREFIX"-node-*) ;; *) continue ;; esac
             if [ -z "$id" ] || [ "$(ns_id "$ns")" != "$id" ]; then continue; fi
             kill_netns_procs "$ns"
             ip netns del "$ns" 2>/dev/null || true
@@ -245,7 +252,9 @@ DBPASS=attrib-test-only
 db_up() {
     local db=$D/db port
     mkdir -p "$db"
-    port=$(free_port 33306)
+    # (ports apart per instance: two clusters starting at once do not
+    # both take the first free one)
+    port=$(free_port $((33306 + 100 * ATTRIB_CLUSTER_INSTANCE)))
     echo "$port" >"$db/port"
     mariadb-install-db --no-defaults --datadir="$db/data" --user=root \
         --auth-root-authentication-method=socket --skip-test-db \
@@ -277,7 +286,7 @@ write_conf() {
     local plugindir ctldport dbdport n gres_line='' hosts
     plugindir=$(plugin_dir_default)
     [ -n "${ATTRIB_PLUGIN_DIR:-}" ] && plugindir="$ATTRIB_PLUGIN_DIR:$plugindir"
-    ctldport=$(free_port 16817)
+    ctldport=$(free_port $((16817 + 100 * ATTRIB_CLUSTER_INSTANCE)))
     dbdport=$(free_port $((ctldport + 2)))
     echo "$ctldport" >"$D/run/ctldport"
     echo "$dbdport" >"$D/run/dbdport"
@@ -481,7 +490,7 @@ cmd_start() {
     # ended with a cluster running): reclaim them when no process is left in
     # them; a namespace with processes belongs to a running cluster.
     local ns
-    for ns in /run/netns/attrib-node-*; do
+    for ns in /run/netns/"$CLUSTER_PREFIX"-node-*; do
         [ -e "$ns" ] || continue
         ns=${ns##*/}
         if [ -n "$(ip netns pids "$ns" 2>/dev/null || true)" ]; then
@@ -589,6 +598,7 @@ cmd_env() {
     fi
     cat <<EOF
 export ATTRIB_CLUSTER_DIR='$D'
+export ATTRIB_CLUSTER_INSTANCE='$ATTRIB_CLUSTER_INSTANCE'
 export SLURM_CONF='$D/etc/slurm.conf'
 export ATTRIB_CLUSTER_NAME='$CLUSTER'
 export ATTRIB_CLUSTER_PARTITION='$PARTITION'

@@ -1,14 +1,30 @@
-# Shell helpers shared by the tests that run on the test cluster (sourced).
+# Shell helpers shared by the tests that run on the test cluster, and the
+# names of the cluster (sourced; t/cluster/cluster.sh sources it too).
 
-# One test cluster per machine (fixed namespace, bridge and port names).
-# A test claims the machine before it starts its cluster: the claim file
+# One test cluster per instance: ATTRIB_CLUSTER_INSTANCE (0..9, default 0)
+# names its network namespaces CLUSTER_PREFIX-node-NN, its bridge
+# CLUSTER_BRIDGE, its subnet CLUSTER_SUBNET (10.251.INSTANCE) and its
+# claim, so that clusters of two instances run at once (CI's Slurm 24.11
+# leg, in its Debian 13 root, uses instance 1 beside the host's 0); within
+# an instance, one cluster at a time.
+ATTRIB_CLUSTER_INSTANCE=${ATTRIB_CLUSTER_INSTANCE:-0}
+case $ATTRIB_CLUSTER_INSTANCE in [0-9]) ;; *) echo "ATTRIB_CLUSTER_INSTANCE must be 0..9" >&2; exit 2 ;; esac
+if [ "$ATTRIB_CLUSTER_INSTANCE" = 0 ]; then CLUSTER_PREFIX=attrib; else CLUSTER_PREFIX=attrib$ATTRIB_CLUSTER_INSTANCE; fi
+CLUSTER_BRIDGE=attrib-br$ATTRIB_CLUSTER_INSTANCE
+CLUSTER_SUBNET=${ATTRIB_CLUSTER_SUBNET:-10.251.$ATTRIB_CLUSTER_INSTANCE}
+
+# A test claims the instance before it starts its cluster: the claim file
 # holds the claiming test's PID and is void once that process is gone, so
 # nothing needs releasing (a file lock held through an inherited descriptor
 # would outlive the test in any daemon it started).  The claim is taken
 # under flock, so two tests never both get it; a cluster started by hand
 # (namespaces with processes) also counts as busy.  Waits at most
 # ATTRIB_CLUSTER_WAIT seconds (default 900).
-ATTRIB_CLUSTER_CLAIM=${ATTRIB_CLUSTER_CLAIM:-/run/lock/attrib-test-cluster.pid}
+if [ "$ATTRIB_CLUSTER_INSTANCE" = 0 ]; then
+	ATTRIB_CLUSTER_CLAIM=${ATTRIB_CLUSTER_CLAIM:-/run/lock/attrib-test-cluster.pid}
+else
+	ATTRIB_CLUSTER_CLAIM=${ATTRIB_CLUSTER_CLAIM:-/run/lock/attrib-test-cluster-$ATTRIB_CLUSTER_INSTANCE.pid}
+fi
 claim_cluster() { # pid: 0 claimed, 1 another live test holds it
 	flock "$ATTRIB_CLUSTER_CLAIM.lock" sh -c '
 		p=$(cat "$1" 2>/dev/null)
@@ -22,7 +38,7 @@ wait_cluster_free() {
 		busy=
 		claim_cluster $$ || busy="test $(cat "$ATTRIB_CLUSTER_CLAIM" 2>/dev/null)"
 		if [ -z "$busy" ]; then
-			for ns in /run/netns/attrib-node-*; do
+			for ns in /run/netns/"$CLUSTER_PREFIX"-node-*; do
 				[ -e "$ns" ] && [ -n "$(ip netns pids "${ns##*/}" 2>/dev/null)" ] && busy=${ns##*/}
 			done
 		fi
@@ -37,19 +53,29 @@ wait_cluster_free() {
 }
 
 # wait_cluster_free sees only the node namespaces: also wait while another
-# test's slurmctld runs (one whose nodes are down or not yet up)
+# test's slurmctld of this instance runs (one whose nodes are down or not
+# yet up); cluster.sh starts it with ATTRIB_CLUSTER_INSTANCE in its
+# environment (none: instance 0)
+ctld_of_instance() {
+	local p i
+	for p in $(pgrep -x slurmctld); do
+		i=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^ATTRIB_CLUSTER_INSTANCE=//p')
+		[ "${i:-0}" = "$ATTRIB_CLUSTER_INSTANCE" ] && return 0
+	done
+	return 1
+}
 wait_no_ctld() {
 	local t0
 	t0=$(date +%s)
-	while pgrep -x slurmctld >/dev/null; do
+	while ctld_of_instance; do
 		[ $(($(date +%s) - t0)) -ge "${ATTRIB_CLUSTER_WAIT:-900}" ] && return 1
 		sleep 2
 	done
 }
 
 # sacct is fed asynchronously: poll until the job's final state shows.
-sacct_final() { # jobid [timeout]
-	local j=$1 limit=${2:-60} t0 line
+sacct_final() { # jobid [timeout, 120 s]
+	local j=$1 limit=${2:-120} t0 line
 	t0=$(date +%s)
 	while :; do
 		line=$(sacct -n -P -X -j "$j" -o State,JobName 2>/dev/null | head -n1 || true)

@@ -66,15 +66,6 @@ require_root_and() { # command...: a failed check (and finish) unless root with 
 # ---- time and waiting ----------------------------------------------------------
 since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 note() { echo "# [$(since "$T0") s] $*"; }	# T0: the test's start
-wait_for() { # timeout-seconds command...: poll every WAIT_FOR_POLL [0.2] s
-	local limit=$1 t0
-	shift
-	t0=$(date +%s)
-	until "$@"; do
-		[ $(($(date +%s) - t0)) -ge "$limit" ] && return 1
-		sleep "${WAIT_FOR_POLL:-0.2}"
-	done
-}
 
 # ---- the test's directory, and stopping everything at the end ----------------------
 # pipeline_workdir NAME: T0 = now, W = a new /tmp/NAME-XXXXXX; cleanup
@@ -267,7 +258,7 @@ CONF
 start_service() { # [config]: attribd in the background (spid); 0 once it answers on URL
 	"${ATTRIBD:-$(dirname "$A")/attribd}" --config "${1:-$W/attrib.conf}" --foreground 2>>"$W/serve.err" &
 	spid=$!
-	wait_for 20 curl -sf "$URL/v1/health" -o /dev/null
+	wait_for 60 curl -sf "$URL/v1/health" -o /dev/null
 }
 stop_service() { # exit status of attribd (SIGTERM)
 	[ -n "$spid" ] || return 0

@@ -189,7 +189,7 @@ ours() {
     for f in "$D"/run/*.ours "$D"/run/*.pid "$D"/munge/munged.pid "$D"/db/mariadbd.pid; do
         [ -s "$f" ] && cut -d' ' -f1 "$f"
     done
-    for f in /run/netns/attrib-node-*; do
+    for f in /run/netns/"$CLUSTER_PREFIX"-node-*; do
         [ -e "$f" ] && ip netns pids "$(basename "$f")"
     done
     for p in /proc/[0-9]*; do
@@ -228,7 +228,7 @@ else
     for p in $left $left2; do echo "#   left: $p $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"; done
 fi
 check "no attrib network namespace or bridge remains" \
-    sh -c '! ls /run/netns/attrib-node-* >/dev/null 2>&1 && ! ip link show attrib-br0 >/dev/null 2>&1'
+    sh -c "! ls /run/netns/$CLUSTER_PREFIX-node-* >/dev/null 2>&1 && ! ip link show $CLUSTER_BRIDGE >/dev/null 2>&1"
 check "stop is idempotent" "$cluster" stop
 
 finish

@@ -102,12 +102,11 @@ EOF
 dash_start() { # CONF
 	"$AD" --config "$1" --foreground >"$T/attribd.out" 2>&1 &
 	dpid=$!
-	for _ in $(seq 100); do
-		grep -q "dashboard on" "$T/attrib.log" 2>/dev/null && return 0
-		kill -0 "$dpid" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	wait_for 60 dash_listens
+	grep -q "dashboard on" "$T/attrib.log" 2>/dev/null
+}
+dash_listens() { # the dashboard listens, or attribd is gone
+	grep -q "dashboard on" "$T/attrib.log" 2>/dev/null || ! kill -0 "$dpid" 2>/dev/null
 }
 dash_stop() {
 	[ -n "${dpid:-}" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null

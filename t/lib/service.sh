@@ -9,17 +9,14 @@ free_port() {
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
 	done
 }
-# start: attribd in the background; 0 once /v1/health answers (10 s)
+# start: attribd in the background; 0 once /v1/health answers (60 s),
+# 1 if it does not, or exits
 start() {
 	"${ATTRIBD:-$(dirname "$A")/attribd}" --config "$T/attrib.conf" --foreground 2>>"$T/serve.err" &
 	spid=$!
-	for _ in $(seq 100); do
-		curl -sf "$URL/v1/health" >/dev/null 2>&1 && return 0
-		kill -0 "$spid" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	wait_for 60 answers_or_gone && curl -sf "$URL/v1/health" >/dev/null 2>&1
 }
+answers_or_gone() { curl -sf "$URL/v1/health" >/dev/null 2>&1 || ! kill -0 "$spid" 2>/dev/null; }
 # stop: SIGTERM; the exit status of attrib serve
 stop() {
 	local rc

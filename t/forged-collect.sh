@@ -260,7 +260,7 @@ else
 	as_user unshare -Urm mount -t tmpfs -o 'Xid (PCI:0000:3b:00): 79' none "$T/mnt" 2>/dev/null
 	(cd "$T/bin" && as_user "./EDAC MC0: 1 UE"; as_user "./GPU is lost") 2>/dev/null
 	# the kernel prints them at once; wait (bounded) until the ring shows all three
-	for _ in $(seq 200); do
+	for _ in $(seq 600); do
 		[ "$(dmesg 2>/dev/null | grep -cE "Unknown parameter 'Xid \(PCI:0000:3b:00\): 79'|(EDAC MC0: 1 UE|GPU is lost)\[[0-9]+\]: segfault")" -ge 3 ] && break
 		sleep 0.1
 	done
@@ -304,13 +304,13 @@ else
 	"$SSHD" -D -f /dev/null -h "$T/ssh/host_key" -p "$sport" -o ListenAddress=127.0.0.1 \
 		-o PidFile="$T/ssh/pid" -o SyslogFacility=AUTH -o LogLevel=INFO -o UsePAM=no 2>"$T/ssh/err" &
 	sshpid=$!
-	for _ in $(seq 200); do
+	for _ in $(seq 600); do
 		(exec 3<>"/dev/tcp/127.0.0.1/$sport") 2>/dev/null && break
 		sleep 0.1
 	done
 	as_user ssh -n -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
 		-o ConnectTimeout=10 -p "$sport" -l 'GPU is lost' 127.0.0.1 true >/dev/null 2>&1
-	for _ in $(seq 200); do
+	for _ in $(seq 600); do
 		journalctl -D /run/log/journal -q -o cat --grep 'Invalid user GPU is lost' 2>/dev/null | grep -q . && break
 		sleep 0.1
 	done

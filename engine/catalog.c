@@ -613,6 +613,8 @@ static void load_extractors(struct loader *L, yaml_node_t *seq)
 			/* a kernel message from its first byte (message.c) */
 			x.re = compile(L, get(L, m, "regex"), x.regex,
 				       x.lines > 1 ? PCRE2_MULTILINE : (x.kernel_only ? PCRE2_ANCHORED : 0));
+		if (x.regex && x.writers.n && x.lines == 1)
+			x.re_msg = compile(L, get(L, m, "regex"), x.regex, PCRE2_ANCHORED);
 		if (x.code_tpl && !strchr(x.code_tpl, '{')) {
 			x.code = catalog_code(L->cat, x.code_tpl);
 			if (!x.code)
@@ -1110,6 +1112,7 @@ void attrib_catalog_free(attrib_catalog *cat)
 		free(x->prefilter);
 		free(x->code_tpl);
 		pcre2_code_free(x->re);
+		pcre2_code_free(x->re_msg);
 		strlist_free(&x->const_names);
 		strlist_free(&x->const_values);
 		strlist_free(&x->writers);

@@ -414,15 +414,22 @@ static const struct code *decode(const struct code *c, const struct event *ev)
 bool extractor_apply(const attrib_catalog *cat, const struct extractor *x, const char *subj, size_t len,
 		     uint32_t opts, struct event *ev)
 {
+	pcre2_code *re = x->re;
+
+	/* anchored: a kernel rule is compiled so, a writer rule has a copy that is */
+	if ((opts & PCRE2_ANCHORED) && (x->kernel_only || x->re_msg)) {
+		re = x->kernel_only ? x->re : x->re_msg;
+		opts &= ~(uint32_t)PCRE2_ANCHORED;
+	}
 	pcre2_match_data *md;
 	bool ok;
 	int rc;
 
-	if (!x->re)
+	if (!re)
 		return false;
 	bool own;
-	md = thread_match_data(x->re, &own);
-	rc = pcre2_match(x->re, (PCRE2_SPTR)subj, len, 0, opts, md, match_context());
+	md = thread_match_data(re, &own);
+	rc = pcre2_match(re, (PCRE2_SPTR)subj, len, 0, opts, md, match_context());
 	ok = rc >= 0;
 	if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
 	    rc == PCRE2_ERROR_JIT_STACKLIMIT)
@@ -431,7 +438,7 @@ bool extractor_apply(const attrib_catalog *cat, const struct extractor *x, const
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 
 		ev->match_start = ov[0];
-		captures(x->re, md, subj, ev);
+		captures(re, md, subj, ev);
 		for (int i = 0; i < x->const_names.n; i++)
 			if (!event_field(ev, x->const_names.v[i]))
 				event_set(ev, x->const_names.v[i], x->const_values.v[i],

@@ -118,6 +118,9 @@ struct extractor {
 	 * that names another writer is not its message) */
 	struct strlist writers;
 	bool kernel_writer; /* the kernel among them: its messages are read from their first byte */
+	/* a writer rule's regex compiled anchored, for a node line's message
+	 * (anchoring at match time would cost PCRE2's JIT) */
+	pcre2_code *re_msg;
 	char *regex;
 	char *prefilter; /* a cheaper superset for the prefilter, or NULL */
 	pcre2_code *re;

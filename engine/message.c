@@ -244,18 +244,13 @@ void line_message(const struct timectx *tc, const char *line, size_t len, struct
 			}
 			break;
 		}
-		/* pasted without a time: "kernel: msg", "HOST kernel: msg" */
-		size_t h = word(line, len, pos);
-		if (h && pos + h + 1 < len && line[pos + h] == ' ' &&
-		    tag_at(line, len, skip_spaces(line, len, pos + h), &te) &&
-		    is_kernel(line + skip_spaces(line, len, pos + h), te - skip_spaces(line, len, pos + h))) {
-			pos = tag_at(line, len, skip_spaces(line, len, pos + h), &te);
-			m->writer = "kernel";
-			m->wlen = 6;
-			m->header = true;
-			break;
-		}
-		if (h && (n = tag_at(line, len, pos, &te)) && is_kernel(line + pos, te - pos)) {
+		/* pasted without a time: "kernel: msg", "HOST kernel: msg" (a word
+		 * and a space before it is the host) */
+		size_t h = word(line, len, pos), k = pos;
+
+		if (h && pos + h + 1 < len && line[pos + h] == ' ')
+			k = skip_spaces(line, len, pos + h);
+		if (h && (n = tag_at(line, len, k, &te)) && is_kernel(line + k, te - k)) {
 			pos = n;
 			m->writer = "kernel";
 			m->wlen = 6;

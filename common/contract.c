@@ -518,20 +518,20 @@ const struct result_field result_fields[] = {
 	{ "engine.events", "integer", "engine" },
 	{ "catalog", "string", "engine" },
 	{ "explanation", "string", "engine" },
-	{ "attempt", "integer", "service" },
-	{ "end_time", "string", "service" },
-	{ "job_name", "string", "service" },
-	{ "partition", "string", "service" },
-	{ "start_time", "string", "service" },
-	{ "job_nodes", "array of strings", "service" },
-	{ "revised", "integer", "service" },
-	{ "revisions", "array", "service" },
-	{ "revisions[].at", "string", "service" },
-	{ "revisions[].reason", "string", "service" },
-	{ "revisions[].before", "object", "service" },
-	{ "revisions[].before.sub_domain", "string|null", "service" },
-	{ "revisions[].before.root_code", "string|null", "service" },
-	{ "revisions[].before.culprit_nodes", "array", "service" },
+	{ "attempt", "integer", "engine" },
+	{ "end_time", "string", "engine" },
+	{ "job_name", "string", "engine" },
+	{ "partition", "string", "engine" },
+	{ "start_time", "string", "engine" },
+	{ "job_nodes", "array of strings", "engine" },
+	{ "revised", "integer", "engine" },
+	{ "revisions", "array", "engine" },
+	{ "revisions[].at", "string", "engine" },
+	{ "revisions[].reason", "string", "engine" },
+	{ "revisions[].before", "object", "engine" },
+	{ "revisions[].before.sub_domain", "string|null", "engine" },
+	{ "revisions[].before.root_code", "string|null", "engine" },
+	{ "revisions[].before.culprit_nodes", "array", "engine" },
 };
 const size_t result_nfields = sizeof(result_fields) / sizeof(*result_fields);
 
@@ -658,16 +658,29 @@ bool result_action_at(const struct result_view *v, size_t n, const char **node, 
 	return *node && *action;
 }
 
+/* the record's strings are its user's and slurmctld's: made clean here,
+ * for the engine's result and the service's alike */
+static struct json_object *clean_string(const char *s)
+{
+	char *c = text_clean_str(s, RESULT_TEXT_MAX);
+	struct json_object *o = json_object_new_string(c);
+
+	free(c);
+	return o;
+}
+
 void result_add_job(struct json_object *res, const struct job_record_view *jr)
 {
+	if (jr->attempt >= 0)
+		json_object_object_add(res, "attempt", json_object_new_int64(jr->attempt));
 	if (jr->end_time) /* when its nodes were last seen (attrib nodes) */
-		json_object_object_add(res, "end_time", json_object_new_string(jr->end_time));
+		json_object_object_add(res, "end_time", clean_string(jr->end_time));
 	if (jr->start_time)
-		json_object_object_add(res, "start_time", json_object_new_string(jr->start_time));
+		json_object_object_add(res, "start_time", clean_string(jr->start_time));
 	if (jr->name)
-		json_object_object_add(res, "job_name", json_object_new_string(jr->name));
+		json_object_object_add(res, "job_name", clean_string(jr->name));
 	if (jr->partition)
-		json_object_object_add(res, "partition", json_object_new_string(jr->partition));
+		json_object_object_add(res, "partition", clean_string(jr->partition));
 	if (jr->nodes && json_object_is_type(jr->nodes, json_type_array)) {
 		struct json_object *a = json_object_new_array();
 
@@ -675,7 +688,7 @@ void result_add_job(struct json_object *res, const struct job_record_view *jr)
 			struct json_object *n = json_object_array_get_idx(jr->nodes, i);
 
 			if (json_object_is_type(n, json_type_string))
-				json_object_array_add(a, json_object_get(n));
+				json_object_array_add(a, clean_string(json_object_get_string(n)));
 		}
 		if (a)
 			json_object_object_add(res, "job_nodes", a);

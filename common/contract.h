@@ -78,6 +78,14 @@ int confidence_rank(const char *name);
 #define TRUST_NAME_JOB_OUTPUT ORIGIN_NAME_JOB_OUTPUT
 #define TRUST_NAME_UNAUTHENTICATED "unauthenticated"
 #define EVIDENCE_MANIFEST "evidence.json"
+/* evidence.json's other keys, written by the service and read by the
+ * engine, which puts them in the result: what the service could not
+ * collect (coverage entries), and for a diagnosis redone with late
+ * evidence, how many times and what it said before (the result's
+ * "revised" and "revisions", doc/formats.md) */
+#define EVIDENCE_COVERAGE "coverage"
+#define EVIDENCE_REVISED "revised"
+#define EVIDENCE_REVISIONS "revisions"
 
 /* ---- the job record (attrib.job/v1) --------------------------------------- */
 
@@ -185,7 +193,8 @@ int health_payload_parse(const char *p, size_t len, struct bundle_claim *c);
 
 /* Every field a result may hold, for doc/formats.md and t/formats.sh:
  * path ("root_cause.code", "symptoms[].evidence[].file"), JSON type and
- * who writes it ("engine", or "service" for what attrib serve adds). */
+ * who writes it: "engine" (from the case alone: attrib serve stores the
+ * result as the engine made it). */
 struct result_field {
 	const char *path, *type, *by;
 };
@@ -228,9 +237,11 @@ bool result_names_node(const struct result_view *v, const char *node);
  * its node or action. */
 bool result_action_at(const struct result_view *v, size_t n, const char **node, const char **action);
 
-/* The service's fields from the job record (doc/formats.md): end_time,
- * start_time, job_name, partition and job_nodes (the job's hosts: the
- * dashboard's lanes), where the record has them. */
+/* The longest string of a result (longer ones are cut, ending in "…"). */
+#define RESULT_TEXT_MAX (1 << 20)
+/* The result's fields from the job record (doc/formats.md): attempt,
+ * end_time, start_time, job_name, partition and job_nodes (the job's
+ * hosts: the dashboard's lanes), where the record has them, made clean. */
 void result_add_job(struct json_object *res, const struct job_record_view *jr);
 
 /* The result of a case the engine could not read (no or invalid job.json):

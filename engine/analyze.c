@@ -21,6 +21,7 @@ static void analysis_free(struct analysis *a)
 	free(a->last_progress.text);
 	free(a->clock_offset);
 	identity_free(a->id);
+	json_object_put(a->manifest);
 	job_free(&a->job);
 }
 

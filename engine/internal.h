@@ -366,6 +366,7 @@ struct analysis {
 	struct lh_table *tab;	     /* collapse index: raw key -> symptom */
 	struct keyblock *keys;	     /* its keys (symptoms.c: freed at once) */
 	struct json_object *origins; /* evidence.json's "files", during the scan */
+	struct json_object *manifest; /* evidence.json, when usable: the service's coverage, revisions */
 	bool origins_bad;	     /* evidence.json there but unusable: every node file is "file" */
 	long lines_scanned;
 	long events;

@@ -58,6 +58,7 @@ void origins_load(struct analysis *a)
 		unusable(a, "not an object with a \"files\" object");
 	} else {
 		a->origins = json_object_get(files);
+		a->manifest = json_object_get(m);
 	}
 	json_object_put(m);
 	free(path);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "text.h"
 
 #define MAX_SYMPTOMS 200 /* beyond this the list says how many it left out */
 #define REASON_MAX 160
@@ -16,7 +17,7 @@ static struct json_object *str(const char *s)
 
 	if (!s)
 		return NULL;
-	t = text_sanitise(s, strlen(s), 1 << 20);
+	t = text_sanitise(s, strlen(s), RESULT_TEXT_MAX);
 	o = json_object_new_string(t);
 	free(t);
 	return o;
@@ -334,6 +335,104 @@ static char *explanation(const struct analysis *a, const struct verdict *v, int 
 	return buf;
 }
 
+/* ---- what the service wrote into the case (evidence.json) ---- */
+
+static struct json_object *manifest_str(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+	char *c;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	c = text_clean_str(json_object_get_string(v), RESULT_TEXT_MAX);
+	v = json_object_new_string(c);
+	free(c);
+	return v;
+}
+
+/* The service's coverage entries (bundle sources, app files it could not
+ * read, nodes whose bundle was refused) after the engine's: each once, but
+ * a node's (the engine says "missing", the service why). */
+static void collected_coverage(const struct analysis *a, struct json_object *arr)
+{
+	struct json_object *cov;
+
+	if (!a->manifest || !json_object_object_get_ex(a->manifest, EVIDENCE_COVERAGE, &cov) ||
+	    !json_object_is_type(cov, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(cov); i++) {
+		struct json_object *c = json_object_array_get_idx(cov, i), *e = json_object_new_object();
+		const char *src, *st;
+		int k;
+
+		json_object_object_add(e, "source", manifest_str(c, "source"));
+		json_object_object_add(e, "status", manifest_str(c, "status"));
+		json_object_object_add(e, "detail", manifest_str(c, "detail"));
+		src = json_str(e, "source");
+		st = json_str(e, "status");
+		if (!src || !st) {
+			json_object_put(e);
+			continue;
+		}
+		for (k = 0; k < a->ncov; k++)
+			if (!strcmp(a->cov[k].source, src) && !strcmp(a->cov[k].status, st) &&
+			    strncmp(src, "nodes/", 6))
+				break;
+		if (k < a->ncov)
+			json_object_put(e);
+		else
+			json_object_array_add(arr, e);
+	}
+}
+
+/* A diagnosis redone with late evidence: how many times, and what each
+ * earlier one said (the service's history, as it wrote it into the case). */
+static void revisions(const struct analysis *a, struct json_object *o)
+{
+	struct json_object *n, *revs, *out;
+
+	if (!a->manifest || !json_object_object_get_ex(a->manifest, EVIDENCE_REVISED, &n) ||
+	    !json_object_is_type(n, json_type_int) ||
+	    !json_object_object_get_ex(a->manifest, EVIDENCE_REVISIONS, &revs) ||
+	    !json_object_is_type(revs, json_type_array))
+		return;
+	out = json_object_new_array();
+	for (size_t i = 0; i < json_object_array_length(revs); i++) {
+		struct json_object *r = json_object_array_get_idx(revs, i), *b, *e, *be, *cn;
+
+		if (!json_object_is_type(r, json_type_object))
+			continue;
+		e = json_object_new_object();
+		json_object_object_add(e, "at", manifest_str(r, "at"));
+		json_object_object_add(e, "reason", manifest_str(r, "reason"));
+		be = json_object_new_object();
+		if (json_object_object_get_ex(r, "before", &b) && json_object_is_type(b, json_type_object)) {
+			json_object_object_add(be, "sub_domain", manifest_str(b, "sub_domain"));
+			json_object_object_add(be, "root_code", manifest_str(b, "root_code"));
+			if (json_object_object_get_ex(b, "culprit_nodes", &cn) &&
+			    json_object_is_type(cn, json_type_array)) {
+				struct json_object *l = json_object_new_array();
+
+				for (size_t k = 0; k < json_object_array_length(cn); k++) {
+					struct json_object *x = json_object_array_get_idx(cn, k);
+					char *c;
+
+					if (!json_object_is_type(x, json_type_string))
+						continue;
+					c = text_clean_str(json_object_get_string(x), RESULT_TEXT_MAX);
+					json_object_array_add(l, json_object_new_string(c));
+					free(c);
+				}
+				json_object_object_add(be, "culprit_nodes", l);
+			}
+		}
+		json_object_object_add(e, "before", be);
+		json_object_array_add(out, e);
+	}
+	json_object_object_add(o, EVIDENCE_REVISED, json_object_new_int64(json_object_get_int64(n)));
+	json_object_object_add(o, EVIDENCE_REVISIONS, out);
+}
+
 struct json_object *result_build(struct analysis *a, const struct verdict *v)
 {
 	struct json_object *o = json_object_new_object(), *arr;
@@ -475,6 +574,7 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 		json_object_object_add(c, "detail", str(a->cov[i].detail));
 		json_object_array_add(arr, c);
 	}
+	collected_coverage(a, arr);
 	json_object_object_add(o, "coverage", arr);
 
 	if (a->hang) {
@@ -540,6 +640,15 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 	/* which catalog decided: a development tree's ./attrib and an installed
 	 * one may use different ones */
 	json_object_object_add(o, "catalog", str(a->cat->path));
+	/* the job's facts (job.json) and the service's history of this
+	 * diagnosis (evidence.json): attrib analyze of a stored case gives
+	 * the stored result */
+	struct job_record_view jr;
+	char why[256];
+
+	job_record_read(a->job.root, &jr, why, sizeof(why)); /* read once before: job_load */
+	result_add_job(o, &jr);
+	revisions(a, o);
 
 	free(culprit);
 	free(affected);

@@ -91,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cov = json_object_new_array();
 	memset(err, 'X', sizeof(err));
 	err[0] = 0;
-	case_dir = casebuild(&fuzz_conf, fuzz_record, "4242", 0, cov, NULL, err, sizeof(err));
+	case_dir = casebuild(&fuzz_conf, fuzz_record, "4242", 0, NULL, cov, NULL, err, sizeof(err));
 	if (!case_dir) {
 		fprintf(stderr, "fuzz_bundle: the case was not built: %.512s\n", err);
 		abort(); /* only the disk can refuse it, never the bundle */

@@ -459,7 +459,8 @@ static void sched_log(const struct attrib_config *conf, const char *case_dir, co
 }
 
 char *casebuild(const struct attrib_config *conf, struct json_object *record, const char *job_id,
-		long attempt, struct json_object *cov, int *stale, char *err, size_t errlen)
+		long attempt, struct json_object *history, struct json_object *cov, int *stale, char *err,
+		size_t errlen)
 {
 	struct json_object *job = NULL, *nodes, *ranks = json_object_new_array();
 	struct json_object *evidence = json_object_new_object(), *manifest = json_object_new_object();
@@ -509,20 +510,6 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 				      manifest, stale, app);
 		}
 	}
-	/* without it the engine would trust every node file as a hand-made
-	 * case's: no case then */
-	json_object_object_add(evidence, "files", json_object_get(manifest));
-	snprintf(sub, sizeof(sub), "%s/evidence.json", dir);
-	{
-		const char *text = json_object_to_json_string_ext(evidence,
-								  JSON_C_TO_STRING_PRETTY |
-									  JSON_C_TO_STRING_NOSLASHESCAPE);
-
-		if (svc_write_file(sub, text, strlen(text)) < 0) {
-			snprintf(err, errlen, "cannot write %s: %s", sub, strerror(errno));
-			goto fail;
-		}
-	}
 	if (json_object_array_length(ranks))
 		json_object_object_add(job, "ranks", ranks_finish(ranks));
 
@@ -542,6 +529,30 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 	/* a job that never started has no start time: its window is its end */
 	if (!json_str(job, "start_time") && json_str(job, "end_time"))
 		json_object_object_add(job, "start_time", json_object_new_string(json_str(job, "end_time")));
+	/* the attempt is a fact of the job the result shows: from the case,
+	 * like every other (attrib analyze of the case gives the stored result) */
+	json_object_object_add(job, "attempt", json_object_new_int64(attempt));
+	/* without it the engine would trust every node file as a hand-made
+	 * case's: no case then.  With the files' origins, what the service
+	 * could not collect (the engine adds it to its coverage) and, for a
+	 * revision, the diagnoses before */
+	json_object_object_add(evidence, "files", json_object_get(manifest));
+	json_object_object_add(evidence, EVIDENCE_COVERAGE, json_object_get(cov));
+	if (history) {
+		json_object_object_foreach (history, hk, hv)
+			json_object_object_add(evidence, hk, json_object_get(hv));
+	}
+	snprintf(sub, sizeof(sub), "%s/" EVIDENCE_MANIFEST, dir);
+	{
+		const char *text = json_object_to_json_string_ext(evidence,
+								  JSON_C_TO_STRING_PRETTY |
+									  JSON_C_TO_STRING_NOSLASHESCAPE);
+
+		if (svc_write_file(sub, text, strlen(text)) < 0) {
+			snprintf(err, errlen, "cannot write %s: %s", sub, strerror(errno));
+			goto fail;
+		}
+	}
 	snprintf(sub, sizeof(sub), "%s/job.json", dir);
 	{
 		const char *text = json_object_to_json_string_ext(job,

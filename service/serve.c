@@ -77,8 +77,8 @@ static void kick_accounting(void)
 /* ---- one job attempt ------------------------------------------------------ */
 
 /* The service's coverage entries (bundle sources, app files) after the
- * engine's, each once. */
-static void merge_coverage(struct json_object *res, struct json_object *cov)
+ * one of a result the engine could not make. */
+static void append_coverage(struct json_object *res, struct json_object *cov)
 {
 	struct json_object *arr;
 
@@ -86,22 +86,8 @@ static void merge_coverage(struct json_object *res, struct json_object *cov)
 		arr = json_object_new_array();
 		json_object_object_add(res, "coverage", arr);
 	}
-	for (size_t i = 0; i < json_object_array_length(cov); i++) {
-		struct json_object *c = json_object_array_get_idx(cov, i);
-		const char *src = json_str(c, "source"), *st = json_str(c, "status");
-		size_t k;
-
-		for (k = 0; k < json_object_array_length(arr); k++) {
-			struct json_object *e = json_object_array_get_idx(arr, k);
-			const char *es = json_str(e, "source"), *est = json_str(e, "status");
-
-			if (es && est && src && st && !strcmp(es, src) && !strcmp(est, st) &&
-			    strncmp(src, "nodes/", 6))
-				break;
-		}
-		if (k == json_object_array_length(arr))
-			json_object_array_add(arr, json_object_get(c));
-	}
+	for (size_t i = 0; i < json_object_array_length(cov); i++)
+		json_object_array_add(arr, json_object_get(json_object_array_get_idx(cov, i)));
 }
 
 /* ---- late evidence --------------------------------------------------------
@@ -164,19 +150,22 @@ static void finish_inputs(const struct attrib_config *conf, const char *path, co
 		log_msg(LOGL_WARNING, "cannot remove the record %s: %s", path, strerror(errno));
 }
 
-/* The revision's entry: what the diagnosis said before, and why it changed. */
-static void add_revision(store *s, struct json_object *res, const struct record_name *rn, const char *late,
-			 long long now)
+/* A revision's history, for the case (casebuild puts it in evidence.json,
+ * the engine in the result): how many times the diagnosis was redone, and
+ * the entries of what it said before and why it changed. */
+static struct json_object *revision_history(store *s, const struct record_name *rn, const char *late,
+					    long long now)
 {
 	char *prev_text = store_get(s, rn->job_id, rn->attempt, NULL), at[40];
 	struct json_object *prev = prev_text ? json_tokener_parse(prev_text) : NULL, *v, *revs,
-			   *rev = json_object_new_object(), *before = json_object_new_object();
+			   *rev = json_object_new_object(), *before = json_object_new_object(),
+			   *h = json_object_new_object();
 	struct result_view was;
 	long n = 0;
 
-	if (prev && json_object_object_get_ex(prev, "revised", &v))
+	if (prev && json_object_object_get_ex(prev, EVIDENCE_REVISED, &v))
 		n = json_object_get_int64(v);
-	if (prev && json_object_object_get_ex(prev, "revisions", &v) &&
+	if (prev && json_object_object_get_ex(prev, EVIDENCE_REVISIONS, &v) &&
 	    json_object_is_type(v, json_type_array))
 		revs = json_object_get(v);
 	else
@@ -194,10 +183,11 @@ static void add_revision(store *s, struct json_object *res, const struct record_
 	}
 	json_object_object_add(rev, "before", before);
 	json_object_array_add(revs, rev);
-	json_object_object_add(res, "revised", json_object_new_int64(n + 1));
-	json_object_object_add(res, "revisions", revs);
+	json_object_object_add(h, EVIDENCE_REVISED, json_object_new_int64(n + 1));
+	json_object_object_add(h, EVIDENCE_REVISIONS, revs);
 	json_object_put(prev);
 	free(prev_text);
+	return h;
 }
 
 /* late: NULL for a first diagnosis; for a revision, why (the late nodes).
@@ -207,7 +197,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 		     struct json_object *rec, const char *path, const struct record_name *rn, long long now,
 		     const char *late, bool may_wait)
 {
-	struct json_object *cov = json_object_new_array(), *res;
+	struct json_object *cov = json_object_new_array(), *res, *history;
 	struct result_view view;
 	struct job_record_view jr;
 	char err[512], *case_dir, *culprits, *comment;
@@ -217,19 +207,26 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 
 	clock_gettime(CLOCK_MONOTONIC, &began);
 	job_record_read(rec, &jr, err, sizeof(err)); /* the engine judges it */
-	case_dir = casebuild(conf, rec, rn->job_id, rn->attempt, cov, &stale, err, sizeof(err));
+	history = late ? revision_history(s, rn, late, now) : NULL;
+	case_dir = casebuild(conf, rec, rn->job_id, rn->attempt, history, cov, &stale, err, sizeof(err));
 	if (!case_dir) {
 		log_msg(LOGL_ERROR, "job %s attempt %ld: cannot build the case: %s", rn->job_id, rn->attempt,
 			err);
 		json_object_put(cov);
+		json_object_put(history);
 		return -1;
 	}
 	if (stale && may_wait) {
 		svc_rmtree(case_dir);
 		free(case_dir);
 		json_object_put(cov);
+		json_object_put(history);
 		return 0;
 	}
+	/* every fact of the job the result shows is in the case (the record's
+	 * fields in job.json, what the service could not collect and the
+	 * revisions in evidence.json), so attrib analyze of the stored case
+	 * gives the stored result */
 	res = attrib_analyze(cat, case_dir, err, sizeof(err));
 	if (!res) {
 		log_msg(LOGL_WARNING, "job %s attempt %ld: the case %s is unusable: %s", rn->job_id,
@@ -238,21 +235,23 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 		res = result_unusable(rn->job_id, jr.state, err);
 		if (!res) {
 			json_object_put(cov);
+			json_object_put(history);
 			free(case_dir);
 			return -1;
 		}
+		/* the service's own result: its coverage and the record's
+		 * fields as the engine would add them, made clean here */
+		append_coverage(res, cov);
+		jr.attempt = rn->attempt;
+		result_add_job(res, &jr);
+		if (history) {
+			json_object_object_foreach (history, hk, hv)
+				json_object_object_add(res, hk, json_object_get(hv));
+		}
+		svc_json_clean(res);
 	}
-	merge_coverage(res, cov);
 	json_object_put(cov);
-	json_object_object_add(res, "attempt", json_object_new_int64(rn->attempt));
-	result_add_job(res, &jr); /* end_time, job_name, job_nodes, ... */
-	/* the engine's strings are clean; the service's own (coverage from
-	 * bundles and app paths, the record's fields) are made so here, once,
-	 * for the store, attrib show, the webhook and the comment alike */
-	svc_json_clean(res);
-
-	if (late)
-		add_revision(s, res, rn, late, now);
+	json_object_put(history);
 	result_view_of(res, &view);
 	culprits = result_join_culprits(&view);
 	comment = comment_summary(res);

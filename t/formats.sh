@@ -45,9 +45,10 @@ check("every result field of doc/formats.md is in contract.c",
 
 contract = open(os.path.join(src, "common/contract.c")).read()
 add_job = contract[contract.index("void result_add_job("):]
-add_job = add_job[:add_job.index("\n}\n")]	# the job record's fields, for the service
-writers = {"engine": open(os.path.join(src, "engine/result.c")).read(),
-           "service": open(os.path.join(src, "service/serve.c")).read() + add_job}
+add_job = add_job[:add_job.index("\n}\n")]	# the job record's fields
+# evidence.json's keys the engine copies into the result (EVIDENCE_*)
+copied = "".join(l for l in open(os.path.join(src, "common/contract.h")) if l.startswith("#define EVIDENCE_"))
+writers = {"engine": open(os.path.join(src, "engine/result.c")).read() + add_job + copied}
 check("every field of the table is written by its writer",
       [p for p, b in in_code.items()
        if p.split(".")[-1].replace("[]", "") != "*" and

@@ -264,7 +264,7 @@ START_TEST(case_never_holds_shadow)
 		 (unsigned)uid, (unsigned)gid, base, base);
 	rec = json_tokener_parse(buf);
 	ck_assert_ptr_nonnull(rec);
-	char *dir = casebuild(&conf, rec, "9", 0, cov, NULL, err, sizeof(err));
+	char *dir = casebuild(&conf, rec, "9", 0, NULL, cov, NULL, err, sizeof(err));
 	ck_assert_msg(dir != NULL, "%s", err);
 	char *app = path_join(dir, "app/train.err");
 	ck_assert_int_eq(access(app, F_OK), 0);
@@ -288,7 +288,7 @@ START_TEST(case_never_holds_shadow)
 		 (unsigned)uid, (unsigned)gid, base);
 	rec = json_tokener_parse(buf);
 	alarm(5);
-	dir = casebuild(&conf, rec, "10", 0, cov, NULL, err, sizeof(err));
+	dir = casebuild(&conf, rec, "10", 0, NULL, cov, NULL, err, sizeof(err));
 	alarm(0);
 	ck_assert_ptr_nonnull(dir);
 	ck_assert_ptr_nonnull(strstr(json_object_to_json_string_ext(cov, JSON_C_TO_STRING_NOSLASHESCAPE),

@@ -283,6 +283,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 		.gpus = jr.gpus,
 		.partition = partition,
 		.result_json = text,
+		.view = &view,
 	};
 	put = late ? store_revise(s, &row, comment, now) : 0;
 	if (put == 0)

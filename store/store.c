@@ -547,9 +547,14 @@ static int with_view(store *s, const struct store_row *r, const char *comment, l
 		     int (*write)(store *, const struct store_row *, const char *, long long,
 				  const struct result_view *))
 {
-	struct json_object *res = r->result_json ? json_tokener_parse(r->result_json) : NULL;
+	struct json_object *res;
 	struct result_view view;
-	int rc = write(s, r, comment, now, res && result_view_of(res, &view) ? &view : NULL);
+	int rc;
+
+	if (r->view) /* the writer's own reading of it: parsed once */
+		return write(s, r, comment, now, r->view);
+	res = r->result_json ? json_tokener_parse(r->result_json) : NULL;
+	rc = write(s, r, comment, now, res && result_view_of(res, &view) ? &view : NULL);
 
 	json_object_put(res);
 	return rc;

@@ -30,6 +30,9 @@ struct store_row {
 	 * is written (read through contract.h's result_view, once: no query
 	 * reads paths inside the stored JSON) */
 	const char *result_json;
+	/* result_json read, when the writer has it (attribd: the result it
+	 * just made); NULL: the store reads the text */
+	const struct result_view *view;
 };
 
 struct store_filter {

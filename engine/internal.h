@@ -260,7 +260,7 @@ typedef void (*matcher_hit)(void *ctx, int rule, size_t line_start, size_t match
 int matcher_scan(const struct matcher *m, int source, const char *buf, size_t len, size_t from, size_t to,
 		 matcher_hit hit, void *ctx);
 
-/* ---- events and symptoms (scan.c, symptoms.c) ---- */
+/* ---- events and symptoms (scan.c and the files of scan.h, symptoms.c) ---- */
 
 struct evidence {
 	int file; /* index into the case's file list */
@@ -387,7 +387,7 @@ struct analysis {
 	double *clock_offset;
 	bool clock_estimated;
 	/* identity lines of a node log scanned by a worker thread: learnt by
-	 * the main thread in file order (scan.c), so the first writer is the
+	 * the main thread in file order (workers.c), so the first writer is the
 	 * same as in one thread */
 	bool deferring;
 	struct deferred_identity *defer;

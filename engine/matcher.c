@@ -6,7 +6,7 @@
  * it, so a line no rule of its kind can match costs a single vectorised
  * scan and no regex call, and a node log is never scanned for what only
  * application output says.  A prefilter hit is a superset of
- * the real matches; scan.c confirms each (rule, line) with PCRE2, which
+ * the real matches; linescan.c confirms each (rule, line) with PCRE2, which
  * also extracts the named captures. */
 #include <fcntl.h>
 #include <hs/hs.h>

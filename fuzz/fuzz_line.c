@@ -3,7 +3,7 @@
  * Each input goes two ways:
  *  1. line by line through the engine's own line path (time_parse_header,
  *     time_parse_any, line_context, line_extract with every single-line
- *     extractor as a candidate, text_sanitise), as scan.c calls it;
+ *     extractor as a candidate, text_sanitise), as linescan.c calls it;
  *  2. as one log file of a small case (a node log, the application's
  *     output or a scheduler excerpt, chosen by the first byte) through
  *     attrib_analyze: matcher, scan, symptoms, correlation, result.
@@ -100,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (len && copy[start + len - 1] == '\r')
 			len--;
-		if (len > 64 * 1024) /* scan.c's MAX_LINE */
+		if (len > 64 * 1024) /* scan.h's MAX_LINE */
 			len = 64 * 1024;
 		/* exactly the line's bytes, so a read past them is caught */
 		char *line = malloc(len ? len : 1);

@@ -1,5 +1,5 @@
 /* A large file is scanned in chunks of lines by several threads
- * (engine/scan.c): the result must be the one a single scan gives,
+ * (engine/chunks.c): the result must be the one a single scan gives,
  * whatever the cuts.  ATTRIB_CHUNK_BYTES (for tests only) cuts a small
  * file into many chunks: every chunk size from one line a chunk up,
  * with one thread and several, against the file scanned whole, on a case

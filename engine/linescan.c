@@ -1,0 +1,195 @@
+/* The line loop: the multi-pattern matcher reports which rules may match
+ * which line (matcher.c); each line's candidates run in priority order
+ * (multi-line rules on the lines before too), and what they extract is
+ * delivered (deliver.c). */
+#include <stdlib.h>
+#include <string.h>
+#include "scan.h"
+
+/* Multi-line rules see the lines before the hit too. */
+static void multi_line(struct file_scan *f, const struct extractor *x, size_t start)
+{
+	size_t from = start, end = line_end_of(f, start);
+	struct event ev = { 0 };
+
+	int i = 1;
+	for (; i < x->lines && from > 0; i++) {
+		from--;
+		while (from > 0 && f->buf[from - 1] != '\n')
+			from--;
+	}
+	if (from == 0 && f->more_before && (i < x->lines || !f->aligned))
+		f->short_read = true; /* the lines it looks back at begin before the bytes read */
+	if (end - from > (size_t)MAX_LINE * 4)
+		from = end - (size_t)MAX_LINE * 4;
+	if (!extractor_apply(f->a->cat, x, f->buf + from, end - from, 0, &ev)) {
+		event_clear(&ev);
+		return;
+	}
+	size_t ms = from + ev.match_start, ls = ms;
+	while (ls > 0 && f->buf[ls - 1] != '\n')
+		ls--;
+	if (ls == 0 && f->more_before && !f->aligned)
+		f->short_read = true;
+	size_t le = line_end_of(f, ls);
+	struct line_ctx lc;
+	line_context(f->a->cat, &f->a->tc, f->buf + ls, le - ls > MAX_LINE ? MAX_LINE : le - ls, &lc);
+	event_merge_context(&ev, &lc);
+	line_context_free(&lc);
+	const char *t = event_field(&ev, "time");
+	double tt;
+	if (t && time_parse_any(&f->a->tc, t, strlen(t), &tt)) {
+		ev.time = tt;
+		ev.has_time = true;
+	}
+	if (x->identity)
+		learn_identity(f, &ev);
+	else
+		deliver(f, &ev, ls, le);
+	event_clear(&ev);
+}
+
+static int by_rank(const void *x, const void *y, void *cat)
+{
+	const int *rank = ((const attrib_catalog *)cat)->priority_rank;
+
+	return rank[*(const int *)x] - rank[*(const int *)y];
+}
+
+static void flush_line(struct file_scan *f)
+{
+	const attrib_catalog *cat = f->a->cat;
+	size_t start = f->line_start, end = line_end_of(f, start), len = end - start;
+	int single[64], ns = 0;
+	struct event ev = { 0 }, ids[MAX_IDENTITY];
+	struct line_ctx lc;
+	int nids;
+
+	if (!f->ncand)
+		return;
+	f->a->lines_scanned++;
+	/* a run of NUL bytes (what a crash leaves in a log) is not part of
+	 * the line written after it */
+	while (start < end && !f->buf[start])
+		start++;
+	len = end - start;
+	if (len && f->buf[end - 1] == '\r')
+		len--;
+	if (len > MAX_LINE) {
+		f->long_lines++;
+		len = MAX_LINE;
+	}
+	/* candidates in priority order: the line's few hits sorted by their
+	 * rank (a walk through every extractor was hundreds of steps a line) */
+	if (f->ncand > 16) /* a line many rules hit (hostile input) */
+		qsort_r(f->cand, f->ncand, sizeof(int), by_rank, (void *)cat);
+	else
+		for (int i = 1; i < f->ncand; i++)
+			for (int k = i; k > 0 && by_rank(&f->cand[k], &f->cand[k - 1], (void *)cat) < 0;
+			     k--) {
+				int x = f->cand[k];
+
+				f->cand[k] = f->cand[k - 1];
+				f->cand[k - 1] = x;
+			}
+	for (int k = 0; k < f->ncand && ns < 64; k++) {
+		int r = f->cand[k];
+
+		if (!origin_allows(f->origin, &cat->extractors[r]))
+			continue;
+		if (cat->extractors[r].lines > 1)
+			multi_line(f, &cat->extractors[r], start);
+		else
+			single[ns++] = r;
+	}
+	for (int i = 0; i < f->ncand; i++)
+		f->seen[f->cand[i]] = false;
+	f->ncand = 0;
+	if (line_extract(cat, &f->a->tc, f->buf + start, len, f->source, single, ns, &lc, &ev, ids, &nids,
+			 MAX_IDENTITY)) {
+		deliver(f, &ev, start, start + len);
+		event_clear(&ev);
+	}
+	for (int i = 0; i < nids; i++) {
+		learn_identity(f, &ids[i]);
+		event_clear(&ids[i]);
+	}
+	line_context_free(&lc);
+}
+
+static void on_hit(void *ctx, int rule, size_t line_start, size_t match_end)
+{
+	struct file_scan *f = ctx;
+	(void)match_end;
+
+	if (f->ncand && line_start != f->line_start)
+		flush_line(f);
+	f->line_start = line_start;
+	if (!f->seen[rule]) {
+		f->seen[rule] = true;
+		f->cand[f->ncand++] = rule;
+	}
+}
+
+/* Scans the lines [from, to) of buf, which holds some lines before and
+ * after them too (more_before: the part of the file to scan goes on
+ * before buf).  Events go to a, or to out->rec when recording (a chunk of
+ * a large file); line numbers count from 1 at from. */
+void scan_range(struct analysis *a, int file, int source, const char *node, const char *buf, size_t len,
+		size_t from, size_t to, bool more_before, bool aligned, bool recording, struct scan_out *out)
+{
+	struct file_scan f = { .a = a,
+			       .buf = buf,
+			       .len = len,
+			       .from = from,
+			       .to = to,
+			       .more_before = more_before,
+			       .aligned = aligned,
+			       .recording = recording,
+			       .file = file,
+			       .source = source,
+			       .node = node,
+			       .counted_to = from,
+			       .line_no = 1 };
+	int n = a->cat->nextractors;
+
+	f.origin = origin_of(a, a->files.v[file], source);
+	f.cand = xcalloc(n, sizeof(int));
+	f.seen = xcalloc(n, sizeof(bool));
+	if (recording) /* the chunk's first line with a time (the chunk before searches on into it) */
+		out->t_found = timed_from(&f, from, 1, &out->t_line, &out->t_time);
+	extractor_limit_hits_take(); /* these lines' own from here */
+	out->failed = matcher_scan(a->cat->matcher, source, buf, len, from, to, on_hit, &f) < 0;
+	flush_line(&f);
+	out->limit_hits = extractor_limit_hits_take();
+	out->long_lines = f.long_lines;
+	out->short_read = f.short_read;
+	out->rec = f.rec;
+	out->nrec = f.nrec;
+	out->text = f.store.p;
+	out->lines = line_number(&f, to) - 1;
+	free(f.cand);
+	free(f.seen);
+}
+
+/* What a file's scan (all its chunks) says in coverage. */
+void file_coverage(struct analysis *a, int file, bool failed, long long_lines, long hits, bool shrank)
+{
+	const char *rel = a->files.v[file];
+
+	if (failed)
+		analysis_add_coverage(a, rel, "error", "scan failed");
+	if (long_lines)
+		analysis_add_coverage(a, rel, "error",
+				      "%ld lines longer than %d bytes were cut to that length", long_lines,
+				      MAX_LINE);
+	if (hits)
+		analysis_add_coverage(a, rel, "error",
+				      "%ld regex matches stopped at PCRE2's match or depth limit "
+				      "(a rule that backtracks too much); those lines were not "
+				      "judged by that rule",
+				      hits);
+	if (shrank)
+		analysis_add_coverage(a, rel, "error",
+				      "the file shrank while it was read; its end was not read");
+}

@@ -4,6 +4,7 @@
  * slurmdb_job_modify.  The current value is read first (slurmdb_jobs_get):
  * the summary is appended after it with "; ", and not at all when it is
  * there already, so a retried write never doubles it. */
+#include <stdio.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -12,7 +13,11 @@
 #include <slurm/slurm.h>
 #include <slurm/slurmdb.h>
 #include "../plugin/slurm_compat.h"
-#include "service.h"
+#include "accounting.h"
+#include "contract.h"
+#include "log.h"
+#include "slurmapi.h"
+#include "text.h"
 
 static bool enabled;
 
@@ -34,7 +39,7 @@ char *comment_summary(struct json_object *result)
 	for (int i = 0; i < 4; i++) {
 		if (!parts[i])
 			goto out;
-		comment_sanitise(parts[i], COMMENT_MAX);
+		text_ascii_clean(parts[i], COMMENT_MAX);
 		if (i < 3)
 			for (char *p = parts[i]; *p; p++)
 				if (*p == ' ')
@@ -47,7 +52,7 @@ char *comment_summary(struct json_object *result)
 		     *parts[3] ? " " : "", parts[3]) < 0)
 		out = NULL;
 	else
-		comment_sanitise(out, COMMENT_MAX);
+		text_ascii_clean(out, COMMENT_MAX);
 out:
 	for (int i = 0; i < 4; i++)
 		free(parts[i]);

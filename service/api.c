@@ -10,15 +10,19 @@
  * or repeated parameter, or a value out of its form, is a 400 that names
  * it.  Pages go by keyset (store_page): next_cursor is the last row's
  * place, opaque to clients. */
+#include <stdio.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "api.h"
+#include "contract.h"
 #include "findings.h"
 #include "report.h"
-#include "service.h"
+#include "store.h"
+#include "timefmt.h"
+#include "util.h"
 
 #define API_LIMIT_DEFAULT 50
 #define API_LIMIT_MAX 500

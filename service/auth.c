@@ -4,10 +4,14 @@
  * replayed), the encoding uid is 0 and the payload names this body.  A
  * node's health report (attrib-collect --health) the same way, with the
  * payload "attrib-health:v1:NODE:<sha256 hex of the body>". */
+#include <stdio.h>
 #include <munge.h>
 #include <stdlib.h>
 #include <string.h>
-#include "service.h"
+#include "auth.h"
+#include "contract.h"
+#include "metrics.h"
+#include "sha256.h"
 
 #define CRED_MAX 4096
 

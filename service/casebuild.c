@@ -12,6 +12,8 @@
  * opens (only with ReadJobOutput; else the batch host's collector sends
  * their ends in its bundle): read as the job's user, never through a
  * symlink (common/userfile.c); what cannot be read is a coverage entry. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -24,8 +26,17 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "service.h"
+#include "casebuild.h"
+#include "conf.h"
+#include "contract.h"
+#include "jsonread.h"
+#include "log.h"
+#include "spool.h"
 #include "text.h"
+#include "timefmt.h"
+#include "topology_site.h"
+#include "userfile.h"
+#include "util.h"
 
 #define SCHED_SCAN_MAX (256L << 20) /* of SlurmctldLog's end */
 #define SCHED_KEEP_MAX (4L << 20)   /* lines kept for one job */

@@ -23,6 +23,8 @@
  * The API's requests take turns on one read-only connection to the store
  * (a SQLite connection is used by one thread at a time); the page's own
  * files need none. */
+#include <sys/stat.h>
+#include <stdio.h>
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -35,7 +37,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "api.h"
+#include "conf.h"
+#include "contract.h"
+#include "http.h"
 #include "httpguard.h"
+#include "log.h"
+#include "metrics.h"
+#include "nodetable.h"
+#include "slurmapi.h"
+#include "store.h"
 
 #define TOKEN_MAX 4096
 #define STATE_TTL 60   /* seconds the nodes' Slurm states are kept */

@@ -13,12 +13,16 @@
  * connection gets the same time for its next head), and shut down when
  * late; libmicrohttpd then sees the end of the stream and closes it in
  * its own thread. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include "http.h"
 #include "httpguard.h"
+#include "log.h"
 
 /* One open connection, for the watchdog. */
 struct conn {

@@ -12,6 +12,7 @@
  * The table is rebuilt every NodeTableRefresh seconds by a thread of its
  * own (slurm_load_node and DNS may take seconds; nobody waits for them)
  * and swapped in whole under a lock the HTTP threads only read. */
+#include <stdio.h>
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <pthread.h>
@@ -20,7 +21,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
-#include "service.h"
+#include "conf.h"
+#include "log.h"
+#include "nodetable.h"
+#include "slurmapi.h"
+#include "util.h"
 
 struct node_addr {
 	char name[NAME_MAX_LEN + 1];

@@ -5,6 +5,7 @@
  * a record written to STATE/reconcile/JOBID.ATTEMPT.json, which the main
  * loop attributes at once with whatever evidence exists (the bundles that
  * did arrive; the job's default output file, read as the job's user). */
+#include <stdio.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -15,8 +16,15 @@
 #include <slurm/slurm.h>
 #include <slurm/slurmdb.h>
 #include "../plugin/slurm_compat.h"
+#include "accounting.h"
+#include "conf.h"
+#include "contract.h"
+#include "log.h"
+#include "reconcile.h"
 #include "slurmapi.h"
-#include "service.h"
+#include "spool.h"
+#include "store.h"
+#include "util.h"
 
 #define RECONCILE_WINDOW 86400
 #define RECONCILE_MAX 1000 /* records written per run */

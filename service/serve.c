@@ -17,6 +17,7 @@
  * in slurmctld's spool, read SlurmctldLog), CAP_NET_BIND_SERVICE only for a
  * port below 1024; every other capability leaves the bounding set, and
  * no_new_privs is set.  Everything it creates is 0600/0700 (umask 077). */
+#include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
@@ -33,9 +34,31 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "accounting.h"
 #include "api.h"
-#include "service.h"
+#include "attrib.h"
+#include "casebuild.h"
+#include "conf.h"
+#include "contract.h"
+#include "drain_apply.h"
+#include "health_intake.h"
+#include "http.h"
+#include "jsonread.h"
+#include "log.h"
+#include "metrics.h"
+#include "nodetable.h"
+#include "reconcile.h"
+#include "repeat_apply.h"
+#include "requeue_apply.h"
+#include "serve.h"
+#include "spool.h"
+#include "store.h"
+#include "switchfind.h"
 #include "text.h"
+#include "timefmt.h"
+#include "topology_site.h"
+#include "util.h"
+#include "webhook.h"
 
 static volatile sig_atomic_t stopping, reopen_log;
 static int wake_pipe[2] = { -1, -1 };
@@ -249,7 +272,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	/* the engine's strings are clean; the service's own (coverage from
 	 * bundles and app paths, the record's fields) are made so here, once,
 	 * for the store, attrib show, the webhook and the comment alike */
-	svc_json_clean(res);
+	json_clean_strings(res);
 
 	if (late)
 		add_revision(s, res, rn, late, now);

@@ -3,6 +3,7 @@
  * uses), the tree read once per change of the file, and its copy into each
  * case directory, so the engine judges the case with the tree the service
  * saw (engine/switch.c). */
+#include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,8 +12,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "service.h"
+#include "conf.h"
+#include "log.h"
 #include "topology.h"
+#include "topology_site.h"
+#include "util.h"
 
 /* The site's topology file: TopologyFile, else Slurm's beside slurm.conf
  * (topology_names, in Slurm's order). */

@@ -4,8 +4,8 @@
 #ifndef ATTRIB_DRAIN_PLAN_H
 #define ATTRIB_DRAIN_PLAN_H
 
-#include <stddef.h>
 #include <json-c/json.h>
+#include <stddef.h>
 
 #define DRAIN_REASON_MAX 100
 #define DRAIN_MAX_NODES 64

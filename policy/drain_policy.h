@@ -5,8 +5,8 @@
 #ifndef ATTRIB_DRAIN_POLICY_H
 #define ATTRIB_DRAIN_POLICY_H
 
-#include <stdbool.h>
 #include <json-c/json.h>
+#include <stdbool.h>
 #include "attrib.h"
 #include "conf.h"
 #include "drain_plan.h"

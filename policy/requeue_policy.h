@@ -4,9 +4,9 @@
 #ifndef ATTRIB_REQUEUE_POLICY_H
 #define ATTRIB_REQUEUE_POLICY_H
 
+#include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <json-c/json.h>
 #include "conf.h"
 #include "drain_plan.h" /* DRAIN_MAX_NODES */
 #include "slurmapi.h"	/* requeue_state_fn */

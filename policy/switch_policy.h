@@ -4,9 +4,9 @@
 #ifndef ATTRIB_SWITCH_POLICY_H
 #define ATTRIB_SWITCH_POLICY_H
 
+#include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <json-c/json.h>
 #include "conf.h"
 #include "contract.h"
 #include "findings.h" /* struct finding_job */

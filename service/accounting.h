@@ -2,11 +2,10 @@
 #ifndef ATTRIB_ACCOUNTING_H
 #define ATTRIB_ACCOUNTING_H
 
+#include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <sys/types.h>
-#include <json-c/json.h>
 
 #define COMMENT_MAX 250
 
@@ -22,10 +21,6 @@ long comment_backoff(int tries);
  * comments stay queued. */
 bool accounting_init(void);
 bool accounting_enabled(void);
-/* How many records slurmdbd (connection db) holds for the job in clusters
- * (a list_t; NULL: the default): one per requeued attempt. */
-struct xlist;
-long accounting_attempts(void *db, struct xlist *clusters, uint32_t id);
 /* SlurmUser from slurm.conf, (uid_t)-1 when accounting is off. */
 uid_t accounting_slurm_user(void);
 /* The local cluster's name from slurm.conf (NULL when accounting is off). */

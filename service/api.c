@@ -10,10 +10,10 @@
  * or repeated parameter, or a value out of its form, is a 400 that names
  * it.  Pages go by keyset (store_page): next_cursor is the last row's
  * place, opaque to clients. */
-#include <stdio.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "api.h"

@@ -4,8 +4,8 @@
  * replayed), the encoding uid is 0 and the payload names this body.  A
  * node's health report (attrib-collect --health) the same way, with the
  * payload "attrib-health:v1:NODE:<sha256 hex of the body>". */
-#include <stdio.h>
 #include <munge.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "auth.h"

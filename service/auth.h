@@ -2,9 +2,9 @@
 #ifndef ATTRIB_AUTH_H
 #define ATTRIB_AUTH_H
 
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <netinet/in.h>
 #include <sys/types.h>
 #include "metrics.h"
 #include "util.h"

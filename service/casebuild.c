@@ -12,13 +12,13 @@
  * opens (only with ReadJobOutput; else the batch host's collector sends
  * their ends in its bundle): read as the job's user, never through a
  * symlink (common/userfile.c); what cannot be read is a coverage entry. */
-#include <stdarg.h>
-#include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>

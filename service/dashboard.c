@@ -23,8 +23,6 @@
  * The API's requests take turns on one read-only connection to the store
  * (a SQLite connection is used by one thread at a time); the page's own
  * files need none. */
-#include <sys/stat.h>
-#include <stdio.h>
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -32,9 +30,11 @@
 #include <netdb.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "api.h"
 #include "conf.h"

@@ -3,10 +3,10 @@
  * loop records each in the store (health_checks) and, for a passing one
  * with Undrain = suggest|auto, asks undrain (policy/undrain_apply.c) whether the node,
  * if attrib drained it, goes back to service. */
-#include <stdio.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>

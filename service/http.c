@@ -32,11 +32,11 @@
  * accepted (nodetable.c); HttpPerAddress bounds what one address holds; a
  * connection whose request head is not complete within HttpHeaderTimeout
  * is shut down. */
-#include <stdio.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>

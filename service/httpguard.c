@@ -13,10 +13,10 @@
  * connection gets the same time for its next head), and shut down when
  * late; libmicrohttpd then sees the end of the stream and closes it in
  * its own thread. */
-#include <stdarg.h>
-#include <stdio.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>

@@ -2,9 +2,9 @@
 #ifndef ATTRIB_METRICS_H
 #define ATTRIB_METRICS_H
 
+#include <json-c/json.h>
 #include <stdatomic.h>
 #include <time.h>
-#include <json-c/json.h>
 #include "contract.h"
 #include "store.h"
 

@@ -3,8 +3,8 @@
 #ifndef ATTRIB_REPEAT_APPLY_H
 #define ATTRIB_REPEAT_APPLY_H
 
-#include <stddef.h>
 #include <json-c/json.h>
+#include <stddef.h>
 #include "conf.h"
 #include "store.h"
 

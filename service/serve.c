@@ -17,16 +17,16 @@
  * in slurmctld's spool, read SlurmctldLog), CAP_NET_BIND_SERVICE only for a
  * port below 1024; every other capability leaves the bounding set, and
  * no_new_privs is set.  Everything it creates is 0600/0700 (umask 077). */
-#include <stdio.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
 #include <limits.h>
-#include <malloc.h>
 #include <linux/capability.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>

@@ -3,11 +3,11 @@
  * STATE/reconcile/JOBID.ATTEMPT.json from reconciliation.  Bundles:
  * STATE/incoming/JOBID/NODE.json, renamed into place from
  * STATE/incoming/.tmp before the 202 answer. */
-#include <stdio.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

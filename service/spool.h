@@ -2,11 +2,11 @@
 #ifndef ATTRIB_SPOOL_H
 #define ATTRIB_SPOOL_H
 
+#include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <time.h>
 #include <sys/types.h>
-#include <json-c/json.h>
+#include <time.h>
 #include "util.h"
 
 /* False when the bundle's (parsed) tasks started before the attempt

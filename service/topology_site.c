@@ -3,11 +3,11 @@
  * uses), the tree read once per change of the file, and its copy into each
  * case directory, so the engine judges the case with the tree the service
  * saw (engine/switch.c). */
-#include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

@@ -1,12 +1,12 @@
 /* What the service's files share: bounded JSON reading and file writes
  * (the log: common/log.c; names: common/contract.c). */
-#include <stdio.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

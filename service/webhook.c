@@ -10,10 +10,10 @@
  *
  * Its own thread with its own SQLite connection and one libcurl handle:
  * a slow or dead receiver (WebhookTimeout) never holds up attribution. */
-#include <stdio.h>
 #include <curl/curl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "conf.h"

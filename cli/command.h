@@ -6,7 +6,10 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "service.h"
+#include "attrib.h"
+#include "conf.h"
+#include "drain_plan.h"
+#include "store.h"
 
 enum { EXIT_USAGE = 1, EXIT_CASE = 2, EXIT_RULES = 3, EXIT_STORE = 4 };
 

@@ -1,11 +1,12 @@
 /* attrib drain: the culprits of a stored diagnosis drained through Slurm
- * (the drain plan of service/drain.c; Slurm through cli/slurm.c), every
+ * (the drain plan of policy/drain_plan.c; Slurm through cli/slurm.c), every
  * decision recorded in the store with who asked for it. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "command.h"
+#include "slurmapi.h"
 
 void usage_drain(FILE *out)
 {

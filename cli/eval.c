@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include "attrib.h"
 #include "command.h"
+#include "contract.h"
 #include "jsonread.h"
 
 #define LABEL_MAX_BYTES (1 << 20)
@@ -529,7 +530,7 @@ int cmd_eval(struct ctx *x)
 	}
 	s = figures(dir, realpath(x->rules, catalog) ? catalog : x->rules, results);
 	json_object_put(results);
-	svc_json_clean(s); /* names and labels are anyone's text */
+	json_clean_strings(s); /* names and labels are anyone's text */
 	if (x->json)
 		printf("%s\n",
 		       json_object_to_json_string_ext(s,

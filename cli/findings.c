@@ -6,6 +6,8 @@
 #include <string.h>
 #include "command.h"
 #include "findings.h"
+#include "jsonread.h"
+#include "timefmt.h"
 
 #define WIDTH 79
 
@@ -58,7 +60,7 @@ struct json_object *findings_standing(store *s, long long since)
 
 	if (store_each_finding(s, since, NULL, NULL, finding_json, &c) < 0)
 		fprintf(stderr, "attrib: cannot read the fleet findings\n");
-	svc_json_clean(c.arr);
+	json_clean_strings(c.arr);
 	return c.arr;
 }
 
@@ -68,7 +70,7 @@ struct json_object *findings_of_job(store *s, const char *job_id)
 
 	if (store_job_findings(s, job_id, finding_json, &c) < 0)
 		fprintf(stderr, "attrib: cannot read the fleet findings of job %s\n", job_id);
-	svc_json_clean(c.arr);
+	json_clean_strings(c.arr);
 	return c.arr;
 }
 

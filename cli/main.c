@@ -21,11 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 #include "attrib.h"
-#include "conf.h"
 #include "command.h"
+#include "conf.h"
+#include "contract.h"
 #include "paths.h"
 #include "render.h"
-#include "service.h"
 #include "text.h"
 #include "timefmt.h"
 

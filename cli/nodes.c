@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "command.h"
+#include "jsonread.h"
+#include "slurmapi.h"
 #include "text.h"
+#include "timefmt.h"
 
 #define WIDTH 79 /* an 80-column terminal, the last column left free */
 
@@ -267,12 +270,12 @@ static int nodes_report(store *s, long long since, int limit, bool json, FILE *o
 	/* node names and causes come from stored results (an older service's
 	 * may hold raw bytes): cleaned once grouped, before anything prints */
 	for (size_t i = 0; i < f.n; i++) {
-		char *c = text_clean_str(f.v[i].node, SVC_TEXT_MAX);
+		char *c = text_clean_str(f.v[i].node, TEXT_MAX);
 
 		free(f.v[i].node);
 		f.v[i].node = c;
 		for (int k = 0; k < f.v[i].ncauses; k++) {
-			c = text_clean_str(f.v[i].causes[k].name, SVC_TEXT_MAX);
+			c = text_clean_str(f.v[i].causes[k].name, TEXT_MAX);
 			free(f.v[i].causes[k].name);
 			f.v[i].causes[k].name = c;
 		}

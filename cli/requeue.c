@@ -1,5 +1,5 @@
 /* attrib requeue: a failed batch job requeued without the culprit nodes of
- * its stored diagnosis (service/requeue.c decides, as for attribd's
+ * its stored diagnosis (policy/requeue_policy.c decides, as for attribd's
  * policy but whatever RequeuePolicy says; Slurm through cli/slurm.c),
  * every decision recorded in the store with who asked for it. */
 #include <stdlib.h>
@@ -7,6 +7,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "command.h"
+#include "requeue.h"
+#include "requeue_policy.h"
+#include "slurmapi.h"
 
 void usage_requeue(FILE *out)
 {

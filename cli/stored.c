@@ -6,8 +6,12 @@
 #include <string.h>
 #include <time.h>
 #include "command.h"
+#include "contract.h"
+#include "jsonread.h"
 #include "render.h"
+#include "requeue.h"
 #include "text.h"
+#include "timefmt.h"
 
 void usage_show(FILE *out)
 {
@@ -100,12 +104,12 @@ static int list_row(const struct store_row *r, void *arg)
 	int rc;
 
 	/* (text: USER is 8 bytes wide, cut at a character's start and marked) */
-	c.cluster = f[0] = column(r->cluster, NAME_MAX_LEN);
-	c.user = f[1] = lo->json ? column(r->user, NAME_MAX_LEN) : column_marked(r->user, 8);
-	c.state = f[2] = column(r->state, NAME_MAX_LEN);
-	c.sub_domain = f[3] = column(r->sub_domain, NAME_MAX_LEN);
-	c.culprits = f[4] = column(r->culprits, SVC_TEXT_MAX);
-	c.root_code = f[5] = column(r->root_code, NAME_MAX_LEN);
+	c.cluster = f[0] = column(r->cluster, CONTRACT_NAME_MAX);
+	c.user = f[1] = lo->json ? column(r->user, CONTRACT_NAME_MAX) : column_marked(r->user, 8);
+	c.state = f[2] = column(r->state, CONTRACT_NAME_MAX);
+	c.sub_domain = f[3] = column(r->sub_domain, CONTRACT_NAME_MAX);
+	c.culprits = f[4] = column(r->culprits, TEXT_MAX);
+	c.root_code = f[5] = column(r->root_code, CONTRACT_NAME_MAX);
 	rc = list_row_clean(&c, arg);
 	for (int i = 0; i < 6; i++)
 		free(f[i]);
@@ -233,8 +237,8 @@ int cmd_show(struct ctx *x)
 	if (store_each_requeue(s, job, requeue_to_json, requeues) < 0)
 		fprintf(stderr, "attrib: cannot read the requeue decisions of job %s\n", job);
 	/* (who drained comes from $SUDO_USER or $USER of attrib drain) */
-	svc_json_clean(drains);
-	svc_json_clean(requeues);
+	json_clean_strings(drains);
+	json_clean_strings(requeues);
 	struct json_object *shown = x->requeues ? requeues : drains;
 	int rc = 0;
 	if (only) {
@@ -269,7 +273,7 @@ int cmd_show(struct ctx *x)
 	}
 	/* results stored by an older service, or a store written by anything
 	 * else, may hold strings that would break the terminal or the JSON */
-	svc_json_clean(r);
+	json_clean_strings(r);
 	/* the fleet findings citing the job: the service's, beside the
 	 * engine's result (which stays as stored) */
 	struct json_object *findings = findings_of_job(s, job);

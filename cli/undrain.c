@@ -1,5 +1,5 @@
 /* attrib undrain NODE: a node attrib drained returned to service by hand,
- * through the same checks as attribd's Undrain (service/undrain.c); the
+ * through the same checks as attribd's Undrain (policy/undrain_apply.c); the
  * decision recorded in the store with who asked, under the job of the
  * drain it undoes (attrib show JOBID --drains). */
 #include <stdlib.h>
@@ -7,6 +7,10 @@
 #include <time.h>
 #include <unistd.h>
 #include "command.h"
+#include "drain_policy.h"
+#include "nodedrains.h"
+#include "undrain_apply.h"
+#include "undrain_policy.h"
 
 void usage_undrain(FILE *out)
 {

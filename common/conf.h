@@ -70,7 +70,7 @@ struct attrib_config {
 	int ndashboard_hosts;
 	long dashboard_connections; /* DashboardConnections */
 	long dashboard_per_address; /* DashboardPerAddress */
-	/* repeat offenders (service/repeat.c) */
+	/* repeat offenders (policy/repeat_policy.c) */
 	long repeat_window;   /* RepeatWindow, seconds */
 	long repeat_jobs;     /* RepeatJobs (0: no repeat-offender findings) */
 	long repeat_users;    /* RepeatUsers */

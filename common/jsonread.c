@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "jsonread.h"
+#include "text.h"
 
 struct json_object *json_parse_bounded(const char *buf, size_t len, int depth, char *err, size_t errlen)
 {
@@ -110,4 +111,39 @@ const char *json_str(struct json_object *o, const char *k)
 	if (!json_object_is_type(v, json_type_string) && !json_object_is_type(v, json_type_int))
 		return NULL;
 	return json_object_get_string(v);
+}
+
+int json_clean_strings(struct json_object *o)
+{
+	int changed = 0;
+
+	switch (json_object_get_type(o)) {
+	case json_type_string: {
+		const char *v = json_object_get_string(o);
+		int len = json_object_get_string_len(o);
+
+		if (!text_is_clean(v, len)) {
+			char *c = text_clean(v, len, TEXT_MAX);
+
+			json_object_set_string(o, c);
+			free(c);
+			changed++;
+		}
+		break;
+	}
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			changed += json_clean_strings(json_object_array_get_idx(o, i));
+		break;
+	case json_type_object: {
+		json_object_object_foreach (o, k, v) {
+			(void)k; /* keys are doc/formats.md's, never from input */
+			changed += json_clean_strings(v);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	return changed;
 }

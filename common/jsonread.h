@@ -11,6 +11,10 @@
 #include <sys/types.h>
 #include <json-c/json.h>
 
+/* The depth of the JSON attrib reads that others wrote: job records,
+ * bundles, stored results. */
+#define JSON_MAX_DEPTH 32
+
 /* Parses len bytes as exactly one JSON value of at most depth levels
  * (white space may follow).  NULL with a reason ("invalid JSON at byte N:
  * ..."). */
@@ -26,5 +30,10 @@ struct json_object *json_read_file_owned(const char *path, size_t max, int depth
 /* The string (or integer, as text) member k of o; NULL when o is not an
  * object, k is absent, null or of another type. */
 const char *json_str(struct json_object *o, const char *k);
+/* Every string value in o (recursively) cleaned by text_clean (text.h),
+ * at most TEXT_MAX bytes each: what attribd stores and sends, and what
+ * attrib shows.  Keys are left alone (attrib's own, never input's).
+ * Returns how many strings it changed. */
+int json_clean_strings(struct json_object *o);
 
 #endif

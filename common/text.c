@@ -144,3 +144,28 @@ bool text_is_clean(const char *s, size_t len)
 	}
 	return true;
 }
+
+void text_ascii_clean(char *s, size_t max)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; s[i]; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\'' || c == '`' || c == '\\')
+			continue;
+		if (c < 0x20 || c > 0x7e)
+			c = ' ';
+		if (c == ' ' && (o == 0 || s[o - 1] == ' '))
+			continue;
+		s[o++] = c;
+	}
+	while (o && s[o - 1] == ' ')
+		o--;
+	if (o > max) {
+		o = max;
+		while (o && s[o - 1] == ' ')
+			o--;
+	}
+	s[o] = 0;
+}

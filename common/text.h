@@ -30,5 +30,13 @@ char *text_clean_str(const char *s, size_t max);
 char *text_utf8_fix(const char *in, size_t len, size_t *outlen);
 /* True when text_clean would return s unchanged (and s is not cut). */
 bool text_is_clean(const char *s, size_t len);
+/* The bound of one string attrib keeps or shows (a stored result's,
+ * a column of attrib list): text_clean's max. */
+#define TEXT_MAX (1 << 20)
+/* s rewritten in place for places that take printable ASCII only (Slurm's
+ * accounting comments, drain reasons): no quotes, backquotes or
+ * backslashes (dropped), any other byte outside 0x20..0x7e a space, runs
+ * of spaces collapsed, no space at either end, at most max bytes. */
+void text_ascii_clean(char *s, size_t max);
 
 #endif

@@ -12,8 +12,15 @@
  * case that cannot be built must say why in one line; a result must keep
  * the engine's invariants, coverage included. */
 #include <stdint.h>
+#include "attrib.h"
+#include "bundlescan.h"
+#include "casebuild.h"
+#include "conf.h"
+#include "contract.h"
 #include "fuzz_common.h"
-#include "service.h"
+#include "jsonread.h"
+#include "log.h"
+#include "spool.h"
 
 static struct attrib_config fuzz_conf;
 static struct json_object *fuzz_record;

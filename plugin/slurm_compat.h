@@ -1,7 +1,9 @@
 /*
  * What differs between the Slurm releases attrib is built against, 22.05
- * (Debian 12) and 24.11 (Debian 13), in one place.  Everything else in
- * plugin/ and service/ is written once, for both.
+ * (Debian 12) and 24.11 (Debian 13), in one place, for plugin/.  Everything
+ * else there is written once, for both (slurmapi/, which attribd and attrib
+ * reach Slurm through, needs none of it: it names the list types by their
+ * structures, struct xlist and struct listIterator, the same in both).
  *
  * Differences that need no conditional, and how the code is written for them:
  *  - host lists: hostlist_t is a pointer type in 22.05 and the structure
@@ -12,8 +14,7 @@
  *    major.minor), in both: jobcomp/attrib is built for one release, the
  *    one whose source it is compiled against.
  *  - the job record fields jobcomp/attrib copies (job_record_t and its
- *    details), slurmdb_job_modify() and slurm_init() as attrib serve calls
- *    them, and the SPANK items spank attrib reads are the same in both.
+ *    details) and the SPANK items spank attrib reads are the same in both.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -13,12 +13,16 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "api.h"
+#include "contract.h"
 #include "findings.h"
 #include "report.h"
-#include "service.h"
+#include "store.h"
+#include "timefmt.h"
+#include "util.h"
 
 #define API_LIMIT_DEFAULT 50
 #define API_LIMIT_MAX 500

@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 #include "attrib.h"
+#include "attribd_check.h"
 #include "conf.h"
 #include "paths.h"
-#include "service.h"
+#include "repeat_policy.h"
+#include "serve.h"
 
 enum { EXIT_USAGE = 1, EXIT_RULES = 3 };
 

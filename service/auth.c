@@ -5,9 +5,13 @@
  * node's health report (attrib-collect --health) the same way, with the
  * payload "attrib-health:v1:NODE:<sha256 hex of the body>". */
 #include <munge.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "service.h"
+#include "auth.h"
+#include "contract.h"
+#include "metrics.h"
+#include "sha256.h"
 
 #define CRED_MAX 4096
 

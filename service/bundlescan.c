@@ -8,8 +8,10 @@
  * files), so an upload costs the same few hundred bytes whatever it holds.
  * It also counts values: the main loop later parses the spooled bundle
  * with json-c (casebuild), and BUNDLE_MAX_VALUES bounds that cost too. */
+#include <stdio.h>
 #include <string.h>
-#include "service.h"
+#include "bundlescan.h"
+#include "jsonread.h"
 
 enum { S_VALUE, S_ARR_FIRST, S_OBJ_FIRST, S_KEY, S_COLON, S_AFTER, S_DONE };
 enum { N_MINUS, N_ZERO, N_INT, N_DOT, N_FRAC, N_E, N_ESIGN, N_EXP };

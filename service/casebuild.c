@@ -17,6 +17,8 @@
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -24,8 +26,17 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "service.h"
+#include "casebuild.h"
+#include "conf.h"
+#include "contract.h"
+#include "jsonread.h"
+#include "log.h"
+#include "spool.h"
 #include "text.h"
+#include "timefmt.h"
+#include "topology_site.h"
+#include "userfile.h"
+#include "util.h"
 
 #define SCHED_SCAN_MAX (256L << 20) /* of SlurmctldLog's end */
 #define SCHED_KEEP_MAX (4L << 20)   /* lines kept for one job */

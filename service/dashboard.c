@@ -30,12 +30,22 @@
 #include <netdb.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "api.h"
+#include "conf.h"
+#include "contract.h"
+#include "http.h"
 #include "httpguard.h"
+#include "log.h"
+#include "metrics.h"
+#include "nodetable.h"
+#include "slurmapi.h"
+#include "store.h"
 
 #define TOKEN_MAX 4096
 #define STATE_TTL 60   /* seconds the nodes' Slurm states are kept */

@@ -6,7 +6,7 @@
  *                     at most HEALTH_MAX_BYTES; X-Attrib-Credential is a MUNGE
  *                     credential of "attrib-health:v1:NODE:SHA256", made on
  *                     that node; kept in STATE/health/NODE.json (the latest
- *                     of each node) for the main loop (service/health.c)
+ *                     of each node) for the main loop (service/health_intake.c)
  *   GET  /v1/health   {"status":"ok",...}
  *   GET  /metrics     counters, Prometheus text format
  *
@@ -36,11 +36,23 @@
 #include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "auth.h"
+#include "bundlescan.h"
+#include "contract.h"
+#include "http.h"
 #include "httpguard.h"
+#include "jsonread.h"
+#include "log.h"
+#include "metrics.h"
+#include "nodetable.h"
+#include "sha256.h"
+#include "spool.h"
+#include "util.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -460,7 +472,7 @@ static enum MHD_Result finish_health(struct http_server *h, struct MHD_Connectio
 	else
 		why[0] = 0;
 	if (!why[0]) {
-		svc_json_clean(o);
+		json_clean_strings(o);
 		snprintf(path, sizeof(path), "%s/health/%s.json", h->state_dir, u->claim.node);
 		const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 		if (svc_write_atomic(path, text, strlen(text)) < 0) {

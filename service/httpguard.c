@@ -15,10 +15,14 @@
  * its own thread. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include "http.h"
 #include "httpguard.h"
+#include "log.h"
 
 /* One open connection, for the watchdog. */
 struct conn {

@@ -1,12 +1,14 @@
 /* What keeps a libmicrohttpd server of attribd reachable (httpguard.c),
  * one piece for both of them: the bundle intake (http.c) and the
- * dashboard (dashboard.c).  Beside service.h: it needs libmicrohttpd's
+ * dashboard (dashboard.c).  Apart from http.h: it needs libmicrohttpd's
  * types, which the service's other files do not. */
 #ifndef ATTRIB_HTTPGUARD_H
 #define ATTRIB_HTTPGUARD_H
 
 #include <microhttpd.h>
-#include "service.h"
+#include <stdatomic.h>
+#include <stdbool.h>
+#include "http.h"
 
 struct http_guard_conf {
 	const char *name; /* of the server, for the log: "http", "dashboard" */

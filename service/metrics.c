@@ -1,10 +1,18 @@
 /* Counters of the service, shown by GET /metrics (Prometheus text format). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "service.h"
-#include "report.h"
+#include "contract.h"
 #include "findings.h"
+#include "jsonread.h"
+#include "log.h"
+#include "metrics.h"
+#include "nodedrains.h"
+#include "report.h"
+#include "requeue.h"
+#include "store.h"
+#include "timefmt.h"
 
 struct metrics svc_metrics;
 

@@ -15,12 +15,16 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <pthread.h>
-#include <slurm/slurm.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
-#include "service.h"
+#include "conf.h"
+#include "log.h"
+#include "nodetable.h"
+#include "slurmapi.h"
+#include "util.h"
 
 struct node_addr {
 	char name[NAME_MAX_LEN + 1];
@@ -150,30 +154,29 @@ static struct table build_fixed(void)
 	return t;
 }
 
+static void add_node(const char *name, const char *addr, const char *hostname, void *t)
+{
+	add_host(t, name, addr ? addr : name);
+	if (hostname && (!addr || strcmp(hostname, addr)))
+		add_host(t, name, hostname);
+}
+
 /* Slurm's node table; false when slurmctld did not answer */
 static bool build_slurm(struct table *t)
 {
 	struct node_state_map *ns;
-	const node_info_msg_t *m;
 	char err[256];
 
 	t->e = NULL;
 	t->n = 0;
-	ns = node_states_load(err, sizeof(err));
-	if (!(m = ns ? node_states_msg(ns) : NULL)) {
+	if (!(ns = node_states_load(err, sizeof(err)))) {
 		static bool told;
 
 		log_msg(told ? LOGL_DEBUG : LOGL_WARNING, "node table: %s", err);
 		told = true;
 		return false;
 	}
-	for (uint32_t i = 0; i < m->record_count; i++) {
-		const node_info_t *n = &m->node_array[i];
-
-		add_host(t, n->name, n->node_addr ? n->node_addr : n->name);
-		if (n->node_hostname && (!n->node_addr || strcmp(n->node_hostname, n->node_addr)))
-			add_host(t, n->name, n->node_hostname);
-	}
+	node_states_each(ns, add_node, t);
 	node_states_free(ns);
 	return true;
 }

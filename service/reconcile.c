@@ -4,28 +4,30 @@
  * than BundleDeadline ago, with no stored result and no pending record, gets
  * a record written to STATE/reconcile/JOBID.ATTEMPT.json, which the main
  * loop attributes at once with whatever evidence exists (the bundles that
- * did arrive; the job's default output file, read as the job's user). */
+ * did arrive; the job's default output file, read as the job's user).
+ * slurmdbd through slurmapi/accounting.c. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-#include <slurm/slurm.h>
-#include <slurm/slurmdb.h>
-#include "../plugin/slurm_compat.h"
+#include "accounting.h"
+#include "conf.h"
+#include "contract.h"
+#include "hostlist.h"
+#include "log.h"
+#include "reconcile.h"
 #include "slurmapi.h"
-#include "service.h"
+#include "spool.h"
+#include "store.h"
+#include "util.h"
 
 #define RECONCILE_WINDOW 86400
-#define RECONCILE_MAX 1000 /* records written per run */
-
-/* a finished job's state (slurmapi's names); NULL while it runs */
-static const char *state_name(unsigned s)
-{
-	return (s & JOB_STATE_BASE) >= JOB_COMPLETE ? job_state_name(s) : NULL;
-}
+#define RECONCILE_MAX 1000	  /* records written per run */
+#define RECONCILE_NODES_MAX 65536 /* names a job's host list may expand to */
 
 /* Whether dir holds a record JOBID.*.json. */
 static bool has_record(const char *dir, const char *job_id)
@@ -43,176 +45,117 @@ static bool has_record(const char *dir, const char *job_id)
 	return found;
 }
 
+struct node_names {
+	struct attrib_job_record *jr;
+	bool oom;
+};
+
+static bool add_node(void *arg, const char *name)
+{
+	struct node_names *nn = arg;
+	char *h = strdup(name);
+
+	if (!h || !job_record_add_node(nn->jr, h)) /* (which frees h) */
+		nn->oom = true;
+	return !nn->oom;
+}
+
 /* The job record of a job slurmdbd knows (common/contract.c writes it):
  * slurmdbd keeps no output paths, so std_out is Slurm's default name. */
-static char *record_of(slurmdb_job_rec_t *j, long attempt, const char *state, const char *gpu_key,
-		       size_t *len)
+static char *record_of(const struct acct_job *j, long attempt, size_t *len)
 {
-	char out[PATH_MAX], *h, *line = NULL;
-	bool ok = true;
+	char out[PATH_MAX], *line = NULL;
 	struct attrib_job_record jr = {
-		.job_id = j->jobid,
+		.job_id = j->job_id,
 		.cluster = j->cluster,
 		.user = j->user,
 		.partition = j->partition,
-		.name = j->jobname,
+		.name = j->name,
 		.uid = j->uid,
 		.gid = j->gid,
 		.submit = j->submit,
 		.start = j->start,
 		.end = j->end,
-		.state = state,
-		.exit_status = j->exitcode,
-		.derived_exit_status = j->derived_ec,
+		.state = j->state,
+		.exit_status = j->exit_code,
+		.derived_exit_status = j->derived_exit_code,
 		.restart_count = attempt,
 		.attempt = attempt,
-		.time_limit = j->timelimit ? j->timelimit : JOB_RECORD_NO_VAL,
+		.time_limit = j->time_limit ? j->time_limit : JOB_RECORD_NO_VAL,
 		.array_task_id = JOB_RECORD_NO_VAL,
 		.work_dir = j->work_dir,
 		/* slurmdbd's TRES by id ("1=2,...,1001=8"): gres/gpu's is gpu_key */
-		.gpus = gpu_key ? job_tres_gpus(j->tres_alloc_str, gpu_key,
-						job_tres_accounts_gpu(slurm_conf.accounting_storage_tres))
-				: -1,
+		.gpus = j->gpu_key
+			? job_tres_gpus(j->tres_alloc, j->gpu_key, job_tres_accounts_gpu(j->storage_tres))
+			: -1,
 		.reconciled = true,
 	};
 
-	if (j->nodes && strcmp(j->nodes, "None assigned")) {
-		struct hostlist *hl = slurm_hostlist_create(j->nodes);
+	struct node_names nn = { &jr, false };
 
-		while (ok && hl && (h = slurm_hostlist_shift(hl)))
-			ok = job_record_add_node(&jr, h);
-		if (hl)
-			slurm_hostlist_destroy(hl);
-	}
+	/* (a list attrib cannot read: the record with the names read before) */
+	if (j->nodes)
+		hostlist_each(j->nodes, RECONCILE_NODES_MAX, add_node, &nn);
 	if (j->work_dir && *j->work_dir == '/') {
-		snprintf(out, sizeof(out), "%s/slurm-%u.out", j->work_dir, j->jobid);
+		snprintf(out, sizeof(out), "%s/slurm-%u.out", j->work_dir, j->job_id);
 		jr.std_out = out;
 		jr.std_out_guessed = true;
 	}
-	if (ok)
+	if (!nn.oom)
 		line = job_record_json(&jr, len);
 	job_record_free_nodes(&jr);
 	return line;
 }
 
-/* The id slurmdbd gives TRES gres/gpu, as a TRES string's key ("1001"),
- * in key; false when it has none (GPU counts are then not known). */
-static bool gpu_tres_key(void *db, char *key, size_t len)
+struct run {
+	const struct attrib_config *conf;
+	store *s;
+	char jobs_dir[PATH_MAX], rec_dir[PATH_MAX];
+	long long now;
+	int written;
+};
+
+static int one_job(const struct acct_job *j, void *arg)
 {
-	slurmdb_tres_cond_t cond;
-	list_t *got, *types = slurm_list_create(NULL), *names = slurm_list_create(NULL);
-	slurmdb_tres_rec_t *t;
-	bool found = false;
+	struct run *r = arg;
+	char id[32], path[PATH_MAX + 64];
+	char *rec;
+	size_t len = 0;
+	long attempt;
 
-	memset(&cond, 0, sizeof(cond));
-	slurm_list_append(types, (void *)"gres");
-	slurm_list_append(names, (void *)"gpu");
-	cond.type_list = types;
-	cond.name_list = names;
-	if ((got = slurmdb_tres_get(db, &cond))) {
-		list_itr_t *it = slurm_list_iterator_create(got);
-
-		while (!found && (t = slurm_list_next(it)))
-			if (t->type && !strcasecmp(t->type, "gres") && t->name &&
-			    !strcasecmp(t->name, "gpu")) {
-				snprintf(key, len, "%u", t->id);
-				found = true;
-			}
-		slurm_list_iterator_destroy(it);
-		slurm_list_destroy(got);
+	snprintf(id, sizeof(id), "%u", j->job_id);
+	if (!j->state || !config_has_state(r->conf, j->state) || !j->end ||
+	    r->now - j->end < r->conf->bundle_deadline + 30)
+		return 0;
+	if (store_has_any_result(r->s, id) != 0 || has_record(r->jobs_dir, id) || has_record(r->rec_dir, id))
+		return 0;
+	attempt = acct_job_attempts(j) - 1;
+	rec = record_of(j, attempt, &len);
+	snprintf(path, sizeof(path), "%s/%s.%ld.json", r->rec_dir, id, attempt);
+	if (rec && svc_write_atomic(path, rec, len) == 0) {
+		log_msg(LOGL_INFO, "reconcile: job %s attempt %ld ended %s without a result", id, attempt,
+			j->state);
+		r->written++;
+	} else {
+		log_msg(LOGL_ERROR, "reconcile: cannot write %s: %s", path,
+			rec ? strerror(errno) : "out of memory");
 	}
-	slurm_list_destroy(types);
-	slurm_list_destroy(names);
-	return found;
+	free(rec);
+	return r->written >= RECONCILE_MAX;
 }
 
 int reconcile_run(const struct attrib_config *conf, store *s, char *err, size_t errlen)
 {
-	slurmdb_job_cond_t cond;
-	list_t *stlist, *clusters = NULL, *got;
-	list_itr_t *it;
-	slurmdb_job_rec_t *j;
-	void *db;
-	char buf[32][16], jobs_dir[PATH_MAX], rec_dir[PATH_MAX], gpu_key[16];
-	bool have_gpu_key;
-	time_t now = time(NULL);
-	int written = 0, nstates = 0;
-	const char *cluster = accounting_cluster();
+	struct run r = { .conf = conf, .s = s, .now = (long long)time(NULL) };
 
 	if (!accounting_enabled()) {
 		snprintf(err, errlen, "accounting is off (no slurm.conf)");
 		return -1;
 	}
-	snprintf(jobs_dir, sizeof(jobs_dir), "%s/jobs", conf->spool_dir);
-	snprintf(rec_dir, sizeof(rec_dir), "%s/reconcile", conf->state_dir);
-	memset(&cond, 0, sizeof(cond));
-	stlist = slurm_list_create(NULL);
-	for (int i = 0; i < conf->nattribute_states && nstates < 16; i++)
-		for (unsigned k = JOB_COMPLETE; k < JOB_END; k++)
-			if (job_state_name(k) && !strcasecmp(conf->attribute_states[i], job_state_name(k))) {
-				snprintf(buf[nstates], sizeof(buf[nstates]), "%u", k);
-				slurm_list_append(stlist, buf[nstates++]);
-			}
-	if (!nstates) {
-		slurm_list_destroy(stlist);
-		return 0;
-	}
-	cond.state_list = stlist;
-	if (cluster) {
-		clusters = slurm_list_create(NULL);
-		slurm_list_append(clusters, (void *)cluster);
-		cond.cluster_list = clusters;
-	}
-	cond.usage_start = now - RECONCILE_WINDOW;
-	cond.usage_end = now;
-	cond.flags = JOBCOND_FLAG_NO_STEP;
-	cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;
-
-	if (!(db = slurmdb_connection_get(NULL))) {
-		snprintf(err, errlen, "cannot connect to slurmdbd: %s", slurm_strerror(errno));
-		written = -1;
-		goto out;
-	}
-	if (!(got = slurmdb_jobs_get(db, &cond))) {
-		snprintf(err, errlen, "slurmdbd: %s", slurm_strerror(errno));
-		written = -1;
-		goto out;
-	}
-	have_gpu_key = gpu_tres_key(db, gpu_key, sizeof(gpu_key));
-	it = slurm_list_iterator_create(got);
-	while ((j = slurm_list_next(it)) && written < RECONCILE_MAX) {
-		const char *state = state_name(j->state);
-		char id[32], path[PATH_MAX + 64];
-		char *rec;
-		size_t len = 0;
-		long attempt;
-
-		snprintf(id, sizeof(id), "%u", j->jobid);
-		if (!state || !config_has_state(conf, state) || !j->end ||
-		    now - j->end < conf->bundle_deadline + 30)
-			continue;
-		if (store_has_any_result(s, id) != 0 || has_record(jobs_dir, id) || has_record(rec_dir, id))
-			continue;
-		attempt = accounting_attempts(db, clusters, j->jobid) - 1;
-		rec = record_of(j, attempt, state, have_gpu_key ? gpu_key : NULL, &len);
-		snprintf(path, sizeof(path), "%s/%s.%ld.json", rec_dir, id, attempt);
-		if (rec && svc_write_atomic(path, rec, len) == 0) {
-			log_msg(LOGL_INFO, "reconcile: job %s attempt %ld ended %s without a result", id,
-				attempt, state);
-			written++;
-		} else {
-			log_msg(LOGL_ERROR, "reconcile: cannot write %s: %s", path,
-				rec ? strerror(errno) : "out of memory");
-		}
-		free(rec);
-	}
-	slurm_list_iterator_destroy(it);
-	slurm_list_destroy(got);
-out:
-	if (db)
-		slurmdb_connection_close(&db);
-	slurm_list_destroy(stlist);
-	if (clusters)
-		slurm_list_destroy(clusters);
-	return written;
+	snprintf(r.jobs_dir, sizeof(r.jobs_dir), "%s/jobs", conf->spool_dir);
+	snprintf(r.rec_dir, sizeof(r.rec_dir), "%s/reconcile", conf->state_dir);
+	if (acct_jobs_ended(conf->attribute_states, conf->nattribute_states, accounting_cluster(),
+			    r.now - RECONCILE_WINDOW, r.now, one_job, &r, err, errlen) < 0)
+		return -1;
+	return r.written;
 }

@@ -17,15 +17,16 @@
  * in slurmctld's spool, read SlurmctldLog), CAP_NET_BIND_SERVICE only for a
  * port below 1024; every other capability leaves the bounding set, and
  * no_new_privs is set.  Everything it creates is 0600/0700 (umask 077). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
 #include <limits.h>
-#include <malloc.h>
 #include <linux/capability.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -33,9 +34,31 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "accounting.h"
 #include "api.h"
-#include "service.h"
+#include "attrib.h"
+#include "casebuild.h"
+#include "conf.h"
+#include "contract.h"
+#include "drain_apply.h"
+#include "health_intake.h"
+#include "http.h"
+#include "jsonread.h"
+#include "log.h"
+#include "metrics.h"
+#include "nodetable.h"
+#include "reconcile.h"
+#include "repeat_apply.h"
+#include "requeue_apply.h"
+#include "serve.h"
+#include "spool.h"
+#include "store.h"
+#include "switchfind.h"
 #include "text.h"
+#include "timefmt.h"
+#include "topology_site.h"
+#include "util.h"
+#include "webhook.h"
 
 static volatile sig_atomic_t stopping, reopen_log;
 static int wake_pipe[2] = { -1, -1 };
@@ -248,7 +271,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 			json_object_object_foreach (history, hk, hv)
 				json_object_object_add(res, hk, json_object_get(hv));
 		}
-		svc_json_clean(res);
+		json_clean_strings(res);
 	}
 	json_object_put(cov);
 	json_object_put(history);

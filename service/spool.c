@@ -7,12 +7,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "service.h"
+#include "contract.h"
+#include "jsonread.h"
+#include "log.h"
+#include "spool.h"
+#include "timefmt.h"
+#include "util.h"
 
 int spool_parse_name(const char *file, struct record_name *rn)
 {
@@ -212,7 +218,7 @@ int spool_note_rejection(const char *state_dir, const char *job_id, const char *
 	json_object_object_add(o, "at", json_object_new_string(time_format_sec(at, when, sizeof(when))));
 	json_object_object_add(o, "reason", json_object_new_string(kind));
 	json_object_object_add(o, "detail", json_object_new_string(why));
-	svc_json_clean(o);
+	json_clean_strings(o);
 	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	rc = svc_write_atomic(path, text, strlen(text));
 	json_object_put(o);

@@ -7,12 +7,16 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "service.h"
+#include "conf.h"
+#include "log.h"
 #include "topology.h"
+#include "topology_site.h"
+#include "util.h"
 
 /* The site's topology file: TopologyFile, else Slurm's beside slurm.conf
  * (topology_names, in Slurm's order). */

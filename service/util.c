@@ -6,14 +6,15 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 #include "fileio.h"
-#include "service.h"
 #include "text.h"
+#include "util.h"
 
 int svc_fsync_dir(const char *dir)
 {
@@ -143,65 +144,4 @@ int svc_rmtree(const char *path)
 	if (rmdir(path) < 0 && errno != ENOENT)
 		return -1;
 	return 0;
-}
-
-int svc_json_clean(struct json_object *o)
-{
-	int changed = 0;
-
-	switch (json_object_get_type(o)) {
-	case json_type_string: {
-		const char *v = json_object_get_string(o);
-		int len = json_object_get_string_len(o);
-
-		if (!text_is_clean(v, len)) {
-			char *c = text_clean(v, len, SVC_TEXT_MAX);
-
-			json_object_set_string(o, c);
-			free(c);
-			changed++;
-		}
-		break;
-	}
-	case json_type_array:
-		for (size_t i = 0; i < json_object_array_length(o); i++)
-			changed += svc_json_clean(json_object_array_get_idx(o, i));
-		break;
-	case json_type_object: {
-		json_object_object_foreach (o, k, v) {
-			(void)k; /* keys are doc/formats.md's, never from input */
-			changed += svc_json_clean(v);
-		}
-		break;
-	}
-	default:
-		break;
-	}
-	return changed;
-}
-
-/* (accounting comments and drain reasons: service.h) */
-void comment_sanitise(char *s, size_t max)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; s[i]; i++) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\'' || c == '`' || c == '\\')
-			continue;
-		if (c < 0x20 || c > 0x7e)
-			c = ' ';
-		if (c == ' ' && (o == 0 || s[o - 1] == ' '))
-			continue;
-		s[o++] = c;
-	}
-	while (o && s[o - 1] == ' ')
-		o--;
-	if (o > max) {
-		o = max;
-		while (o && s[o - 1] == ' ')
-			o--;
-	}
-	s[o] = 0;
 }

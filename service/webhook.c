@@ -13,9 +13,17 @@
 #include <curl/curl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "service.h"
+#include "conf.h"
+#include "contract.h"
+#include "jsonread.h"
+#include "log.h"
+#include "metrics.h"
+#include "store.h"
+#include "util.h"
+#include "webhook.h"
 
 #define WEBHOOK_BATCH 20
 
@@ -112,7 +120,7 @@ static char *clean_body(const char *text)
 
 	if (!r)
 		return NULL;
-	body = strdup(svc_json_clean(r)
+	body = strdup(json_clean_strings(r)
 			      ? json_object_to_json_string_ext(r,
 							       JSON_C_TO_STRING_PLAIN |
 								       JSON_C_TO_STRING_NOSLASHESCAPE)

@@ -126,7 +126,13 @@ void node_states_free(struct node_state_map *ns)
 	free(ns);
 }
 
-const struct node_info_msg *node_states_msg(const struct node_state_map *ns)
+void node_states_each(const struct node_state_map *ns,
+		      void (*fn)(const char *name, const char *addr, const char *hostname, void *arg),
+		      void *arg)
 {
-	return ns ? ns->msg : NULL;
+	for (uint32_t i = 0; ns && ns->msg && i < ns->msg->record_count; i++) {
+		const node_info_t *n = &ns->msg->node_array[i];
+
+		fn(n->name, n->node_addr, n->node_hostname, arg);
+	}
 }

@@ -1,6 +1,8 @@
 /* What attrib asks of slurmctld: drain a node, a node's state and its
  * partitions (drain.c), every node's state (nodestate.c), a job's state
- * and its requeue without its culprits (requeue.c).  The only code
+ * and its requeue without its culprits (requeue.c); and of slurmdbd, for
+ * attribd (accounting.c).  No other file of attrib's but the plugins'
+ * (plugin/) includes Slurm's headers.  The only code
  * that links libslurm(full) on behalf of both programs: attribd links it
  * (slurmapi/libslurmapi.la); attrib loads it with dlopen as the module
  * attrib_slurm.so (module.c, cli/slurm.c) only when a command needs
@@ -11,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* ---- drain.c ------------------------------------------------------------- */
 
@@ -108,9 +111,47 @@ struct node_state_map *node_states_load(char *err, size_t errlen);
 bool node_state_of(const struct node_state_map *ns, const char *node, const char **state,
 		   const char **reason);
 void node_states_free(struct node_state_map *ns);
-struct node_info_msg;
-/* What slurm_load_node returned (the node table, nodetable.c). */
-const struct node_info_msg *node_states_msg(const struct node_state_map *ns);
+/* Calls fn for each node of the map with its name, NodeAddr and
+ * NodeHostname (either may be NULL), in slurmctld's order. */
+void node_states_each(const struct node_state_map *ns,
+		      void (*fn)(const char *name, const char *addr, const char *hostname, void *arg),
+		      void *arg);
+
+/* ---- accounting.c: slurmdbd and slurm.conf, for attribd ------------------- */
+
+/* slurm.conf's ClusterName and SlurmUser, once slurm_ready. */
+const char *slurm_cluster_name(void);
+uid_t slurm_user_id(void);
+/* The job's comment_field (AdminComment, Comment or SystemComment) of its
+ * latest record in slurmdbd (cluster NULL or "": slurm.conf's) replaced by
+ * merge(its value, arg) (malloc'ed; freed here), unless merge returns NULL
+ * (nothing to change).  0 done, or nothing to do; -1 with a reason. */
+int acct_comment_update(const char *comment_field, const char *cluster, const char *job_id,
+			char *(*merge)(const char *existing, void *arg), void *arg, char *err, size_t errlen);
+/* A job slurmdbd holds, as acct_jobs_ended gives it (valid during the
+ * call only). */
+struct acct_job {
+	uint32_t job_id;
+	const char *cluster, *user, *partition, *name, *work_dir;
+	uint32_t uid, gid;
+	long long submit, start, end;
+	const char *state; /* job_state_name's; NULL while it runs */
+	uint32_t exit_code, derived_exit_code, time_limit;
+	const char *nodes;	  /* a host list expression; NULL: none assigned */
+	const char *tres_alloc;	  /* "1=2,...,1001=8": TRES by slurmdbd's ids */
+	const char *gpu_key;	  /* gres/gpu's id among them; NULL: not known */
+	const char *storage_tres; /* slurm.conf's AccountingStorageTRES */
+	const void *scan;	  /* acct_job_attempts' */
+};
+/* The jobs that ended in [since, until] (Unix time) in one of states
+ * (job_state_name's names, any case) in cluster (NULL: slurmdbd's
+ * default): fn for each, until it returns nonzero.  How many fn was given,
+ * or -1 with a reason. */
+int acct_jobs_ended(char *const *states, int nstates, const char *cluster, long long since, long long until,
+		    int (*fn)(const struct acct_job *j, void *arg), void *arg, char *err, size_t errlen);
+/* How many records slurmdbd holds for the job (one per requeued attempt):
+ * from fn of acct_jobs_ended only. */
+long acct_job_attempts(const struct acct_job *j);
 
 /* ---- module.c: what attrib_slurm.so gives the attrib command ------------ */
 

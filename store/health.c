@@ -1,5 +1,5 @@
 /* The health_checks table: each node's health checks as attrib-collect
- * --health posted them (service/health.c takes them in), the newest
+ * --health posted them (service/health_intake.c takes them in), the newest
  * HEALTH_KEEP of each node kept: every node reports every few minutes,
  * and only the latest decides an undrain. */
 #include <string.h>

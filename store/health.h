@@ -1,5 +1,5 @@
 /* The nodes' health checks (store/health.c, table health_checks), as
- * attrib-collect --health reports them (service/health.c takes them in). */
+ * attrib-collect --health reports them (service/health_intake.c takes them in). */
 #ifndef ATTRIB_STORE_HEALTH_H
 #define ATTRIB_STORE_HEALTH_H
 

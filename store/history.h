@@ -1,6 +1,6 @@
 /* A node's recent history in the store: the diagnoses that name it
  * (culprit or affected) with one of the counted outcomes, for attribd's
- * repeat-offender check (service/repeat.c).  Read from the columns and
+ * repeat-offender check (policy/repeat_policy.c).  Read from the columns and
  * result_nodes rows, never from the stored JSON. */
 #ifndef ATTRIB_STORE_HISTORY_H
 #define ATTRIB_STORE_HISTORY_H

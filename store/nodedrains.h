@@ -1,5 +1,5 @@
 /* A node's drains and undrains in the drains table (store/nodedrains.c):
- * undrain's questions to the store (service/undrain.c). */
+ * undrain's questions to the store (policy/undrain_apply.c). */
 #ifndef ATTRIB_STORE_NODEDRAINS_H
 #define ATTRIB_STORE_NODEDRAINS_H
 

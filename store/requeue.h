@@ -1,4 +1,4 @@
-/* The requeue decisions (requeue.c): every failed batch job requeued
+/* The requeue decisions (policy/requeue_policy.c): every failed batch job requeued
  * without its culprits, suggested, refused or failed, by attribd's policy
  * or attrib requeue, with who decided.  Written by both, read by attrib
  * show. */

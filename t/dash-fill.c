@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "contract.h"
-#include "service.h"
+#include "jsonread.h"
+#include "store.h"
 #include "../store/internal.h" /* the connection: synchronous off for the bench */
 
 int main(int argc, char **argv)
@@ -38,7 +39,7 @@ int main(int argc, char **argv)
 	job_record_read(rec, &jr, err, sizeof(err));
 	json_object_object_add(res, "attempt", json_object_new_int64(0));
 	result_add_job(res, &jr);
-	svc_json_clean(res); /* as attribd stores it */
+	json_clean_strings(res); /* as attribd stores it */
 	if (!(s = store_open(argv[1], false, err, sizeof(err)))) {
 		fprintf(stderr, "dash-fill: %s\n", err);
 		return 1;

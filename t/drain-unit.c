@@ -13,8 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "attrib.h"
+#include "conf.h"
+#include "contract.h"
+#include "drain_plan.h"
+#include "drain_policy.h"
+#include "log.h"
+#include "slurmapi.h"
+#include "store.h"
 #include "testutil.h"
-#include "service.h"
 
 /* ---- attrib.conf, written and parsed as the service does ---- */
 

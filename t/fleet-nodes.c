@@ -14,10 +14,15 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "testutil.h"
-#include "service.h"
-#include "text.h"
 #include "findings.h"
+#include "log.h"
+#include "metrics.h"
+#include "store.h"
+#include "testutil.h"
+#include "text.h"
+#include "timefmt.h"
+#include "webhook.h"
+#include "xalloc.h"
 
 static char *dir;
 static char conf_path[600], db_path[600];

@@ -15,9 +15,20 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "testutil.h"
-#include "service.h"
+#include "attrib.h"
+#include "conf.h"
+#include "drain_plan.h"
+#include "drain_policy.h"
 #include "findings.h"
+#include "log.h"
+#include "metrics.h"
+#include "repeat_apply.h"
+#include "repeat_policy.h"
+#include "slurmapi.h"
+#include "store.h"
+#include "testutil.h"
+#include "timefmt.h"
+#include "xalloc.h"
 
 static char *dir;
 static char conf_path[600], db_path[600];

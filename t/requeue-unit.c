@@ -13,8 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "conf.h"
+#include "log.h"
+#include "metrics.h"
+#include "requeue.h"
+#include "requeue_policy.h"
+#include "slurmapi.h"
+#include "store.h"
 #include "testutil.h"
-#include "service.h"
 
 static char *dir;
 

@@ -20,8 +20,12 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "casebuild.h"
+#include "conf.h"
+#include "log.h"
+#include "spool.h"
 #include "testutil.h"
-#include "service.h"
+#include "userfile.h"
 
 #define TEST_USER "attrib-test-user"
 

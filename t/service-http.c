@@ -22,8 +22,15 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "conf.h"
+#include "contract.h"
+#include "http.h"
+#include "log.h"
+#include "metrics.h"
+#include "nodetable.h"
+#include "sha256.h"
+#include "spool.h"
 #include "testutil.h"
-#include "service.h"
 
 #define MAX_BUNDLE (256 * 1024)
 

@@ -14,10 +14,27 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "testutil.h"
-#include "service.h"
+#include "accounting.h"
+#include "attrib.h"
+#include "auth.h"
+#include "bundlescan.h"
+#include "conf.h"
+#include "contract.h"
+#include "drain_plan.h"
 #include "findings.h"
+#include "http.h"
+#include "jsonread.h"
+#include "log.h"
+#include "metrics.h"
+#include "repeat_policy.h"
+#include "serve.h"
+#include "sha256.h"
+#include "spool.h"
+#include "store.h"
+#include "testutil.h"
 #include "text.h"
+#include "timefmt.h"
+#include "util.h"
 
 static char *hex(const char *s, size_t len, size_t chunk)
 {
@@ -450,16 +467,16 @@ START_TEST(comment_sanitising)
 	char s[600];
 
 	strcpy(s, "attrib: \"quoted\" 'single' back\\slash `tick`\nnew\tline\x01\x7f caf\xc3\xa9  end  ");
-	comment_sanitise(s, COMMENT_MAX);
+	text_ascii_clean(s, COMMENT_MAX);
 	ck_assert_str_eq(s, "attrib: quoted single backslash tick new line caf end");
 	for (const char *p = s; *p; p++)
 		ck_assert(*p >= 0x20 && *p <= 0x7e && !strchr("\"'\\`", *p));
 	memset(s, 'x', 599);
 	s[599] = 0;
-	comment_sanitise(s, COMMENT_MAX);
+	text_ascii_clean(s, COMMENT_MAX);
 	ck_assert_int_eq(strlen(s), COMMENT_MAX);
 	strcpy(s, "   ");
-	comment_sanitise(s, COMMENT_MAX);
+	text_ascii_clean(s, COMMENT_MAX);
 	ck_assert_str_eq(s, "");
 }
 END_TEST
@@ -1184,14 +1201,14 @@ START_TEST(json_strings_cleaned)
 	const char *out;
 
 	ck_assert_ptr_nonnull(o);
-	ck_assert_int_eq(svc_json_clean(o), 3);
+	ck_assert_int_eq(json_clean_strings(o), 3);
 	out = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	ck_assert_msg(text_is_clean(out, strlen(out)), "%s", out);
 	ck_assert(json_object_object_get_ex(o, "c", &v));
 	ck_assert_str_eq(json_object_get_string(v), "ok \xc3\xa9"); /* untouched */
 	ck_assert(json_object_object_get_ex(o, "a", &v));
 	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(v, 0)), "x?y");
-	ck_assert_int_eq(svc_json_clean(o), 0); /* clean stays clean */
+	ck_assert_int_eq(json_clean_strings(o), 0); /* clean stays clean */
 	json_object_put(o);
 }
 END_TEST
@@ -1317,7 +1334,7 @@ START_TEST(service_strings_cleaned)
 	ck_assert_ptr_nonnull(text);
 	struct json_object *r = json_tokener_parse(text);
 	ck_assert_ptr_nonnull(r);
-	ck_assert_int_eq(svc_json_clean(r), 0); /* every string clean already */
+	ck_assert_int_eq(json_clean_strings(r), 0); /* every string clean already */
 	ck_assert_msg(text_is_clean(text, strlen(text)), "%s", text);
 	ck_assert_ptr_nonnull(strstr(text, "nodes/a:jour?nal?]0;t??"));
 	ck_assert_ptr_nonnull(strstr(text, "x?FORGED?[2J?\xef\xbf\xbd.out"));

@@ -11,9 +11,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "testutil.h"
-#include "service.h"
+#include "conf.h"
+#include "contract.h"
+#include "drain_apply.h"
 #include "findings.h"
+#include "store.h"
+#include "switchfind.h"
+#include "testutil.h"
+#include "topology_site.h"
+#include "xalloc.h"
 
 static char *dir;
 static struct attrib_config conf;

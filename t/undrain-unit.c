@@ -10,8 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "conf.h"
+#include "contract.h"
+#include "drain_policy.h"
+#include "health.h"
+#include "health_intake.h"
+#include "log.h"
+#include "nodedrains.h"
+#include "store.h"
 #include "testutil.h"
-#include "service.h"
+#include "undrain_apply.h"
+#include "undrain_policy.h"
 
 static char *dir;
 static store *s;

@@ -1,12 +1,20 @@
 /* attribd's requeue policy (RequeuePolicy, RequeueClasses, RequeueMax):
  * after a diagnosis is stored, in the main loop (never an HTTP thread),
  * the failed batch job is requeued without its culprits, the requeue only
- * suggested, or refused with the reason (service/requeue.c decides).  It
+ * suggested, or refused with the reason (policy/requeue_policy.c decides).  It
  * runs right after the diagnosis because slurmctld forgets a finished job
  * MinJobAge seconds after its end: a job diagnosed later than that cannot
  * be requeued, and the refusal says so. */
 #include <stdio.h>
-#include "service.h"
+#include "accounting.h"
+#include "conf.h"
+#include "log.h"
+#include "metrics.h"
+#include "requeue.h"
+#include "requeue_apply.h"
+#include "requeue_policy.h"
+#include "slurmapi.h"
+#include "store.h"
 
 /* Slurm's state, when the service has a slurm.conf (accounting_init found
  * one); without it libslurm would not know where slurmctld is. */

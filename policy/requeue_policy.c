@@ -1,6 +1,7 @@
 /* Requeueing a failed batch job without its culprit nodes: whether the
  * diagnosis allows it and whether Slurm would, decided in one place for
- * attribd's policy (requeue_policy.c) and attrib requeue (cli/requeue.c).
+ * attribd's policy (service/requeue_apply.c) and attrib requeue
+ * (cli/requeue.c).
  *
  * A requeue sends the user's job back into the queue on the word of a
  * diagnosis, so only a confident one counts (an infrastructure culprit,
@@ -12,7 +13,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include "service.h"
+#include "conf.h"
+#include "contract.h"
+#include "drain_plan.h"
+#include "requeue.h" /* the decisions' names (store/) */
+#include "requeue_policy.h"
+#include "slurmapi.h"
 
 const char *requeue_mode_name(enum requeue_mode m)
 {

@@ -33,7 +33,17 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "service.h"
+#include "accounting.h"
+#include "attribd_check.h"
+#include "auth.h"
+#include "conf.h"
+#include "contract.h"
+#include "jsonread.h"
+#include "nodetable.h"
+#include "spool.h"
+#include "store.h"
+#include "timefmt.h"
+#include "util.h"
 
 #define CASES_MAX 2000 /* the latest cases read for the kernel check */
 #define REFUSALS_SINCE 86400

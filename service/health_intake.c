@@ -1,16 +1,29 @@
 /* Health checks of nodes, taken in: http.c keeps each node's latest report
  * (POST /v1/healthcheck, MUNGE-checked) as STATE/health/NODE.json; the main
  * loop records each in the store (health_checks) and, for a passing one
- * with Undrain = suggest|auto, asks undrain (undrain.c) whether the node,
+ * with Undrain = suggest|auto, asks undrain (policy/undrain_apply.c) whether the node,
  * if attrib drained it, goes back to service. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-#include "service.h"
+#include "conf.h"
+#include "contract.h"
+#include "drain_policy.h"
+#include "health.h"
+#include "health_intake.h"
+#include "jsonread.h"
+#include "log.h"
+#include "metrics.h"
+#include "store.h"
+#include "timefmt.h"
+#include "undrain_apply.h"
+#include "undrain_policy.h"
+#include "util.h"
 
 int health_prepare(const char *state_dir, char *err, size_t errlen)
 {
@@ -22,13 +35,6 @@ int health_prepare(const char *state_dir, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
-}
-
-enum drain_mode undrain_mode(const struct attrib_config *conf)
-{
-	return conf->undrain && !strcasecmp(conf->undrain, "auto")	 ? DRAIN_MODE_AUTO
-		: conf->undrain && !strcasecmp(conf->undrain, "suggest") ? DRAIN_MODE_SUGGEST
-									 : DRAIN_MODE_OFF;
 }
 
 static long long num(struct json_object *o, const char *k)

@@ -6,17 +6,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include "service.h"
+#include "contract.h"
+#include "drain_plan.h"
+#include "slurmapi.h" /* ATTRIB_DRAIN_PREFIX */
+#include "text.h"
 
-/* comment_sanitise, and no shell metacharacters either: a reason is read in
- * sinfo -R and often pasted into scontrol commands */
+/* text_ascii_clean (text.h), and no shell metacharacters either: a reason
+ * is read in sinfo -R and often pasted into scontrol commands */
 static void reason_clean(char *s, size_t max)
 {
 	for (char *p = s; *p; p++)
 		if (strchr(";$|&<>", *p))
 			*p = ' ';
-	comment_sanitise(s, max);
+	text_ascii_clean(s, max);
 }
 
 void drain_reason(struct json_object *result, char *buf, size_t len)

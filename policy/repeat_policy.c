@@ -14,27 +14,22 @@
  * two users could otherwise fail three jobs of their own with a printed
  * segfault and have a healthy node drained.  A finding stands for RepeatWindow: no
  * second one about the node is raised within it, so a node failing all
- * day gets one finding (and one drain decision) a window, not one a job. */
+ * day gets one finding (and one drain decision) a window, not one a job.
+ *
+ * Here the decision, on a node's history as the store gives it; attribd
+ * reads the store, records the finding and hands it to the drain policy
+ * (service/repeat_apply.c). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "service.h"
-#include "findings.h"
+#include "attrib.h"
+#include "conf.h"
+#include "contract.h"
 #include "history.h"
+#include "repeat_policy.h"
 
 /* jobs named in a summary; the finding's job list cites every one */
 #define SUMMARY_JOBS 12
-
-struct seen_job {
-	char *job_id, *user, *cause;
-	long attempt;
-	long long when;
-};
-
-struct tally {
-	struct seen_job *v;
-	size_t n, cap;
-	bool oom;
-};
 
 static char *dup_or_null(const char *s)
 {
@@ -43,10 +38,10 @@ static char *dup_or_null(const char *s)
 
 /* One row a job attempt, oldest first: a job's attempts count once, as
  * its latest counted attempt. */
-static int add_row(const struct history_row *r, void *arg)
+int repeat_tally_add(const struct history_row *r, void *arg)
 {
-	struct tally *t = arg;
-	struct seen_job *j = NULL;
+	struct repeat_tally *t = arg;
+	struct repeat_job *j = NULL;
 
 	for (size_t i = 0; i < t->n && !j; i++)
 		if (!strcmp(t->v[i].job_id, r->job_id))
@@ -56,7 +51,7 @@ static int add_row(const struct history_row *r, void *arg)
 	if (!j) {
 		if (t->n == t->cap) {
 			size_t cap = t->cap ? 2 * t->cap : 16;
-			struct seen_job *v = realloc(t->v, cap * sizeof(*v));
+			struct repeat_job *v = realloc(t->v, cap * sizeof(*v));
 
 			if (!v)
 				goto oom;
@@ -82,7 +77,7 @@ oom:
 	return 1;
 }
 
-static void tally_free(struct tally *t)
+void repeat_tally_free(struct repeat_tally *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		free(t->v[i].job_id);
@@ -92,7 +87,7 @@ static void tally_free(struct tally *t)
 	free(t->v);
 }
 
-static long distinct_users(const struct tally *t)
+static long distinct_users(const struct repeat_tally *t)
 {
 	long n = 0;
 
@@ -129,7 +124,7 @@ static void cat(char *buf, size_t len, const char *s)
 /* "node-17: 3 failed jobs of 3 users in 6 h: py.segfault (2),
  * cuda.unknown_error; jobs 101, 102, 103/1"; brief: "3 jobs of 3 users in
  * 6 h" (the drain reason's). */
-static void summarise(const char *node, const struct tally *t, long users, char *summary, size_t len,
+static void summarise(const char *node, const struct repeat_tally *t, long users, char *summary, size_t len,
 		      char *brief, size_t blen)
 {
 	char span[32], item[160];
@@ -171,7 +166,7 @@ static void summarise(const char *node, const struct tally *t, long users, char 
 
 /* The sub-domains that never count: the scheduler's and Pass (domain
  * "none"), from contract.h's one list. */
-static int excluded_sub_domains(const char **out)
+int repeat_excluded_sub_domains(const char **out)
 {
 	int n = 0;
 
@@ -182,47 +177,6 @@ static int excluded_sub_domains(const char **out)
 			out[n++] = contract_sub_domains[i];
 	}
 	return n;
-}
-
-static long long examine(const struct attrib_config *conf, store *s, const char *node, long long now,
-			 char *summary, size_t len, char *brief, size_t blen)
-{
-	const char *excluded[SUB_DOMAIN_N];
-	struct tally t = { 0 };
-	struct finding_job *cited = NULL;
-	long long standing, id = 0;
-	long users;
-	int nex = excluded_sub_domains(excluded);
-
-	if (summary && len)
-		*summary = 0;
-	if (conf->repeat_jobs <= 0 || !conf->nrepeat_causes)
-		return 0;
-	standing = store_latest_finding(s, FINDING_REPEAT_OFFENDER, node, now - conf->repeat_window);
-	if (standing)
-		return standing < 0 ? -1 : 0;
-	if (store_node_history(s, node, now - conf->repeat_window, (const char *const *)conf->repeat_causes,
-			       conf->nrepeat_causes, excluded, nex, add_row, &t) < 0 ||
-	    t.oom) {
-		tally_free(&t);
-		return -1;
-	}
-	users = distinct_users(&t);
-	if ((long)t.n < conf->repeat_jobs || users < conf->repeat_users) {
-		tally_free(&t);
-		return 0;
-	}
-	if (!(cited = calloc(t.n, sizeof(*cited)))) {
-		tally_free(&t);
-		return -1;
-	}
-	for (size_t i = 0; i < t.n; i++)
-		cited[i] = (struct finding_job){ t.v[i].job_id, t.v[i].attempt };
-	summarise(node, &t, users, summary, len, brief, blen);
-	id = store_add_finding(s, FINDING_REPEAT_OFFENDER, node, summary, cited, t.n, now);
-	free(cited);
-	tally_free(&t);
-	return id;
 }
 
 static int add_cause(struct attrib_config *conf, const char *cause)
@@ -260,54 +214,18 @@ int repeat_causes_default(struct attrib_config *conf, const attrib_catalog *cat)
 	return 0;
 }
 
-long long repeat_examine(const struct attrib_config *conf, store *s, const char *node, long long now,
-			 char *summary, size_t len)
+bool repeat_on(const struct attrib_config *conf)
 {
-	char brief[128];
-
-	return examine(conf, s, node, now, summary, len, brief, sizeof(brief));
+	return conf->repeat_jobs > 0 && conf->nrepeat_causes;
 }
 
-static bool in_array(struct json_object *a, const char *node)
+bool repeat_offender(const struct attrib_config *conf, const char *node, const struct repeat_tally *t,
+		     char *summary, size_t len, char *brief, size_t blen)
 {
-	for (size_t i = 0; i < result_array_len(a); i++) {
-		const char *n = result_array_str(a, i);
+	long users = distinct_users(t);
 
-		if (n && !strcmp(n, node))
-			return true;
-	}
-	return false;
-}
-
-void repeat_after(const struct attrib_config *conf, store *s, struct json_object *result, const char *job_id,
-		  long attempt, long long now)
-{
-	struct result_view v;
-
-	if (conf->repeat_jobs <= 0 || !result_view_of(result, &v))
-		return;
-	/* every node the diagnosis names, once */
-	for (int culprit = 1; culprit >= 0; culprit--) {
-		struct json_object *a = culprit ? v.culprit_nodes : v.affected_nodes;
-
-		for (size_t i = 0; i < result_array_len(a); i++) {
-			const char *node = result_array_str(a, i);
-			char summary[1024], brief[128], reason[DRAIN_REASON_MAX + 1];
-			long long id;
-
-			if (!node || (!culprit && in_array(v.culprit_nodes, node)))
-				continue;
-			id = examine(conf, s, node, now, summary, sizeof(summary), brief, sizeof(brief));
-			if (id < 0)
-				log_msg(LOGL_ERROR, "job %s attempt %ld: cannot look at the history of %s",
-					job_id, attempt, node);
-			if (id <= 0)
-				continue;
-			atomic_fetch_add(&svc_metrics.findings_repeat, 1);
-			log_msg(LOGL_WARNING, "finding %lld: repeat offender %s", id, summary);
-			drain_reason_finding(brief, id, reason, sizeof(reason));
-			drain_policy_apply_finding(conf, s, id, FINDING_REPEAT_OFFENDER, node, reason, job_id,
-						   attempt, now);
-		}
-	}
+	if ((long)t->n < conf->repeat_jobs || users < conf->repeat_users)
+		return false;
+	summarise(node, t, users, summary, len, brief, blen);
+	return true;
 }

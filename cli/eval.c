@@ -24,8 +24,8 @@ void usage_eval(FILE *out)
 {
 	fputs("Usage: attrib eval DIR [--json] [--min-accuracy X] [--rules DIR]\n"
 	      "\n"
-	      "Scores attrib on a directory of labelled cases: every DIR/CASE/ holding\n"
-	      "job.json and expected.json is one case (doc/formats.md, \"The evaluation\").\n"
+	      "Scores attrib on a directory of labelled cases: every DIR/CASE/ holding\n" CASE_JOB
+	      " and expected.json is one case (doc/formats.md, \"The evaluation\").\n"
 	      "Each case is analysed as `attrib analyze` would, without its expected.json;\n"
 	      "it is correct when the answered sub-domain is one of expected.json's\n"
 	      "sub_domain and the culprit nodes are its culprit_nodes (as a set), or the\n"
@@ -503,7 +503,7 @@ int cmd_eval(struct ctx *x)
 		struct stat st;
 		struct json_object *c;
 
-		snprintf(job, sizeof(job), "%s/%s/job.json", dir, list[i]->d_name);
+		snprintf(job, sizeof(job), "%s/%s/" CASE_JOB, dir, list[i]->d_name);
 		snprintf(exp, sizeof(exp), "%s/%s/expected.json", dir, list[i]->d_name);
 		/* a directory of other things (a README, unlabelled cases) is no case */
 		if (rc || lstat(job, &st) < 0 || lstat(exp, &st) < 0) {

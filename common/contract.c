@@ -720,8 +720,8 @@ struct json_object *result_unusable(const char *job_id, const char *state, const
 	json_object_object_add(o, "affected_nodes", json_object_new_array());
 	json_object_object_add(o, "symptoms", json_object_new_array());
 	json_object_object_add(o, "actions", json_object_new_array());
-	json_object_object_add(c, "source", json_object_new_string("job.json"));
-	json_object_object_add(c, "status", json_object_new_string("error"));
+	json_object_object_add(c, "source", json_object_new_string(CASE_JOB));
+	json_object_object_add(c, "status", json_object_new_string(COVERAGE_ERROR));
 	json_object_object_add(c, "detail", json_object_new_string(why));
 	json_object_array_add(cov, c);
 	json_object_object_add(o, "coverage", cov);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <json-c/json.h>
+#include "evidence.h"
 
 /* ---- schema names --------------------------------------------------------- */
 
@@ -62,30 +63,8 @@ extern const char *const contract_confidences[CONFIDENCE_N];
 /* The rank of a level's name (CONFIDENCE_*), or -1 if it is not one. */
 int confidence_rank(const char *name);
 
-/* Where a bundle file's lines came from (evidence.json "origin"): who
- * could have written them, which is what the engine trusts them for. */
-#define ORIGIN_NAME_KERNEL "kernel"		/* journal _TRANSPORT=kernel, /dev/kmsg */
-#define ORIGIN_NAME_JOURNAL "journal"		/* other journal entries of uid 0 */
-#define ORIGIN_NAME_JOURNAL_USER "journal-user" /* journal entries of any other uid */
-#define ORIGIN_NAME_FILE "file"			/* a log file: anyone may write to it via syslog */
-/* the job's std_out/std_err read on the batch host: the job's user wrote
- * it (the service puts it in app/, never in nodes/) */
-#define ORIGIN_NAME_JOB_OUTPUT "job-output"
-/* A result's "trust" (root_cause.trust, symptoms[].trust), when nothing
- * only root, the kernel or Slurm writes vouches for the symptom: every
- * line of it is the job's own output (app/) or in files anyone may write
- * (job-output), or only in the latter (unauthenticated). */
-#define TRUST_NAME_JOB_OUTPUT ORIGIN_NAME_JOB_OUTPUT
-#define TRUST_NAME_UNAUTHENTICATED "unauthenticated"
-#define EVIDENCE_MANIFEST "evidence.json"
-/* evidence.json's other keys, written by the service and read by the
- * engine, which puts them in the result: what the service could not
- * collect (coverage entries), and for a diagnosis redone with late
- * evidence, how many times and what it said before (the result's
- * "revised" and "revisions", doc/formats.md) */
-#define EVIDENCE_COVERAGE "coverage"
-#define EVIDENCE_REVISED "revised"
-#define EVIDENCE_REVISIONS "revisions"
+/* The case directory, the kinds of evidence, the origins and the coverage
+ * words: common/evidence.h */
 
 /* ---- the job record (attrib.job/v1) --------------------------------------- */
 

@@ -17,6 +17,7 @@
 #include <yaml.h>
 #include <json-c/linkhash.h>
 #include "hostlist.h"
+#include "evidence.h"
 #include "topology.h"
 #include "xalloc.h"
 
@@ -524,7 +525,8 @@ bool topology_is_yaml(const char *path)
 	return (n >= 5 && !strcmp(path + n - 5, ".yaml")) || (n >= 4 && !strcmp(path + n - 4, ".yml"));
 }
 
-const char *const topology_names[TOPOLOGY_NAMES] = { "topology.yaml", "topology.conf" };
+/* (a case keeps Slurm's name for the file: CASE_TOPOLOGY) */
+const char *const topology_names[TOPOLOGY_NAMES] = { "topology.yaml", CASE_TOPOLOGY };
 
 struct topology *topology_load(const char *path, char *err, size_t errlen)
 {

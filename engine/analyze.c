@@ -32,7 +32,7 @@ struct json_object *attrib_analyze(const attrib_catalog *cat, const char *dir, c
 	struct json_object *res;
 	char *path = xmalloc(strlen(dir) + 16);
 
-	sprintf(path, "%s/job.json", dir);
+	sprintf(path, "%s/" CASE_JOB, dir);
 	if (job_load(&a.job, path, err, errlen) < 0) {
 		free(path);
 		job_free(&a.job);
@@ -42,7 +42,7 @@ struct json_object *attrib_analyze(const attrib_catalog *cat, const char *dir, c
 	a.tc.ref = a.job.start;
 	a.tc.tz = a.job.tz;
 	if (a.job.tz && !tz_name_ok(a.job.tz)) {
-		analysis_add_coverage(&a, "job.json", "error",
+		analysis_add_coverage(&a, CASE_JOB, COVERAGE_ERROR,
 				      "log_timezone \"%.64s\" is not a time zone name; UTC assumed",
 				      a.job.tz);
 		a.tc.tz = NULL;

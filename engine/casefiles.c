@@ -106,12 +106,12 @@ int src_open(struct analysis *a, const char *rel, int source, struct src *s, str
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	free(path);
 	if (fd < 0) {
-		analysis_add_coverage(a, rel, "error", "cannot read: %s",
+		analysis_add_coverage(a, rel, COVERAGE_ERROR, "cannot read: %s",
 				      errno == ELOOP ? "a symbolic link (not followed)" : strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		analysis_add_coverage(a, rel, "error", "not a regular file");
+		analysis_add_coverage(a, rel, COVERAGE_ERROR, "not a regular file");
 		close(fd);
 		return -1;
 	}
@@ -225,7 +225,7 @@ DIR *open_dir(struct analysis *a, const char *rel)
 	free(path);
 	if (fd < 0) {
 		if (errno != ENOENT)
-			analysis_add_coverage(a, rel, "error", "not read: %s",
+			analysis_add_coverage(a, rel, COVERAGE_ERROR, "not read: %s",
 					      errno == ELOOP		 ? "a symbolic link (not followed)"
 						      : errno == ENOTDIR ? "not a directory"
 									 : strerror(errno));
@@ -256,7 +256,8 @@ int list_dir(struct analysis *a, const char *rel, struct strlist *out, off_t **s
 	if (names.n > 1)
 		qsort(names.v, names.n, sizeof(char *), cmp_str);
 	if (names.n > MAX_FILES)
-		analysis_add_coverage(a, rel, "error", "%s%d entries: only the first %d by name were read",
+		analysis_add_coverage(a, rel, COVERAGE_ERROR,
+				      "%s%d entries: only the first %d by name were read",
 				      names.n == MAX_FILES * 10 ? "at least " : "", names.n, MAX_FILES);
 	for (int i = 0; i < names.n && i < MAX_FILES; i++) {
 		char *r, *full;
@@ -268,7 +269,8 @@ int list_dir(struct analysis *a, const char *rel, struct strlist *out, off_t **s
 			if (depth < 4)
 				list_dir(a, r, out, sizes, depth + 1);
 			else
-				analysis_add_coverage(a, r, "error", "a directory nested too deep; not read");
+				analysis_add_coverage(a, r, COVERAGE_ERROR,
+						      "a directory nested too deep; not read");
 		} else {
 			*sizes = xrealloc(*sizes, (out->n + 1) * sizeof(off_t));
 			(*sizes)[out->n] = st.st_size; /* (a link's: refused when opened) */

@@ -457,20 +457,17 @@ static void load_prefixes(struct loader *L, yaml_node_t *seq)
 static int parse_sources(struct loader *L, yaml_node_t *m)
 {
 	const char *s = scalar(get(L, m, "source"));
+	char words[256] = "";
+	int k = evidence_kind_of_source(s);
 
 	if (!s || !strcmp(s, "any"))
 		return SRC_ANY;
-	if (!strcmp(s, "node"))
-		return SRC_NODE;
-	if (!strcmp(s, "app"))
-		return SRC_APP;
-	if (!strcmp(s, "scheduler"))
-		return SRC_SCHED;
-	if (!strcmp(s, "job"))
-		return SRC_JOB;
-	if (!strcmp(s, "report"))
-		return SRC_REPORT;
-	problem(L, get(L, m, "source"), "source must be node, report, app, scheduler, job or any");
+	if (k >= 0)
+		return 1 << k;
+	for (k = 0; k < EVIDENCE_KINDS; k++)
+		snprintf(words + strlen(words), sizeof(words) - strlen(words), "%s, ",
+			 evidence_kinds[k].source);
+	problem(L, get(L, m, "source"), "source must be %sor any", words);
 	return SRC_ANY;
 }
 

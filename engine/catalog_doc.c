@@ -53,14 +53,13 @@ void attrib_catalog_markdown(const attrib_catalog *cat, FILE *out)
 	fputs("\n## Extractors\n\n| id | code | source | file |\n|---|---|---|---|\n", out);
 	for (int i = 0; i < cat->nextractors; i++) {
 		const struct extractor *x = &cat->extractors[i];
-		static const char *const src[] = { "", "node", "app", "", "scheduler", "", "", "",	"job",
-						   "", "",     "",    "", "",	       "", "", "report" };
 
 		fprintf(out, "| %s | `%s` | %s%s | %s:%d |\n", x->id,
 			x->code_tpl ? x->code_tpl : "(identity)",
-			x->sources == SRC_ANY				       ? "any"
-				: x->sources <= SRC_REPORT && *src[x->sources] ? src[x->sources]
-									       : "several",
+			x->sources == SRC_ANY ? "any"
+				: !(x->sources & (x->sources - 1))
+				? evidence_kinds[__builtin_ctz((unsigned)x->sources)].source
+				: "several",
 			x->kernel_only ? " (kernel)" : "",
 			strrchr(x->file, '/') ? strrchr(x->file, '/') + 1 : x->file, x->line);
 	}

@@ -20,7 +20,15 @@ enum kind { KIND_NONE = 0, KIND_FAULT, KIND_CONSEQUENCE, KIND_SCHEDULER, KIND_IN
 enum scope { SCOPE_JOB = 0, SCOPE_NODE };
 /* SRC_REPORT: a node file that is a tool's report (nvidia-smi -q, dcgmi,
  * ibstat: lines without timestamps), read as node evidence too. */
-enum source { SRC_NODE = 1, SRC_APP = 2, SRC_SCHED = 4, SRC_JOB = 8, SRC_REPORT = 16, SRC_ANY = 31 };
+/* one bit per kind of evidence (common/evidence.h) */
+enum source {
+	SRC_NODE = 1 << EVIDENCE_NODE,
+	SRC_APP = 1 << EVIDENCE_APP,
+	SRC_SCHED = 1 << EVIDENCE_SCHEDULER,
+	SRC_JOB = 1 << EVIDENCE_JOB,
+	SRC_REPORT = 1 << EVIDENCE_REPORT,
+	SRC_ANY = (1 << EVIDENCE_KINDS) - 1
+};
 enum role { ROLE_NONE = 0, ROLE_ROOT, ROLE_DOWNSTREAM, ROLE_INTERESTING };
 
 const char *kind_name(enum kind k);
@@ -363,11 +371,11 @@ struct analysis {
 	int nsym, capsym;
 	struct coverage *cov;
 	int ncov, capcov;
-	struct lh_table *tab;	     /* collapse index: raw key -> symptom */
-	struct keyblock *keys;	     /* its keys (symptoms.c: freed at once) */
-	struct json_object *origins; /* evidence.json's "files", during the scan */
+	struct lh_table *tab;	      /* collapse index: raw key -> symptom */
+	struct keyblock *keys;	      /* its keys (symptoms.c: freed at once) */
+	struct json_object *origins;  /* evidence.json's "files", during the scan */
 	struct json_object *manifest; /* evidence.json, when usable: the service's coverage, revisions */
-	bool origins_bad;	     /* evidence.json there but unusable: every node file is "file" */
+	bool origins_bad;	      /* evidence.json there but unusable: every node file is "file" */
 	long lines_scanned;
 	long events;
 	/* the application's own progress: times of timestamped progress lines */

@@ -54,7 +54,7 @@ int job_load(struct job *job, const char *path, char *err, size_t errlen)
 	if (!o)
 		return -1;
 	if (!job_record_read(o, &v, why, sizeof(why)))
-		return fail(err, errlen, "job.json: %s", why);
+		return fail(err, errlen, CASE_JOB ": %s", why);
 	job->job_id = v.job_id;
 	job->state = v.state;
 	nodes = v.nodes;

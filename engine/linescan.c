@@ -178,18 +178,18 @@ void file_coverage(struct analysis *a, int file, bool failed, long long_lines, l
 	const char *rel = a->files.v[file];
 
 	if (failed)
-		analysis_add_coverage(a, rel, "error", "scan failed");
+		analysis_add_coverage(a, rel, COVERAGE_ERROR, "scan failed");
 	if (long_lines)
-		analysis_add_coverage(a, rel, "error",
+		analysis_add_coverage(a, rel, COVERAGE_ERROR,
 				      "%ld lines longer than %d bytes were cut to that length", long_lines,
 				      MAX_LINE);
 	if (hits)
-		analysis_add_coverage(a, rel, "error",
+		analysis_add_coverage(a, rel, COVERAGE_ERROR,
 				      "%ld regex matches stopped at PCRE2's match or depth limit "
 				      "(a rule that backtracks too much); those lines were not "
 				      "judged by that rule",
 				      hits);
 	if (shrank)
-		analysis_add_coverage(a, rel, "error",
+		analysis_add_coverage(a, rel, COVERAGE_ERROR,
 				      "the file shrank while it was read; its end was not read");
 }

@@ -21,11 +21,12 @@
 #include "fileio.h"
 #include "internal.h"
 
-/* SRC_NODE, SRC_APP, SRC_SCHED, SRC_JOB, and a node file that is a tool's
- * report: node rules and report rules (a log of timestamped lines is never
- * scanned for the tables and sections only a report has) */
-#define NSOURCES 5
-#define REPORT_DB 4
+/* One database per kind of evidence (common/evidence.h); a node file that
+ * is a tool's report is scanned with node rules and report rules (a log of
+ * timestamped lines is never scanned for the tables and sections only a
+ * report has) */
+#define NSOURCES EVIDENCE_KINDS
+#define REPORT_DB EVIDENCE_REPORT
 
 /* The extractors a database holds. */
 static int db_sources(int db)

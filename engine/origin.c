@@ -28,7 +28,7 @@ static const struct {
 
 static void unusable(struct analysis *a, const char *why)
 {
-	analysis_add_coverage(a, EVIDENCE_MANIFEST, "error",
+	analysis_add_coverage(a, EVIDENCE_MANIFEST, COVERAGE_ERROR,
 			      "%s; every node file is read as origin \"file\" (no kernel rule, no drain)",
 			      why);
 	a->origins_bad = true;
@@ -88,8 +88,9 @@ enum origin origin_of(struct analysis *a, const char *rel, int source)
 			if (!strcmp(s, names[i].name))
 				return names[i].origin;
 	}
-	analysis_add_coverage(a, rel, "error",
-			      "evidence.json gives no known origin (kernel, journal, journal-user, file); "
+	analysis_add_coverage(a, rel, COVERAGE_ERROR,
+			      EVIDENCE_MANIFEST
+			      " gives no known origin (kernel, journal, journal-user, file); "
 			      "read as \"file\"");
 	return ORIGIN_FILE;
 }

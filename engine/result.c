@@ -376,7 +376,7 @@ static void collected_coverage(const struct analysis *a, struct json_object *arr
 		}
 		for (k = 0; k < a->ncov; k++)
 			if (!strcmp(a->cov[k].source, src) && !strcmp(a->cov[k].status, st) &&
-			    strncmp(src, "nodes/", 6))
+			    strncmp(src, CASE_NODES "/", 6))
 				break;
 		if (k < a->ncov)
 			json_object_put(e);

@@ -26,7 +26,7 @@ static void plan_nodes(struct analysis *a, struct plan *p, bool *have, struct st
 
 	/* the listing first, in the main thread: which files, in which order */
 	from = a->ncov;
-	if ((d = open_dir(a, "nodes"))) {
+	if ((d = open_dir(a, CASE_NODES))) {
 		while ((e = readdir(d)) && dirs->n < MAX_FILES)
 			if (e->d_name[0] != '.')
 				strlist_add(dirs, e->d_name);
@@ -42,18 +42,19 @@ static void plan_nodes(struct analysis *a, struct plan *p, bool *have, struct st
 
 		from = a->ncov;
 		if (node < 0) {
-			analysis_add_coverage(a, "nodes", "error",
-					      "nodes/%s is not one of the job's nodes; not read", dirs->v[i]);
+			analysis_add_coverage(a, CASE_NODES, COVERAGE_ERROR,
+					      CASE_NODES "/%s is not one of the job's nodes; not read",
+					      dirs->v[i]);
 			listing_coverage(a, from, p);
 			continue;
 		}
-		snprintf(rel, sizeof(rel), "nodes/%s", dirs->v[i]);
+		snprintf(rel, sizeof(rel), CASE_NODES "/%s", dirs->v[i]);
 		if (list_dir(a, rel, &files, &sizes, 1) < 0) {
 			listing_coverage(a, from, p);
 			continue; /* said why */
 		}
 		if (!files.n)
-			analysis_add_coverage(a, rel, "missing", "no log files");
+			analysis_add_coverage(a, rel, COVERAGE_MISSING, "no log files");
 		listing_coverage(a, from, p);
 		if (!files.n)
 			continue;
@@ -107,9 +108,11 @@ void scan_case(struct analysis *a)
 	/* application output first: its NCCL init lines teach node identity,
 	 * which names the node directories.  All files are scanned at once;
 	 * the node directories are listed before that identity is learnt and
-	 * listed again in the rare case it changes which node one is. */
-	plan_dir(a, &p, "app", SRC_APP);
-	plan_dir(a, &p, "scheduler", SRC_SCHED);
+	 * listed again in the rare case it changes which node one is.  Every
+	 * kind with a folder of its own (common/evidence.h) but the nodes'. */
+	for (int k = 0; k < EVIDENCE_KINDS; k++)
+		if (evidence_kinds[k].dir && !evidence_kinds[k].per_node)
+			plan_dir(a, &p, evidence_kinds[k].dir, 1 << k);
 	int napp = p.n, nfiles = a->files.n;
 	plan_nodes(a, &p, have, &dirs, &nodes);
 	struct run r;
@@ -141,8 +144,9 @@ void scan_case(struct analysis *a)
 		if (!have[i]) {
 			char src[4096];
 
-			snprintf(src, sizeof(src), "nodes/%s", j->nodes.v[i]);
-			analysis_add_coverage(a, src, "missing", "no evidence collected from this node");
+			snprintf(src, sizeof(src), CASE_NODES "/%s", j->nodes.v[i]);
+			analysis_add_coverage(a, src, COVERAGE_MISSING,
+					      "no evidence collected from this node");
 		}
 	scan_job_facts(a, have);
 	origins_free(a);

@@ -35,10 +35,10 @@ static struct topology *case_topology(struct analysis *a, const char **which)
 		t = topology_load(path, err, sizeof(err));
 		free(path);
 		if (!t)
-			analysis_add_coverage(a, topology_names[i], "error", "%s: no switch can be blamed",
-					      err);
+			analysis_add_coverage(a, topology_names[i], COVERAGE_ERROR,
+					      "%s: no switch can be blamed", err);
 		else if (*topology_note(t))
-			analysis_add_coverage(a, topology_names[i], "info", "%s", topology_note(t));
+			analysis_add_coverage(a, topology_names[i], COVERAGE_INFO, "%s", topology_note(t));
 		return t;
 	}
 	return NULL;
@@ -103,7 +103,7 @@ bool switch_blame(struct analysis *a, struct symptom **c, int nc, int *ns, struc
 		}
 	if (nnodes < set->switch_min_nodes) {
 		if (said >= set->switch_min_nodes)
-			analysis_add_coverage(a, "topology", "info",
+			analysis_add_coverage(a, "topology", COVERAGE_INFO,
 					      "%d nodes lost their links within %g s, %d of them in evidence "
 					      "the job's user or anyone on a node could have written: no "
 					      "switch blamed",
@@ -116,7 +116,7 @@ bool switch_blame(struct analysis *a, struct symptom **c, int nc, int *ns, struc
 	if (!t) {
 		if (!which)
 			analysis_add_coverage(
-				a, "topology", "missing",
+				a, "topology", COVERAGE_MISSING,
 				"%d nodes (%s) lost their links within %g s: the case has no "
 				"topology (topology.conf) to tell whether one switch explains them",
 				nnodes, names, set->switch_window);
@@ -130,7 +130,7 @@ bool switch_blame(struct analysis *a, struct symptom **c, int nc, int *ns, struc
 			continue;
 		if (!l || (leaf && strcmp(l, leaf))) {
 			analysis_add_coverage(
-				a, which, "info",
+				a, which, COVERAGE_INFO,
 				"%d nodes (%s) lost their links within %g s, but %s %s: no switch "
 				"blamed",
 				nnodes, names, set->switch_window, a->job.nodes.v[i],
@@ -143,7 +143,7 @@ bool switch_blame(struct analysis *a, struct symptom **c, int nc, int *ns, struc
 		under += topology_leaf(t, a->job.nodes.v[i]) == leaf;
 	if (nnodes < set->switch_share * under) {
 		analysis_add_coverage(
-			a, which, "info",
+			a, which, COVERAGE_INFO,
 			"%d of the job's %d nodes under leaf switch %s (%s) lost their links within "
 			"%g s: too few to blame the switch",
 			nnodes, under, leaf, names, set->switch_window);

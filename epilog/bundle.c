@@ -101,7 +101,7 @@ char *bundle_body(json_object *b, long maxb, json_object *cov, size_t *len)
 					       json_object_new_string_len(from, (int)(text + tl - from)));
 		}
 		if (round == 0)
-			cover(cov, "bundle", "partial",
+			cover(cov, "bundle", COVERAGE_PARTIAL,
 			      "over MaxBundleBytes (%ld) after JSON escaping: texts cut to fit", maxb);
 	}
 }

@@ -159,7 +159,7 @@ void cover(json_object *cov, const char *source, const char *status, const char 
 	json_object_object_add(e, "status", json_object_new_string(status));
 	json_object_object_add(e, "detail", json_object_new_string(detail));
 	json_object_array_add(cov, e);
-	if (strcmp(status, "info"))
+	if (strcmp(status, COVERAGE_INFO))
 		log_msg(LOGL_WARNING, "%s: %s: %s", source, status, detail);
 }
 

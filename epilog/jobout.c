@@ -60,9 +60,10 @@ static size_t one(const char *stream, const char *path, uid_t uid, gid_t gid, si
 	char *data = read_tail_as_user(path, uid, gid, cap, &len, &missing, err, sizeof(err));
 	json_object *f;
 
-	snprintf(source, sizeof(source), "app/%s", stream);
+	snprintf(source, sizeof(source), CASE_APP "/%s", stream);
 	if (!data) {
-		cover(cov, source, missing ? "missing" : "error", "%s: %s; not read", path, err);
+		cover(cov, source, missing ? COVERAGE_MISSING : COVERAGE_ERROR, "%s: %s; not read", path,
+		      err);
 		return 0;
 	}
 	/* named by its stream: a user's file name never takes a log's name */
@@ -91,8 +92,8 @@ static size_t stream(const char *name, const char *path, uid_t uid, gid_t gid, s
 
 	if (strcmp(path, "/dev/null"))
 		return one(name, path, uid, gid, cap, files, cov, used);
-	snprintf(source, sizeof(source), "app/%s", name);
-	cover(cov, source, "info", "/dev/null: the job discarded it; nothing to collect");
+	snprintf(source, sizeof(source), CASE_APP "/%s", name);
+	cover(cov, source, COVERAGE_INFO, "/dev/null: the job discarded it; nothing to collect");
 	return 0;
 }
 
@@ -125,12 +126,13 @@ size_t jobout_collect(const struct job_info *j, size_t cap, json_object *files, 
 	if (!j->batch_host)
 		return 0; /* the batch script ran elsewhere: its output is there */
 	if (!env_u32("SLURM_JOB_UID", &uid) || !env_u32("SLURM_JOB_GID", &gid)) {
-		cover(cov, "app", "error", "SLURM_JOB_UID/SLURM_JOB_GID unset: the job's output not read");
+		cover(cov, CASE_APP, COVERAGE_ERROR,
+		      "SLURM_JOB_UID/SLURM_JOB_GID unset: the job's output not read");
 		return 0;
 	}
 	if (stdio_paths(&sj, env_set("SLURM_JOB_STDOUT"), env_set("SLURM_JOB_STDERR"), &out, &err, why,
 			sizeof(why)) < 0) {
-		cover(cov, "app", "error", "the job's output not found: %s%s", why,
+		cover(cov, CASE_APP, COVERAGE_ERROR, "the job's output not found: %s%s", why,
 		      j->job_name && j->array_known
 			      ? ""
 			      : " (the SPANK plugin's output@NODE.json gives the job's name "

@@ -188,16 +188,16 @@ static long journal_sd(const struct collect_ctx *cx, const char *dir, size_t cap
 
 	r = dir ? sd_journal_open_directory(&j, dir, 0) : sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
 	if (r < 0) {
-		cover(cov, label, "error", "sd_journal_open: %s", strerror(-r));
+		cover(cov, label, COVERAGE_ERROR, "sd_journal_open: %s", strerror(-r));
 		return -1;
 	}
 	if (!have_journal(dir) && (sd_journal_get_usage(j, &usage) < 0 || !usage)) {
-		cover(cov, label, "missing", "no journal files");
+		cover(cov, label, COVERAGE_MISSING, "no journal files");
 		sd_journal_close(j);
 		return -1;
 	}
 	if ((r = sd_journal_seek_realtime_usec(j, to + 1)) < 0) {
-		cover(cov, label, "error", "sd_journal_seek_realtime_usec: %s", strerror(-r));
+		cover(cov, label, COVERAGE_ERROR, "sd_journal_seek_realtime_usec: %s", strerror(-r));
 		sd_journal_close(j);
 		return -1;
 	}
@@ -254,7 +254,7 @@ static long journal_sd(const struct collect_ctx *cx, const char *dir, size_t cap
 		total += n;
 	}
 	if (r < 0)
-		cover(cov, label, "error", "sd_journal_previous: %s", strerror(-r));
+		cover(cov, label, COVERAGE_ERROR, "sd_journal_previous: %s", strerror(-r));
 	sd_journal_close(j);
 
 	for (size_t i = 0; i < nv / 2; i++) { /* oldest first */
@@ -264,11 +264,11 @@ static long journal_sd(const struct collect_ctx *cx, const char *dir, size_t cap
 		v[nv - 1 - i] = p;
 	}
 	if (truncated)
-		cover(cov, label, "partial", "more than %zu bytes in the window: kept the last %zu", cap,
-		      total);
+		cover(cov, label, COVERAGE_PARTIAL, "more than %zu bytes in the window: kept the last %zu",
+		      cap, total);
 	if (late)
-		cover(cov, label, "partial", "out of time: kept the last %zu entries", nv);
-	return emit(v, nv, files, dir ? dir : "journal", names);
+		cover(cov, label, COVERAGE_PARTIAL, "out of time: kept the last %zu entries", nv);
+	return emit(v, nv, files, dir ? dir : NODE_SOURCE_JOURNAL, names);
 }
 #endif
 
@@ -367,7 +367,7 @@ static long journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 	size_t nv, total = 0, first;
 
 	if (!have_journal(dir)) {
-		cover(cov, label, "missing", "no journal files");
+		cover(cov, label, COVERAGE_MISSING, "no journal files");
 		return -1;
 	}
 	snprintf(since, sizeof(since), "@%lld", (long long)floor(cx->start));
@@ -391,11 +391,11 @@ static long journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 	argv[argc++] = until_s;
 	argv[argc] = NULL;
 	if (pipe2(out, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
-		cover(cov, label, "error", "pipe: %s", strerror(errno));
+		cover(cov, label, COVERAGE_ERROR, "pipe: %s", strerror(errno));
 		return -1;
 	}
 	if ((pid = fork()) < 0) {
-		cover(cov, label, "error", "fork: %s", strerror(errno));
+		cover(cov, label, COVERAGE_ERROR, "fork: %s", strerror(errno));
 		close(out[0]), close(out[1]), close(errp[0]), close(errp[1]);
 		return -1;
 	}
@@ -471,10 +471,10 @@ static long journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 	}
 	if (!late && (!WIFEXITED(status) || WEXITSTATUS(status))) {
 		if (WIFEXITED(status))
-			cover(cov, label, "error", "journalctl exited with %d%s%s", WEXITSTATUS(status),
-			      *ebuf ? ": " : "", ebuf);
+			cover(cov, label, COVERAGE_ERROR, "journalctl exited with %d%s%s",
+			      WEXITSTATUS(status), *ebuf ? ": " : "", ebuf);
 		else
-			cover(cov, label, "error", "journalctl died of signal %d", WTERMSIG(status));
+			cover(cov, label, COVERAGE_ERROR, "journalctl died of signal %d", WTERMSIG(status));
 		free(buf);
 		return -1;
 	}
@@ -490,14 +490,14 @@ static long journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 	if (first)
 		memmove(v, v + first, (nv - first) * sizeof(*v));
 	nv -= first;
-	cover(cov, label, "info", "read with journalctl (attrib-collect built without sd-journal)");
+	cover(cov, label, COVERAGE_INFO, "read with journalctl (attrib-collect built without sd-journal)");
 	if (late)
-		cover(cov, label, "partial", "journalctl took longer than %.1f s: killed; kept what it wrote",
-		      budget);
+		cover(cov, label, COVERAGE_PARTIAL,
+		      "journalctl took longer than %.1f s: killed; kept what it wrote", budget);
 	if (truncated)
-		cover(cov, label, "partial", "more than %zu bytes in the window: kept the last %zu", cap,
-		      total);
-	return emit(v, nv, files, dir ? dir : "journal", names);
+		cover(cov, label, COVERAGE_PARTIAL, "more than %zu bytes in the window: kept the last %zu",
+		      cap, total);
+	return emit(v, nv, files, dir ? dir : NODE_SOURCE_JOURNAL, names);
 }
 
 /* The journal's lines in the window (source "journal", or "journal:DIR"
@@ -508,7 +508,7 @@ static long journal_exec(const struct collect_ctx *cx, const char *dir, size_t c
 static long collect_journal(const struct collect_ctx *cx, const char *src, size_t cap, json_object *files,
 			    json_object *cov, const char *const names[3])
 {
-	const char *dir = !strncmp(src, "journal:", 8) && src[8] ? src + 8 : NULL;
+	const char *dir = !strncmp(src, NODE_SOURCE_JOURNAL ":", 8) && src[8] ? src + 8 : NULL;
 
 #ifdef HAVE_SYSTEMD
 	if (!getenv("ATTRIB_COLLECT_JOURNALCTL"))
@@ -519,12 +519,12 @@ static long collect_journal(const struct collect_ctx *cx, const char *src, size_
 
 static bool journal_match(const char *spec)
 {
-	return !strcmp(spec, "journal") || !strncmp(spec, "journal:", 8);
+	return !strcmp(spec, NODE_SOURCE_JOURNAL) || !strncmp(spec, NODE_SOURCE_JOURNAL ":", 8);
 }
 
 static bool journal_available(const char *spec)
 {
-	return have_journal(!strncmp(spec, "journal:", 8) && spec[8] ? spec + 8 : NULL);
+	return have_journal(!strncmp(spec, NODE_SOURCE_JOURNAL ":", 8) && spec[8] ? spec + 8 : NULL);
 }
 
 static void journal_collect(const struct collect_ctx *cx, const char *spec, struct source_out *out)
@@ -541,10 +541,10 @@ static void journal_collect(const struct collect_ctx *cx, const char *spec, stru
 	}
 }
 
-static const char *const journal_defaults[] = { "journal", NULL };
+static const char *const journal_defaults[] = { NODE_SOURCE_JOURNAL, NULL };
 
 const struct evidence_source source_journal = {
-	.name = "journal",
+	.name = NODE_SOURCE_JOURNAL,
 	.match = journal_match,
 	.defaults = journal_defaults,
 	.available = journal_available,

@@ -92,13 +92,14 @@ static bool collect_kmsg(const struct collect_ctx *cx, size_t cap, json_object *
 	}
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
-		cover(cov, "kmsg", errno == ENOENT ? "missing" : "error", "%s: %s", path, strerror(errno));
+		cover(cov, NODE_SOURCE_KMSG, errno == ENOENT ? COVERAGE_MISSING : COVERAGE_ERROR, "%s: %s",
+		      path, strerror(errno));
 		return false;
 	}
 	/* the real ring is a character device; a test's stand-in a regular
 	 * file (never a FIFO, which anyone could feed) */
 	if (fstat(fd, &st) < 0 || (path == test ? !S_ISREG(st.st_mode) : !S_ISCHR(st.st_mode))) {
-		cover(cov, "kmsg", "error", "%s: not a %s (refused)", path,
+		cover(cov, NODE_SOURCE_KMSG, COVERAGE_ERROR, "%s: not a %s (refused)", path,
 		      path == test ? "regular file" : "character device");
 		close(fd);
 		return false;
@@ -132,7 +133,7 @@ static bool collect_kmsg(const struct collect_ctx *cx, size_t cap, json_object *
 			lost++;
 			continue;
 		}
-		cover(cov, "kmsg", "error", "read %s: %s", path, strerror(errno));
+		cover(cov, NODE_SOURCE_KMSG, COVERAGE_ERROR, "read %s: %s", path, strerror(errno));
 		break;
 	}
 	close(fd);
@@ -169,22 +170,22 @@ static bool collect_kmsg(const struct collect_ctx *cx, size_t cap, json_object *
 	add_file(files, name, path, ORIGIN_NAME_KERNEL, text, total);
 	free(text);
 	if (first)
-		cover(cov, "kmsg", "partial", "more than %zu bytes in the window: kept the last %zu", cap,
-		      total);
+		cover(cov, NODE_SOURCE_KMSG, COVERAGE_PARTIAL,
+		      "more than %zu bytes in the window: kept the last %zu", cap, total);
 	if (lost)
-		cover(cov, "kmsg", "partial", "%ld records were overwritten in the ring while it was read",
-		      lost);
+		cover(cov, NODE_SOURCE_KMSG, COVERAGE_PARTIAL,
+		      "%ld records were overwritten in the ring while it was read", lost);
 	if (late)
-		cover(cov, "kmsg", "partial", "out of time: kept what was read");
+		cover(cov, NODE_SOURCE_KMSG, COVERAGE_PARTIAL, "out of time: kept what was read");
 	if (!whole)
-		cover(cov, "kmsg", "partial", "more than %u bytes in the ring: read the first %u",
-		      KMSG_MAX_BYTES, KMSG_MAX_BYTES);
+		cover(cov, NODE_SOURCE_KMSG, COVERAGE_PARTIAL,
+		      "more than %u bytes in the ring: read the first %u", KMSG_MAX_BYTES, KMSG_MAX_BYTES);
 	return true;
 }
 
 static bool kmsg_match(const char *spec)
 {
-	return !strcmp(spec, "kmsg");
+	return !strcmp(spec, NODE_SOURCE_KMSG);
 }
 
 /* The ring is on every Linux node: read when no journal gave its lines. */
@@ -200,16 +201,16 @@ static void kmsg_collect(const struct collect_ctx *cx, const char *spec, struct 
 	/* journald copies the kernel's ring into the journal: the same lines
 	 * twice would count every kernel event twice */
 	if (out->kernel_entries)
-		cover(out->cov, "kmsg", "info",
+		cover(out->cov, NODE_SOURCE_KMSG, COVERAGE_INFO,
 		      "not read: the journal holds the kernel's messages of the window");
 	else if (collect_kmsg(cx, out->cap, out->files, out->cov, unique_name(out->used, "kmsg.log")))
 		out->kernel_log = true;
 }
 
-static const char *const kmsg_defaults[] = { "kmsg", NULL };
+static const char *const kmsg_defaults[] = { NODE_SOURCE_KMSG, NULL };
 
 const struct evidence_source source_kmsg = {
-	.name = "kmsg",
+	.name = NODE_SOURCE_KMSG,
 	.match = kmsg_match,
 	.defaults = kmsg_defaults,
 	.available = kmsg_available,

@@ -39,13 +39,13 @@ void collect_file(const struct collect_ctx *cx, const char *path, size_t cap, js
 
 	if (fd < 0) {
 		if (errno == ENOENT)
-			cover(cov, path, "missing", "not found on %s (LogSources names it)", cx->node);
+			cover(cov, path, COVERAGE_MISSING, "not found on %s (LogSources names it)", cx->node);
 		else
-			cover(cov, path, "error", "%s", why);
+			cover(cov, path, COVERAGE_ERROR, "%s", why);
 		return;
 	}
 	if (window_cut(fd, st.st_size, cx->start, cx->end, SLACK, cap, cx->tc, &c)) {
-		cover(cov, path, "error", "read: %s", strerror(errno));
+		cover(cov, path, COVERAGE_ERROR, "read: %s", strerror(errno));
 		close(fd);
 		return;
 	}
@@ -58,7 +58,7 @@ void collect_file(const struct collect_ctx *cx, const char *path, size_t cap, js
 		snprintf(p1, sizeof(p1), "%s.1", path);
 		if ((fd1 = open_log_file(p1, &st1, why, sizeof(why))) >= 0) {
 			if (window_cut(fd1, st1.st_size, cx->start, cx->end, SLACK, cap - c.len, cx->tc, &c1))
-				cover(cov, p1, "error", "read: %s", strerror(errno));
+				cover(cov, p1, COVERAGE_ERROR, "read: %s", strerror(errno));
 			close(fd1);
 			if (c1.text && c1.len) {
 				char n1[512];
@@ -67,35 +67,35 @@ void collect_file(const struct collect_ctx *cx, const char *path, size_t cap, js
 				add_file(files, unique_name(used, n1), p1, ORIGIN_NAME_FILE, c1.text, c1.len);
 			}
 			if (c1.truncated)
-				cover(cov, p1, "partial",
+				cover(cov, p1, COVERAGE_PARTIAL,
 				      "more than %zu bytes in the window: kept the last %zu", cap - c.len,
 				      c1.len);
 			cut_free(&c1);
 		} else if (errno != ENOENT) {
-			cover(cov, p1, "error", "%s", why);
+			cover(cov, p1, COVERAGE_ERROR, "%s", why);
 		}
 	}
 	name = unique_name(used, slash ? slash + 1 : path);
 	add_file(files, name, path, ORIGIN_NAME_FILE, c.text, c.len);
 	if (c.truncated)
-		cover(cov, path, "partial",
+		cover(cov, path, COVERAGE_PARTIAL,
 		      c.has_first || c.has_last ? "more than %zu bytes in the window: kept the last %zu"
 						: "no timestamps: kept the last %zu of its bytes (cap %zu)",
 		      c.has_first || c.has_last ? cap : c.len, c.has_first || c.has_last ? c.len : cap);
 	else if (!c.has_first && !c.has_last && st.st_size)
-		cover(cov, path, "partial", "no timestamps: kept the whole file (%zu bytes)", c.len);
+		cover(cov, path, COVERAGE_PARTIAL, "no timestamps: kept the whole file (%zu bytes)", c.len);
 	else if (!c.lines && st.st_size) {
 		if (c.has_last && c.last < cx->start) {
 			time_format(c.last, a, sizeof(a));
-			cover(cov, path, "empty", "no line in the window: the file ends at %s", a);
+			cover(cov, path, COVERAGE_EMPTY, "no line in the window: the file ends at %s", a);
 		} else if (c.has_first && c.first > cx->end) {
 			time_format(c.first, a, sizeof(a));
-			cover(cov, path, "empty", "no line in the window: the file starts at %s%s", a,
+			cover(cov, path, COVERAGE_EMPTY, "no line in the window: the file starts at %s%s", a,
 			      c1.lines ? "" : " (and no rotated .1 covers it)");
 		} else {
 			time_format(cx->start, a, sizeof(a));
 			time_format(cx->end, b, sizeof(b));
-			cover(cov, path, "empty", "no line between %s and %s", a, b);
+			cover(cov, path, COVERAGE_EMPTY, "no line between %s and %s", a, b);
 		}
 	}
 	cut_free(&c);

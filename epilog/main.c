@@ -232,7 +232,7 @@ int main(int argc, char **argv)
 	j.ranks = json_object_new_array();
 	node_file_name(node, j.file_node, sizeof(j.file_node));
 	if (spool < 0)
-		cover(cov, "task-records", "error", "NodeSpoolDir %s: %s",
+		cover(cov, "task-records", COVERAGE_ERROR, "NodeSpoolDir %s: %s",
 		      conf.node_spool_dir ? conf.node_spool_dir : "", why);
 	{
 		double min_exit, max_exit, min_start;
@@ -246,7 +246,7 @@ int main(int argc, char **argv)
 			/* the plugin writes where its node's Epilog reads: a spool
 			 * shared with other nodes takes their records and outboxes */
 			if (others || j.foreign)
-				cover(cov, "node-spool", "error",
+				cover(cov, "node-spool", COVERAGE_ERROR,
 				      "NodeSpoolDir %s is shared with other nodes (%d other nodes' "
 				      "marks%s%s, %d of "
 				      "their task records): it must be local to each node; only %s's records "

@@ -51,7 +51,7 @@ void read_records(int spool, struct job_info *j, json_object *cov, double *min_e
 	dfd = openat(spool, j->job_id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0) {
 		if (errno != ENOENT)
-			cover(cov, "task-records", "error", "%s: %s", j->job_id, strerror(errno));
+			cover(cov, "task-records", COVERAGE_ERROR, "%s: %s", j->job_id, strerror(errno));
 		return;
 	}
 	/* the SPANK plugin (slurmstepd, root) makes it ours and 0700: anything
@@ -59,7 +59,7 @@ void read_records(int spool, struct job_info *j, json_object *cov, double *min_e
 	struct stat dst;
 
 	if (fstat(dfd, &dst) < 0 || dst.st_uid != geteuid() || (dst.st_mode & 022)) {
-		cover(cov, "task-records", "error",
+		cover(cov, "task-records", COVERAGE_ERROR,
 		      "%s: not owned by uid %ld or writable by others; "
 		      "not read",
 		      j->job_id, (long)geteuid());
@@ -118,8 +118,8 @@ void read_records(int spool, struct job_info *j, json_object *cov, double *min_e
 		}
 		if (!o || !json_object_is_type(o, json_type_object)) {
 			if (bad++ < 5)
-				cover(cov, "task-records", "error", "%s/%s: not a task record", j->job_id,
-				      names[i]);
+				cover(cov, "task-records", COVERAGE_ERROR, "%s/%s: not a task record",
+				      j->job_id, names[i]);
 			json_object_put(o);
 			continue;
 		}
@@ -249,8 +249,8 @@ void job_window(struct job_info *j, double min_exit, double max_exit, double min
 	else
 		j->start = j->end - 3600, from_start = "an hour before the end";
 	if (strcmp(from_start, "SLURM_JOB_START_TIME") && strncmp(from_start, "task records", 12))
-		cover(cov, "window", "info", "job start unknown: window from %s; end from %s", from_start,
-		      from_end);
+		cover(cov, "window", COVERAGE_INFO, "job start unknown: window from %s; end from %s",
+		      from_start, from_end);
 }
 
 void node_file_name(const char *node, char *out, size_t len)

@@ -61,7 +61,7 @@ void sources_collect(const struct collect_ctx *cx, size_t budget, json_object *f
 		const char *spec = conf->log_sources[i];
 		const struct evidence_source *s;
 
-		if (!strcmp(spec, "auto")) {
+		if (!strcmp(spec, NODE_SOURCE_AUTO)) {
 			/* the node's own: a default it lacks is no gap */
 			for (size_t k = 0; k < NSOURCES; k++)
 				for (const char *const *d = sources[k]->defaults; d && *d; d++) {
@@ -74,11 +74,12 @@ void sources_collect(const struct collect_ctx *cx, size_t budget, json_object *f
 		} else if ((s = source_of(spec))) {
 			plan_add(&p, spec, s);
 		} else {
-			cover(cov, spec, "error", "not an absolute path, \"journal\", \"kmsg\" nor \"auto\"");
+			cover(cov, spec, COVERAGE_ERROR,
+			      "not an absolute path, \"journal\", \"kmsg\" nor \"auto\"");
 		}
 	}
 	if (*absent)
-		cover(cov, "auto", "info", "not on this node: %s", absent);
+		cover(cov, NODE_SOURCE_AUTO, COVERAGE_INFO, "not on this node: %s", absent);
 	out.cap = p.n ? budget / (size_t)p.n : 0;
 	for (size_t k = 0; k < NSOURCES; k++)
 		for (int i = 0; i < p.n; i++)
@@ -87,7 +88,7 @@ void sources_collect(const struct collect_ctx *cx, size_t budget, json_object *f
 	/* what rules on Xid, AER, the OOM killer read: without it a kernel
 	 * fault on this node is never seen (doc/admin-guide.md) */
 	if (!out.kernel_log)
-		cover(cov, "kernel-log", "missing",
+		cover(cov, NODE_SOURCE_KERNEL_LOG, COVERAGE_MISSING,
 		      "kernel log: not found on %s (no journal with the kernel's messages, no readable "
 		      "kmsg among LogSources); kernel faults of this node cannot be attributed",
 		      cx->node);

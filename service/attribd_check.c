@@ -228,7 +228,7 @@ static void read_cases(const char *state_dir, struct nodes *ns)
 				char node[NAME_MAX_LEN + 1], item[NAME_MAX_LEN + 64];
 				struct node *n;
 
-				if (strncmp(key, "nodes/", 6) || !(slash = strchr(key + 6, '/')) ||
+				if (strncmp(key, CASE_NODES "/", 6) || !(slash = strchr(key + 6, '/')) ||
 				    (size_t)(slash - key - 6) > NAME_MAX_LEN)
 					continue;
 				memcpy(node, key + 6, slash - key - 6);
@@ -268,7 +268,7 @@ static void print_gaps(store *s, const struct node *n, FILE *out)
 		return;
 	r = json_tokener_parse(text);
 	free(text);
-	snprintf(src, sizeof(src), "nodes/%s", n->name);
+	snprintf(src, sizeof(src), CASE_NODES "/%s", n->name);
 	if (result_view_of(r, &v))
 		for (size_t i = 0; i < result_array_len(v.coverage); i++) {
 			struct json_object *c = json_object_array_get_idx(v.coverage, i);

@@ -225,16 +225,17 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 		struct json_object *rej;
 		double since = 0;
 
-		snprintf(dir, sizeof(dir), "nodes/%s", node);
+		snprintf(dir, sizeof(dir), CASE_NODES "/%s", node);
 		if (access(bpath, F_OK) == 0) {
-			cov_add(cov, dir, "error", "bundle unreadable: %s", err);
+			cov_add(cov, dir, COVERAGE_ERROR, "bundle unreadable: %s", err);
 		} else {
 			/* the engine says the node is missing; a refusal of its
 			 * bundle since this attempt started says why */
 			if (!start || !time_parse_rfc3339(start, &since))
 				since = 0;
 			if ((rej = spool_rejection(conf->state_dir, job_id, node, since))) {
-				cov_add(cov, dir, "error", "rejected: %.400s", json_str(rej, "detail"));
+				cov_add(cov, dir, COVERAGE_ERROR, "rejected: %.400s",
+					json_str(rej, "detail"));
 				json_object_put(rej);
 			}
 		}
@@ -243,9 +244,9 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 	}
 	if (!(s = json_str(b, "schema")) || strcmp(s, ATTRIB_BUNDLE_SCHEMA) || !(s = json_str(b, "job_id")) ||
 	    strcmp(s, job_id) || !(s = json_str(b, "node")) || strcmp(s, node)) {
-		snprintf(dir, sizeof(dir), "nodes/%s", node);
-		cov_add(cov, dir, "error", "bundle is not %s of job %s from %s", ATTRIB_BUNDLE_SCHEMA, job_id,
-			node);
+		snprintf(dir, sizeof(dir), CASE_NODES "/%s", node);
+		cov_add(cov, dir, COVERAGE_ERROR, "bundle is not %s of job %s from %s", ATTRIB_BUNDLE_SCHEMA,
+			job_id, node);
 		json_object_put(b);
 		free(bpath);
 		return;
@@ -263,7 +264,7 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 		return;
 	}
 	free(bpath);
-	snprintf(dir, sizeof(dir), "%s/nodes/%s", case_dir, node);
+	snprintf(dir, sizeof(dir), "%s/" CASE_NODES "/%s", case_dir, node);
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		log_msg(LOGL_ERROR, "cannot create %s: %s", dir, strerror(errno));
 		json_object_put(b);
@@ -303,7 +304,7 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 				char rel[PATH_MAX];
 
 				json_object_object_add(m, "origin", json_object_new_string(origin_of(f)));
-				snprintf(rel, sizeof(rel), "nodes/%s/%s", node, name);
+				snprintf(rel, sizeof(rel), CASE_NODES "/%s/%s", node, name);
 				json_object_object_add(manifest, rel, m);
 				written++;
 			}
@@ -320,11 +321,12 @@ static void node_evidence(const struct attrib_config *conf, const char *case_dir
 			/* "info" says how the collector had a source (the
 			 * window's start, journalctl, a default the node lacks,
 			 * kmsg left for the journal): no gap */
-			if (!src || (st && !strcmp(st, "info")))
+			if (!src || (st && !strcmp(st, COVERAGE_INFO)))
 				continue;
-			snprintf(source, sizeof(source), "nodes/%s:%.200s", node, src);
-			cov_add(cov, source, st && !strcmp(st, "missing") ? "missing" : "error", "%.400s",
-				det ? det : "");
+			snprintf(source, sizeof(source), CASE_NODES "/%s:%.200s", node, src);
+			cov_add(cov, source,
+				st && !strcmp(st, COVERAGE_MISSING) ? COVERAGE_MISSING : COVERAGE_ERROR,
+				"%.400s", det ? det : "");
 		}
 	if (!written) {
 		/* an empty directory would only say "no log files" */
@@ -353,17 +355,18 @@ static void app_file(const struct attrib_config *conf, const char *case_dir, str
 	gid = jr.gid;
 	if (*path != '/') {
 		if (!wd || *wd != '/') {
-			snprintf(source, sizeof(source), "app/%s", key);
-			cov_add(cov, source, "error", "%s is relative and the record has no work_dir", key);
+			snprintf(source, sizeof(source), CASE_APP "/%s", key);
+			cov_add(cov, source, COVERAGE_ERROR, "%s is relative and the record has no work_dir",
+				key);
 			return;
 		}
 		snprintf(full, sizeof(full), "%s/%s", wd, path);
 		path = full;
 	}
 	if (!strcmp(path, "/dev/null")) { /* (-o /dev/null: Slurm wrote nothing) */
-		snprintf(source, sizeof(source), "app/%s", key);
-		cov_add(cov, source, "info", "%s is /dev/null: the job discarded it; nothing to collect",
-			key);
+		snprintf(source, sizeof(source), CASE_APP "/%s", key);
+		cov_add(cov, source, COVERAGE_INFO,
+			"%s is /dev/null: the job discarded it; nothing to collect", key);
 		return;
 	}
 	safe_name(path, name, namecap, key);
@@ -373,14 +376,14 @@ static void app_file(const struct attrib_config *conf, const char *case_dir, str
 		snprintf(tmp, sizeof(tmp), "%s-%.*s", key, NAME_MAX_LEN - 10, name);
 		snprintf(name, namecap, "%s", tmp);
 	}
-	snprintf(source, sizeof(source), "app/%s", name);
+	snprintf(source, sizeof(source), CASE_APP "/%s", name);
 	if (json_object_object_get_ex(app, path, &bt) || json_object_object_get_ex(app, key, &bt)) {
 		/* the batch host's collector read it where the job wrote it */
 		data = NULL;
 		len = (size_t)json_object_get_string_len(bt);
 		if (len > (size_t)conf->app_max_bytes)
 			len = (size_t)conf->app_max_bytes;
-		snprintf(dir, sizeof(dir), "%s/app", case_dir);
+		snprintf(dir, sizeof(dir), "%s/" CASE_APP, case_dir);
 		if ((mkdir(dir, 0700) < 0 && errno != EEXIST) ||
 		    write_in(dir, name, json_object_get_string(bt) + json_object_get_string_len(bt) - len,
 			     len) < 0)
@@ -388,24 +391,25 @@ static void app_file(const struct attrib_config *conf, const char *case_dir, str
 		return;
 	}
 	if (strcmp(conf->read_job_output ? conf->read_job_output : "no", "yes")) {
-		cov_add(cov, source, "missing",
+		cov_add(cov, source, COVERAGE_MISSING,
 			"%s %s: not in the batch host's bundle (and ReadJobOutput = "
 			"no: the service does not read it itself)",
 			key, path);
 		return;
 	}
 	if (uid < 0 || uid >= (long long)(uid_t)-1 || gid < 0 || gid >= (long long)(gid_t)-1) {
-		cov_add(cov, source, "error", "the record has no uid/gid: %s not read", key);
+		cov_add(cov, source, COVERAGE_ERROR, "the record has no uid/gid: %s not read", key);
 		return;
 	}
 	data = read_tail_as_user(path, (uid_t)uid, (gid_t)gid, conf->app_max_bytes, &len, &missing, err,
 				 sizeof(err));
 	if (!data) {
-		cov_add(cov, source, missing ? "missing" : "error", "%s %s: %s; not read", key, path, err);
+		cov_add(cov, source, missing ? COVERAGE_MISSING : COVERAGE_ERROR, "%s %s: %s; not read", key,
+			path, err);
 		log_msg(LOGL_INFO, "%s %s of uid %lld not read: %s", key, path, uid, err);
 		return;
 	}
-	snprintf(dir, sizeof(dir), "%s/app", case_dir);
+	snprintf(dir, sizeof(dir), "%s/" CASE_APP, case_dir);
 	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) || write_in(dir, name, data, len) < 0)
 		log_msg(LOGL_ERROR, "cannot write %s/%s: %s", dir, name, strerror(errno));
 	free(data);
@@ -427,7 +431,7 @@ static void sched_log(const struct attrib_config *conf, const char *case_dir, co
 		return;
 	fd = open(conf->slurmctld_log, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		cov_add(cov, "scheduler/slurmctld.log", "error", "%s: %s", conf->slurmctld_log,
+		cov_add(cov, CASE_SCHEDULER "/slurmctld.log", COVERAGE_ERROR, "%s: %s", conf->slurmctld_log,
 			fd < 0 ? strerror(errno) : "not a regular file");
 		if (fd >= 0)
 			close(fd);
@@ -453,10 +457,10 @@ static void sched_log(const struct attrib_config *conf, const char *case_dir, co
 		if (!p)
 			continue;
 		if (!o) {
-			snprintf(out, sizeof(out), "%s/scheduler", case_dir);
+			snprintf(out, sizeof(out), "%s/" CASE_SCHEDULER, case_dir);
 			if (mkdir(out, 0700) < 0 && errno != EEXIST)
 				break;
-			snprintf(out, sizeof(out), "%s/scheduler/slurmctld.log", case_dir);
+			snprintf(out, sizeof(out), "%s/" CASE_SCHEDULER "/slurmctld.log", case_dir);
 			if (!(o = fopen(out, "w")))
 				break;
 		}
@@ -499,7 +503,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 	}
 	/* app/ and scheduler/ come with their first file (an empty directory
 	 * says nothing) */
-	snprintf(sub, sizeof(sub), "%s/nodes", dir);
+	snprintf(sub, sizeof(sub), "%s/" CASE_NODES, dir);
 	if (mkdir(sub, 0700) < 0) {
 		snprintf(err, errlen, "cannot create %s: %s", sub, strerror(errno));
 		goto fail;
@@ -513,8 +517,8 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 			const char *node = json_object_get_string(json_object_array_get_idx(nodes, i));
 
 			if (!contract_valid_name(node)) {
-				cov_add(cov, "nodes", "error", "node name \"%.64s\" is not usable; not read",
-					node ? node : "");
+				cov_add(cov, CASE_NODES, COVERAGE_ERROR,
+					"node name \"%.64s\" is not usable; not read", node ? node : "");
 				continue;
 			}
 			node_evidence(conf, dir, job_id, node, json_str(record, "start_time"), ranks, cov,
@@ -535,7 +539,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 		log_msg(LOGL_DEBUG, "job %s: std_out guessed as %s", job_id, so);
 	sched_log(conf, dir, job_id, cov);
 	if (topology_site_copy(conf, dir, why, sizeof(why)) < 0)
-		cov_add(cov, "topology", "error", "%s", why);
+		cov_add(cov, "topology", COVERAGE_ERROR, "%s", why);
 
 	/* a job that never started has no start time: its window is its end */
 	if (!json_str(job, "start_time") && json_str(job, "end_time"))
@@ -564,7 +568,7 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 			goto fail;
 		}
 	}
-	snprintf(sub, sizeof(sub), "%s/job.json", dir);
+	snprintf(sub, sizeof(sub), "%s/" CASE_JOB, dir);
 	{
 		const char *text = json_object_to_json_string_ext(job,
 								  JSON_C_TO_STRING_PRETTY |

@@ -37,9 +37,10 @@ const char *reject_name(enum reject_reason r)
 	return r < REJ_N ? reject_names[r] : "ok";
 }
 
-static const char *const cov_sources[COV_SRC_N] = { "nodes",   "app",  "scheduler", "job",  "kernel_log",
-						    "journal", "kmsg", "log_file",  "other" };
-static const char *const cov_statuses[COV_ST_N] = { "missing", "error", "other" };
+/* the collector's sources after the kinds (cov_source_label) */
+static const char *const node_sources[COV_SRC_N - EVIDENCE_KINDS] = { "kernel_log", "journal", "kmsg",
+								       "log_file", "other" };
+static const char *const cov_statuses[COV_ST_N] = { COVERAGE_MISSING, COVERAGE_ERROR, "other" };
 static const char *const requeue_stats[RQSTAT_N] = { "requeued", "suggested", "refused", "failed", "other" };
 static const char *const drain_stats[DSTAT_N] = {
 	"drained", "forced", "suggested", "dry_run", "refused", "failed", "other",
@@ -61,34 +62,31 @@ static void observe(struct histogram *h, const double *le, double seconds)
 	atomic_fetch_add(&h->sum_us, (unsigned long long)(seconds * 1e6));
 }
 
-static enum cov_source cov_source_of(const char *src)
+static const char *cov_source_label(int i)
 {
-	if (!src)
-		return COV_OTHER;
-	if (!strncmp(src, "nodes", 5) && (!src[5] || src[5] == '/')) {
-		/* casebuild.c names a bundle's entries nodes/NODE:SOURCE */
-		const char *s = strchr(src, ':');
+	const struct evidence_kind_row *k = i < EVIDENCE_KINDS ? &evidence_kinds[i] : NULL;
 
-		if (!s)
-			return COV_NODES;
-		s++;
-		if (!strcmp(s, "kernel-log"))
-			return COV_KERNEL_LOG;
-		if (!strcmp(s, "journal") || !strncmp(s, "journal:", 8))
-			return COV_JOURNAL;
-		if (!strcmp(s, "kmsg"))
-			return COV_KMSG;
-		if (*s == '/')
-			return COV_LOG_FILE;
-		return COV_NODES;
-	}
-	if (!strncmp(src, "app", 3) && (!src[3] || src[3] == '/'))
-		return COV_APP;
-	if (!strncmp(src, "scheduler", 9) && (!src[9] || src[9] == '/'))
-		return COV_SCHEDULER;
-	if (!strcmp(src, "job.json"))
-		return COV_JOB;
-	return COV_OTHER;
+	return k ? (k->dir ? k->dir : k->source) : node_sources[i - EVIDENCE_KINDS];
+}
+
+static int cov_source_of(const char *src)
+{
+	int k = evidence_kind_of_path(src);
+	const char *s;
+
+	if (k != EVIDENCE_NODE)
+		return k >= 0 ? k : COV_OTHER;
+	/* casebuild.c names a bundle's entries nodes/NODE:SOURCE */
+	if (!(s = strchr(src, ':')))
+		return EVIDENCE_NODE;
+	s++;
+	if (!strcmp(s, NODE_SOURCE_KERNEL_LOG))
+		return COV_KERNEL_LOG;
+	if (!strcmp(s, NODE_SOURCE_JOURNAL) || !strncmp(s, NODE_SOURCE_JOURNAL ":", 8))
+		return COV_JOURNAL;
+	if (!strcmp(s, NODE_SOURCE_KMSG))
+		return COV_KMSG;
+	return *s == '/' ? COV_LOG_FILE : EVIDENCE_NODE;
 }
 
 /* "2026-11-29T08:14:07Z" (or without Z, or with fractions) -> Unix time */
@@ -109,10 +107,10 @@ void metrics_note_result(struct json_object *result, const char *job_end, const 
 		for (size_t k = 0; k < json_object_array_length(cov); k++) {
 			struct json_object *c = json_object_array_get_idx(cov, k);
 			const char *st = json_str(c, "status");
-			enum cov_status cs = !st	 ? COV_ST_OTHER
-				: !strcmp(st, "missing") ? COV_MISSING
-				: !strcmp(st, "error")	 ? COV_ERROR
-							 : COV_ST_OTHER;
+			enum cov_status cs = !st		? COV_ST_OTHER
+				: !strcmp(st, COVERAGE_MISSING) ? COV_MISSING
+				: !strcmp(st, COVERAGE_ERROR)	? COV_ERROR
+								: COV_ST_OTHER;
 
 			atomic_fetch_add(&svc_metrics.coverage_gaps[cov_source_of(json_str(c, "source"))][cs],
 					 1);
@@ -263,7 +261,7 @@ char *metrics_render(void)
 	for (int i = 0; i < COV_SRC_N; i++)
 		for (int k = 0; k < COV_ST_N; k++)
 			fprintf(f, "attrib_coverage_gaps_total{source=\"%s\",status=\"%s\"} %lu\n",
-				cov_sources[i], cov_statuses[k],
+				cov_source_label(i), cov_statuses[k],
 				(unsigned long)atomic_load(&m->coverage_gaps[i][k]));
 	render_histogram(f, "attribution_latency_seconds", "Seconds from a job's end to its stored result.",
 			 &m->attribution_latency, latency_le);

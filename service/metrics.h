@@ -27,13 +27,11 @@ enum reject_reason {
 
 /* Label sets of the counters below (metrics.c names them). */
 enum { SUBDOM_N = SUB_DOMAIN_N + 1 }; /* contract.h's sub-domains, then "other" */
-/* a node's bundle's own entries ("nodes/NODE:SOURCE") by the collector's source */
+/* a coverage entry's source: a kind of evidence (common/evidence.h: its
+ * case folder, or its rules' word), or a node's bundle's own entry
+ * ("nodes/NODE:SOURCE") by the collector's source */
 enum cov_source {
-	COV_NODES,
-	COV_APP,
-	COV_SCHEDULER,
-	COV_JOB,
-	COV_KERNEL_LOG,
+	COV_KERNEL_LOG = EVIDENCE_KINDS,
 	COV_JOURNAL,
 	COV_KMSG,
 	COV_LOG_FILE,

@@ -47,7 +47,7 @@ contract = open(os.path.join(src, "common/contract.c")).read()
 add_job = contract[contract.index("void result_add_job("):]
 add_job = add_job[:add_job.index("\n}\n")]	# the job record's fields
 # evidence.json's keys the engine copies into the result (EVIDENCE_*)
-copied = "".join(l for l in open(os.path.join(src, "common/contract.h")) if l.startswith("#define EVIDENCE_"))
+copied = "".join(l for l in open(os.path.join(src, "common/evidence.h")) if l.startswith("#define EVIDENCE_"))
 writers = {"engine": open(os.path.join(src, "engine/result.c")).read() + add_job + copied}
 check("every field of the table is written by its writer",
       [p for p, b in in_code.items()
@@ -133,22 +133,37 @@ described("a bundle's coverage entry (epilog/context.c cover)", keys("epilog/con
           set(re.split(r',\s*', cov.group(1))) if cov else set())
 described("the health report (epilog/health.c)", keys("epilog/health.c", "int health_main("), health)
 # The formats' names (schemas, the bundle's URL paths, header and
-# credential prefixes, the origins, the case's manifest) are written in
-# common/contract.h alone: no other C file spells one as a literal.
-# (plain words such as "file" or "kernel" name other things too: left out)
-names = [x for x in re.findall(r'^#define \w+ ("[^"]+")', open(os.path.join(src, "common/contract.h")).read(),
-                               re.M) if re.search(r'[./:-]', x)]
+# credential prefixes, the origins, the case's files and manifest, the
+# node sources) are written in common/contract.h and common/evidence.h
+# alone (and the table of evidence.c): no other C file spells one as a
+# literal.  (plain words such as "file" or "kernel" name other things too:
+# left out here, and taken below where they are the case's or coverage's)
+formats = ("common/contract.h", "common/evidence.h", "common/evidence.c")
+names = [x for f in formats[:2] for x in re.findall(r'^#define \w+ ("[^"]+")', open(os.path.join(src, f)).read(), re.M)
+         if re.search(r'[./:-]', x)]
+folders = [x.strip('"') for x in re.findall(r'^#define CASE_\w+ ("[^"./]+")', open(os.path.join(src, "common/evidence.h")).read(), re.M)]
+statuses = [x.strip('"') for x in re.findall(r'^#define COVERAGE_\w+ ("[^"]+")', open(os.path.join(src, "common/evidence.h")).read(), re.M)]
+# a folder of the case inside a literal, as a path: "%s/app", "nodes/%s", "nodes/n1:kmsg"
+folder_path = re.compile(r'"(?:[^"\\]*[/])?(?:%s)(?:[/:][^"]*)?"' % "|".join(folders))
+# a coverage entry's status as a literal: cov_add(cov, source, "error", ...)
+status_arg = re.compile(r'\b(?:cov_add|analysis_add_coverage|cover)\([^;]*?,[^;]*?,\s*(?:[^;,]*\?\s*)?"(?:%s)"' % "|".join(statuses))
 spelled = []
-for d in ("engine", "common", "service", "cli", "store", "epilog", "plugin", "slurmapi"):
+for d in ("engine", "common", "service", "cli", "store", "epilog", "plugin", "slurmapi", "policy"):
     for f in sorted(glob.glob(os.path.join(src, d, "*.[ch]"))):
-        if f.endswith("common/contract.h"):
+        rel = os.path.relpath(f, src)
+        if rel in formats:
             continue
         for n, line in enumerate(open(f, errors="replace"), 1):
             if line.lstrip().startswith(("*", "/*", "//")):
                 continue
-            spelled += ["%s:%d: %s" % (os.path.relpath(f, src), n, x) for x in names if x in line]
-check("the %d names of common/contract.h are spelled nowhere else" % len(names),
-      spelled if len(names) > 10 else ["found too few names: %s" % names])
+            spelled += ["%s:%d: %s" % (rel, n, x) for x in names if x in line]
+            spelled += ["%s:%d: %s" % (rel, n, m.group(0)) for m in folder_path.finditer(line)
+                        if ("/" in m.group(0) or ":" in m.group(0)) and not m.group(0).startswith('"/api/')]
+            spelled += ["%s:%d: %s" % (rel, n, m.group(0)[-40:]) for m in status_arg.finditer(line)]
+check("the %d names of common/contract.h and evidence.h, the case's %d folders and the %d coverage words "
+      "are spelled nowhere else" % (len(names), len(folders), len(statuses)),
+      spelled if len(names) >= 15 and len(folders) == 3 and len(statuses) >= 5
+      else ["found too few names: %s %s %s" % (names, folders, statuses)])
 print("# %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
 PY

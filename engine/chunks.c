@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "scan.h"
+#include "scan_parts.h"
 
 /* The chunk size: ATTRIB_CHUNK_BYTES, for tests only (many chunks out of
  * a small file); a size, never the number of threads, decides the cuts. */
@@ -87,7 +87,7 @@ void scan_chunk(struct analysis *sub, struct work *w, const struct src *s, size_
 	} else {
 		if (want > wb->cap)
 			wb->p = xrealloc(wb->p, wb->cap = want);
-		ssize_t got = pread_full(s->fd, wb->p, want, (off_t)bstart);
+		ssize_t got = pread_sparse(s->fd, wb->p, want, (off_t)bstart);
 		len = got > 0 ? (size_t)got : 0;
 	}
 

@@ -100,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (len && copy[start + len - 1] == '\r')
 			len--;
-		if (len > 64 * 1024) /* scan.h's MAX_LINE */
+		if (len > 64 * 1024) /* scan_parts.h's MAX_LINE */
 			len = 64 * 1024;
 		/* exactly the line's bytes, so a read past them is caught */
 		char *line = malloc(len ? len : 1);

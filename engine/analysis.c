@@ -25,10 +25,9 @@ void analysis_add_coverage(struct analysis *a, const char *source, const char *s
 	a->ncov++;
 }
 
-int analysis_threads(int items)
+int analysis_threads(const struct analysis *a, int items)
 {
-	const char *e = getenv("ATTRIB_THREADS");
-	long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	long n = a->opt->threads > 0 ? a->opt->threads : sysconf(_SC_NPROCESSORS_ONLN);
 
 	if (n > 16)
 		n = 16;

@@ -892,7 +892,7 @@ static int by_priority(const void *a, const void *b)
 	return px != py ? py - px : x - y;
 }
 
-attrib_catalog *catalog_read(const char *path, FILE *err)
+attrib_catalog *catalog_read(const char *path, const struct attrib_options *opt, FILE *err)
 {
 	static const char *const top[] = { "settings", "classes",  "prefixes", "extractors",
 					   "codes",    "refiners", NULL };
@@ -900,6 +900,9 @@ attrib_catalog *catalog_read(const char *path, FILE *err)
 	struct loader L = { .cat = cat, .err = err };
 	struct strlist paths = { 0 };
 	struct parsed *docs;
+
+	if (opt)
+		cat->opt = *opt;
 	int n = 0;
 
 	cat->set = (struct settings){ .window_before = 300,

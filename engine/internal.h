@@ -173,7 +173,8 @@ struct settings {
 };
 
 struct attrib_catalog {
-	char *path; /* where it was loaded from (absolute when it exists): results name it */
+	char *path;		   /* where it was loaded from (absolute when it exists): results name it */
+	struct attrib_options opt; /* as loaded: the cache, and analyses' defaults */
 	struct settings set;
 	struct code **codes;
 	int ncodes;
@@ -197,7 +198,7 @@ struct attrib_catalog {
  * matcher built, but not self-tested: attrib_catalog_load (selftest.c)
  * runs the cases, so that reading a catalog needs nothing of the phases
  * the cases exercise.  NULL with file:line: what lines on err. */
-attrib_catalog *catalog_read(const char *path, FILE *err);
+attrib_catalog *catalog_read(const char *path, const struct attrib_options *opt, FILE *err);
 int catalog_selftest(const attrib_catalog *cat, FILE *out, int verbose);
 
 /* The code named code, or NULL.  The index is built once the codes are
@@ -268,6 +269,7 @@ bool hostlist_expand(const char *list, struct strlist *out, int max);
 /* ---- the multi-pattern matcher (matcher.c) ---- */
 
 struct matcher;
+/* The compiled databases are kept in cat->opt.cache_dir (when not ""). */
 struct matcher *matcher_build(const attrib_catalog *cat, FILE *err);
 void matcher_free(struct matcher *m);
 /* Calls hit(rule index, line start, line end) once per (rule, line) where
@@ -374,6 +376,7 @@ struct packed {
 
 struct analysis {
 	const attrib_catalog *cat;
+	const struct attrib_options *opt; /* the caller's, or the catalog's */
 	const char *dir;
 	struct job job;
 	struct identity *id;
@@ -556,9 +559,9 @@ void symptoms_free(struct analysis *a);
 /* After the scan: resolve nodes and devices, merge what names the same
  * code on the same node and device. */
 void symptoms_resolve(struct analysis *a);
-/* Threads for items of parallel work (analysis.c): ATTRIB_THREADS, else
- * the CPUs (1 to 16). */
-int analysis_threads(int items);
+/* Threads for items of parallel work (analysis.c): the options' threads,
+ * else the processors online (1 to 16, at most items). */
+int analysis_threads(const struct analysis *a, int items);
 /* The node a symptom's own fields name (its node's log, the host on the
  * line, the rank through the rank map) and how; -1 and LOC_NONE when they
  * name none.  Identity only, before symptoms_resolve's other rules. */

@@ -99,7 +99,7 @@ void scan_case(struct analysis *a)
 {
 	const struct job *j = &a->job;
 	bool *have = xcalloc(j->nodes.n, sizeof(bool));
-	struct plan p = { .chunk = chunk_bytes() };
+	struct plan p = { .chunk = a->opt->chunk_bytes ? a->opt->chunk_bytes : CHUNK_BYTES };
 	struct strlist dirs = { 0 };
 	int *nodes = NULL;
 

@@ -218,7 +218,6 @@ DIR *open_dir(struct analysis *a, const char *rel);
 int list_dir(struct analysis *a, const char *rel, struct strlist *out, off_t **sizes, int depth);
 
 /* ---- chunks.c ---- */
-size_t chunk_bytes(void);
 struct analysis *sub_new(struct analysis *a);
 void analysis_free_sub(struct analysis *sub);
 void scan_chunk(struct analysis *sub, struct work *w, const struct src *s, size_t margin, struct wbuf *wb,

@@ -191,7 +191,7 @@ static void merge_scan(struct analysis *a, struct analysis *sub, long sym_first,
 
 void plan_start(struct analysis *a, struct plan *p, struct run *r)
 {
-	int nt = analysis_threads(p->scans);
+	int nt = analysis_threads(a, p->scans);
 
 	r->ws = (struct workers){ .a = a, .w = p->w, .n = p->n };
 	pthread_mutex_init(&r->ws.lock, NULL);

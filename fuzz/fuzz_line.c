@@ -120,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	last = files[pick];
 
 	char err[512];
-	struct json_object *r = attrib_analyze(fuzz_cat, fuzz_dir, err, sizeof(err));
+	struct json_object *r = attrib_analyze(fuzz_cat, fuzz_dir, NULL, err, sizeof(err));
 	if (!r) {
 		fprintf(stderr, "fuzz_line: a valid case was refused: %s\n", err);
 		abort();

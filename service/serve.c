@@ -230,7 +230,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 		json_object_put(cov);
 		return 0;
 	}
-	res = attrib_analyze(cat, case_dir, err, sizeof(err));
+	res = attrib_analyze(cat, case_dir, NULL, err, sizeof(err));
 	if (!res) {
 		log_msg(LOGL_WARNING, "job %s attempt %ld: the case %s is unusable: %s", rn->job_id,
 			rn->attempt, case_dir, err);

@@ -165,7 +165,7 @@ static struct json_object *score(const attrib_catalog *cat, const char *dir, con
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	/* the diagnosis first: expected.json is not read before it is made */
-	if (!(r = attrib_analyze(cat, path, why, sizeof(why)))) {
+	if (!(r = attrib_analyze(cat, path, NULL, why, sizeof(why)))) {
 		fprintf(stderr, "attrib: %s: %s\n", path, why);
 		r = result_unusable(name, NULL, why);
 	}

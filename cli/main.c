@@ -151,7 +151,8 @@ struct command {
 
 static attrib_catalog *load(const char *path)
 {
-	attrib_catalog *cat = attrib_catalog_load(path, stderr);
+	struct attrib_options opt = attrib_options_env(getenv);
+	attrib_catalog *cat = attrib_catalog_load(path, &opt, stderr);
 
 	if (!cat)
 		fprintf(stderr, "attrib: the rule catalog %s is invalid; refusing to run\n", path);
@@ -289,7 +290,7 @@ static void teardown(struct ctx *x)
 static int cmd_analyze(struct ctx *x)
 {
 	char err[512];
-	struct json_object *r = attrib_analyze(x->cat, x->args[0], err, sizeof(err));
+	struct json_object *r = attrib_analyze(x->cat, x->args[0], NULL, err, sizeof(err));
 
 	if (!r) {
 		fprintf(stderr, "attrib: %s: %s\n", x->args[0], err);
@@ -312,11 +313,12 @@ static int cmd_rules(struct ctx *x)
 {
 	const char *path = x->nargs > 1 ? x->args[1] : rules_path(rules_opt);
 	attrib_catalog *cat;
+	struct attrib_options opt = attrib_options_env(getenv);
 
 	if (!strcmp(x->args[0], "check")) {
 		int xs, codes, refiners, cases;
 
-		if (!(cat = attrib_catalog_load(path, stdout))) {
+		if (!(cat = attrib_catalog_load(path, &opt, stdout))) {
 			printf("%s: invalid\n", path);
 			return EXIT_RULES;
 		}

@@ -25,9 +25,10 @@ static void analysis_free(struct analysis *a)
 	job_free(&a->job);
 }
 
-struct json_object *attrib_analyze(const attrib_catalog *cat, const char *dir, char *err, size_t errlen)
+struct json_object *attrib_analyze(const attrib_catalog *cat, const char *dir,
+				   const struct attrib_options *opt, char *err, size_t errlen)
 {
-	struct analysis a = { .cat = cat, .dir = dir };
+	struct analysis a = { .cat = cat, .opt = opt ? opt : &cat->opt, .dir = dir };
 	struct verdict v;
 	struct json_object *res;
 	char *path = xmalloc(strlen(dir) + 16);

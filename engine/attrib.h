@@ -15,11 +15,37 @@
 
 typedef struct attrib_catalog attrib_catalog;
 
+/* How the engine works, never what it finds: a result does not depend on
+ * these (t/e2e, t/chunks).  A field left zero is its default.  The engine
+ * reads no environment: the caller fills this (attrib_options_env) and
+ * passes it. */
+struct attrib_options {
+	/* threads that scan a case's files; 0: the processors online (at
+	 * most 16, and never more than the files and chunks to scan) */
+	int threads;
+	/* a file larger than this is scanned in chunks of lines of about
+	 * this many bytes, by several threads; 0: 4 MiB (tests cut small
+	 * files with a few hundred) */
+	size_t chunk_bytes;
+	/* where the catalog's compiled prefilter databases are kept across
+	 * runs; "": nowhere, compiled at every load (about a second) */
+	char cache_dir[4096];
+};
+
+/* The options the environment gives (doc/attrib.1, ENVIRONMENT):
+ * ATTRIB_THREADS, ATTRIB_CHUNK_BYTES and ATTRIB_CACHE (set but empty: no
+ * cache; unset: /var/cache/attrib for root, else $XDG_CACHE_HOME/attrib
+ * or ~/.cache/attrib).  env looks a name up (getenv for the process's
+ * environment); the engine calls this only when its caller does. */
+struct attrib_options attrib_options_env(char *(*env)(const char *name));
+
 /* Loads every *.yaml under path (a directory, in name order, or one file),
  * compiles the regexes and runs every inline test case.  Returns NULL and
  * writes one message per problem to err (file:line: what) when a rule is
- * invalid or a case fails. */
-attrib_catalog *attrib_catalog_load(const char *path, FILE *err);
+ * invalid or a case fails.  The catalog keeps a copy of opt (NULL: every
+ * default, and no cache): its cache directory, and the threads and chunk
+ * size of the analyses that pass no options of their own. */
+attrib_catalog *attrib_catalog_load(const char *path, const struct attrib_options *opt, FILE *err);
 
 /* Runs the inline cases again, printing one line per case to out when
  * verbose; returns the number of failed cases. */
@@ -45,11 +71,12 @@ void attrib_catalog_free(attrib_catalog *cat);
 
 /* Diagnoses the case directory.  Returns the result object, or NULL when
  * the case itself is unusable (no or invalid job.json, missing required
- * field), with a one-line reason in err.
+ * field), with a one-line reason in err.  opt: how to run it (NULL: the
+ * options the catalog was loaded with).
  *
- * The evidence is scanned by several threads (ATTRIB_THREADS, default the
- * processors online): each file, a large one cut into chunks of lines;
- * the result does not depend on their number.
+ * The evidence is scanned by several threads (opt's threads): each file,
+ * a large one cut into chunks of lines; the result does not depend on
+ * their number.
  *
  * re-entrant: analyses may run concurrently from several threads.  The
  * engine changes nothing of the process's: files are read with pread
@@ -57,6 +84,7 @@ void attrib_catalog_free(attrib_catalog *cat);
  * entry, where a mapping would raise SIGBUS), time zones are read from
  * their rules without touching TZ, and regex, prefilter and zone scratch
  * space is per thread (freed with it). */
-struct json_object *attrib_analyze(const attrib_catalog *cat, const char *case_dir, char *err, size_t errlen);
+struct json_object *attrib_analyze(const attrib_catalog *cat, const char *case_dir,
+				   const struct attrib_options *opt, char *err, size_t errlen);
 
 #endif

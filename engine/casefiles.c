@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "scan.h"
+#include "scan_parts.h"
 #include "window_seek.h"
 
 /* n bytes at off, or fewer at the end of the file.  The holes of a sparse
@@ -22,7 +22,7 @@
  * the kernel zero a page cache page for every 4 KiB of it (a 2 GB sparse
  * log took 30 s of system time), and a hole holds no line to match.  A
  * file system without SEEK_DATA is read as all data. */
-ssize_t pread_full(int fd, char *buf, size_t n, off_t off)
+ssize_t pread_sparse(int fd, char *buf, size_t n, off_t off)
 {
 	size_t got = 0;
 
@@ -135,18 +135,18 @@ int src_open(struct analysis *a, const char *rel, int source, struct src *s, str
 		if (wb) { /* the whole file, of which the report test reads the start */
 			if ((size_t)st.st_size > wb->cap)
 				wb->p = xrealloc(wb->p, wb->cap = st.st_size);
-			r = pread_full(fd, wb->p, st.st_size, 0);
+			r = pread_sparse(fd, wb->p, st.st_size, 0);
 			*got = r > 0 ? (size_t)r : 0;
 			h = wb->p;
 		} else {
-			r = pread_full(fd, head, n, 0);
+			r = pread_sparse(fd, head, n, 0);
 		}
 		if (r > 0 && is_report(a, h, (size_t)r < n ? (size_t)r : n))
 			s->source |= SRC_REPORT;
 	} else if (wb) {
 		if ((size_t)st.st_size > wb->cap)
 			wb->p = xrealloc(wb->p, wb->cap = st.st_size);
-		ssize_t r = pread_full(fd, wb->p, st.st_size, 0);
+		ssize_t r = pread_sparse(fd, wb->p, st.st_size, 0);
 		*got = r > 0 ? (size_t)r : 0;
 	}
 	if (seek) {
@@ -175,7 +175,7 @@ long count_lines_before(int fd, size_t off)
 	long n = 0;
 
 	while (at < off) {
-		ssize_t got = pread_full(fd, buf, off - at < blk ? off - at : blk, (off_t)at);
+		ssize_t got = pread_sparse(fd, buf, off - at < blk ? off - at : blk, (off_t)at);
 
 		if (got <= 0)
 			break;
@@ -194,7 +194,7 @@ size_t chunk_cut(int fd, size_t cut, size_t hi)
 	char buf[16384];
 
 	for (size_t at = cut - 1; at < hi && at < cut - 1 + BOUNDARY_REACH;) {
-		ssize_t got = pread_full(fd, buf, hi - at < sizeof(buf) ? hi - at : sizeof(buf), (off_t)at);
+		ssize_t got = pread_sparse(fd, buf, hi - at < sizeof(buf) ? hi - at : sizeof(buf), (off_t)at);
 		const char *nl = got > 0 ? memchr(buf, '\n', (size_t)got) : NULL;
 
 		if (nl)

@@ -1,7 +1,8 @@
-/* A large file is cut into chunks of about chunk_bytes() at line starts
- * chosen by the file alone (never by the number of threads), each scanned
- * by a worker into an analysis of its own and merged in file order, so
- * the result is the one a single scan of the whole file gives:
+/* A large file is cut into chunks of about the options' chunk_bytes (4 MiB,
+ * CHUNK_BYTES, by default) at line starts chosen by the file alone (never
+ * by the number of threads), each scanned by a worker into an analysis of
+ * its own and merged in file order, so the result is the one a single scan
+ * of the whole file gives:
  *  - line numbers count from each chunk's first line; the merge adds the
  *    lines of the chunks before;
  *  - the time of a line without its own depends on the scan before it
@@ -20,17 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "scan.h"
-
-/* The chunk size: ATTRIB_CHUNK_BYTES, for tests only (many chunks out of
- * a small file); a size, never the number of threads, decides the cuts. */
-size_t chunk_bytes(void)
-{
-	const char *e = getenv("ATTRIB_CHUNK_BYTES");
-	long long v = e && *e ? strtoll(e, NULL, 10) : 0;
-
-	return v >= 1 ? (size_t)v : CHUNK_BYTES;
-}
+#include "scan_parts.h"
 
 struct analysis *sub_new(struct analysis *a)
 {
@@ -38,6 +29,7 @@ struct analysis *sub_new(struct analysis *a)
 
 	/* the shared, read-only parts; everything the scan writes is its own */
 	sub->cat = a->cat;
+	sub->opt = a->opt;
 	sub->dir = a->dir;
 	sub->job = a->job;
 	sub->id = a->id;
@@ -87,7 +79,7 @@ void scan_chunk(struct analysis *sub, struct work *w, const struct src *s, size_
 	} else {
 		if (want > wb->cap)
 			wb->p = xrealloc(wb->p, wb->cap = want);
-		ssize_t got = pread_full(s->fd, wb->p, want, (off_t)bstart);
+		ssize_t got = pread_sparse(s->fd, wb->p, want, (off_t)bstart);
 		len = got > 0 ? (size_t)got : 0;
 	}
 

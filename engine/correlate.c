@@ -8,42 +8,6 @@
 #include <string.h>
 #include "internal.h"
 
-static bool any_of(const struct strlist *want, const struct strlist *have)
-{
-	for (int i = 0; i < want->n; i++)
-		if (strlist_has(have, want->v[i]))
-			return true;
-	return false;
-}
-
-bool selector_match(const struct selector *s, const struct symptom *sym)
-{
-	const struct code *c = sym->code;
-	bool ok;
-
-	if (s->codes.n) {
-		ok = false;
-		for (int i = 0; i < s->codes.n && !ok; i++)
-			ok = glob_match(s->codes.v[i], c->code);
-		if (!ok)
-			return false;
-	}
-	if (s->tags.n && !any_of(&s->tags, &c->tags))
-		return false;
-	if (s->kinds.n) {
-		ok = false;
-		for (int i = 0; i < s->kinds.n && !ok; i++)
-			ok = kind_parse(s->kinds.v[i]) == (int)c->kind;
-		if (!ok)
-			return false;
-	}
-	if (s->classes.n && (!c->class_name || !strlist_has(&s->classes, c->class_name)))
-		return false;
-	if (s->sub_domains.n && (!c->sub_domain || !strlist_has(&s->sub_domains, c->sub_domain)))
-		return false;
-	return true;
-}
-
 static bool pid_in(long pid, const struct symptom *s)
 {
 	for (int i = 0; i < s->npids; i++)

@@ -5,7 +5,7 @@
  * the merge when a worker scans the file). */
 #include <stdlib.h>
 #include <string.h>
-#include "scan.h"
+#include "scan_parts.h"
 
 static bool same_job(const struct analysis *a, const char *jobid)
 {

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <json-c/linkhash.h>
 #include "attrib.h"
 #include "contract.h"
@@ -180,7 +181,8 @@ struct settings {
 };
 
 struct attrib_catalog {
-	char *path; /* where it was loaded from (absolute when it exists): results name it */
+	char *path;		   /* where it was loaded from (absolute when it exists): results name it */
+	struct attrib_options opt; /* as loaded: the cache, and analyses' defaults */
 	struct settings set;
 	struct code **codes;
 	int ncodes;
@@ -200,8 +202,27 @@ struct attrib_catalog {
 	int *priority_rank;	     /* extractor index -> its place in by_priority */
 };
 
-const struct code *catalog_code(const attrib_catalog *cat, const char *code);
+/* The catalog as its files say (catalog.c), its regexes compiled and its
+ * matcher built, but not self-tested: attrib_catalog_load (selftest.c)
+ * runs the cases, so that reading a catalog needs nothing of the phases
+ * the cases exercise.  NULL with file:line: what lines on err. */
+attrib_catalog *catalog_read(const char *path, const struct attrib_options *opt, FILE *err);
 int catalog_selftest(const attrib_catalog *cat, FILE *out, int verbose);
+
+/* The code named code, or NULL.  The index is built once the codes are
+ * read; until then (the loader checking for a code defined twice) the list
+ * is searched. */
+static inline const struct code *catalog_code(const attrib_catalog *cat, const char *code)
+{
+	void *v;
+
+	if (cat->code_index)
+		return lh_table_lookup_ex(cat->code_index, code, &v) ? v : NULL;
+	for (int i = 0; i < cat->ncodes; i++)
+		if (!strcmp(cat->codes[i]->code, code))
+			return cat->codes[i];
+	return NULL;
+}
 
 /* ---- the job (job.c) ---- */
 
@@ -256,6 +277,7 @@ bool hostlist_expand(const char *list, struct strlist *out, int max);
 /* ---- the multi-pattern matcher (matcher.c) ---- */
 
 struct matcher;
+/* The compiled databases are kept in cat->opt.cache_dir (when not ""). */
 struct matcher *matcher_build(const attrib_catalog *cat, FILE *err);
 void matcher_free(struct matcher *m);
 /* Calls hit(rule index, line start, line end) once per (rule, line) where
@@ -268,7 +290,7 @@ typedef void (*matcher_hit)(void *ctx, int rule, size_t line_start, size_t match
 int matcher_scan(const struct matcher *m, int source, const char *buf, size_t len, size_t from, size_t to,
 		 matcher_hit hit, void *ctx);
 
-/* ---- events and symptoms (scan.c and the files of scan.h, symptoms.c) ---- */
+/* ---- events and symptoms (scan.c and the files of scan_parts.h, symptoms.c) ---- */
 
 struct evidence {
 	int file; /* index into the case's file list */
@@ -362,6 +384,7 @@ struct packed {
 
 struct analysis {
 	const attrib_catalog *cat;
+	const struct attrib_options *opt; /* the caller's, or the catalog's */
 	const char *dir;
 	struct job job;
 	struct identity *id;
@@ -545,8 +568,9 @@ void symptoms_free(struct analysis *a);
 /* After the scan: resolve nodes and devices, merge what names the same
  * code on the same node and device. */
 void symptoms_resolve(struct analysis *a);
-/* Threads for items of parallel work: ATTRIB_THREADS, else the CPUs (1 to 16). */
-int scan_threads(int items);
+/* Threads for items of parallel work (analysis.c): the options' threads,
+ * else the processors online (1 to 16, at most items). */
+int analysis_threads(const struct analysis *a, int items);
 /* The node a symptom's own fields name (its node's log, the host on the
  * line, the rank through the rank map) and how; -1 and LOC_NONE when they
  * name none.  Identity only, before symptoms_resolve's other rules. */
@@ -594,6 +618,8 @@ struct verdict {
  * causes.  Otherwise false, and a coverage entry says why no switch. */
 bool switch_blame(struct analysis *a, struct symptom **c, int nc, int *ns, struct verdict *v);
 
+/* Whether a refiner's selector takes the symptom, by its code alone
+ * (selector.c). */
 bool selector_match(const struct selector *s, const struct symptom *sym);
 void refine(const attrib_catalog *cat, struct symptom **sym, int n);
 void refiner_apply(const struct refiner *r, struct symptom **sym, int n, double skew);

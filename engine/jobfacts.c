@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "scan.h"
+#include "scan_parts.h"
 
 /* A node that the ranks on two or more other nodes name as the peer they
  * lost, and whether it sent evidence: a fact for the rules, at the time the

@@ -4,7 +4,7 @@
  * delivered (deliver.c). */
 #include <stdlib.h>
 #include <string.h>
-#include "scan.h"
+#include "scan_parts.h"
 
 /* Multi-line rules see the lines before the hit too. */
 static void multi_line(struct file_scan *f, const struct extractor *x, size_t start)

@@ -3,7 +3,7 @@
  * file), or recorded with what a chunk knows of them for the merge to
  * find (chunks.c). */
 #include <string.h>
-#include "scan.h"
+#include "scan_parts.h"
 
 size_t line_end_of(const struct file_scan *f, size_t start)
 {

@@ -63,12 +63,12 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 static char *cache_path(const attrib_catalog *cat, const unsigned *flags, int src)
 {
-	const char *dir = getenv("ATTRIB_CACHE");
-	char *base = NULL, *path = NULL;
+	const char *dir = cat->opt.cache_dir;
+	char *path = NULL;
 	uint64_t h = 0xcbf29ce484222325ULL;
 
-	if (dir && !*dir)
-		return NULL; /* ATTRIB_CACHE= turns the cache off */
+	if (!*dir)
+		return NULL; /* no cache */
 	h = fnv(h, hs_version(), strlen(hs_version()));
 	hs_platform_info_t pi = { 0 };
 	if (hs_populate_platform(&pi) == HS_SUCCESS)
@@ -84,18 +84,8 @@ static char *cache_path(const attrib_catalog *cat, const unsigned *flags, int sr
 		h = fnv(h, e, strlen(e) + 1);
 		h = fnv(h, &flags[i], sizeof(flags[i]));
 	}
-	if (!dir) {
-		if (geteuid() == 0)
-			dir = "/var/cache/attrib";
-		else if (getenv("XDG_CACHE_HOME") && *getenv("XDG_CACHE_HOME"))
-			dir = base = (asprintf(&base, "%s/attrib", getenv("XDG_CACHE_HOME")) < 0 ? NULL
-												 : base);
-		else if (getenv("HOME"))
-			dir = base = (asprintf(&base, "%s/.cache/attrib", getenv("HOME")) < 0 ? NULL : base);
-	}
-	if (dir && asprintf(&path, "%s/prefilter-%016llx.hs", dir, (unsigned long long)h) < 0)
+	if (asprintf(&path, "%s/prefilter-%016llx.hs", dir, (unsigned long long)h) < 0)
 		path = NULL;
-	free(base);
 	return path;
 }
 

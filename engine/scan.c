@@ -5,11 +5,11 @@
  * every file is read (casefiles.c), never mapped, and each of its lines
  * offered to the multi-pattern matcher once (linescan.c).  Unreadable
  * evidence becomes a coverage entry, never an error.  The parts of the
- * scan and how they call each other: scan.h. */
+ * scan and how they call each other: scan_parts.h. */
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
-#include "scan.h"
+#include "scan_parts.h"
 
 /* The node directories and their files into the plan.  Which node a
  * directory is depends on what the application output taught identity
@@ -100,7 +100,7 @@ void scan_case(struct analysis *a)
 {
 	const struct job *j = &a->job;
 	bool *have = xcalloc(j->nodes.n, sizeof(bool));
-	struct plan p = { .chunk = chunk_bytes() };
+	struct plan p = { .chunk = a->opt->chunk_bytes ? a->opt->chunk_bytes : CHUNK_BYTES };
 	struct strlist dirs = { 0 };
 	int *nodes = NULL;
 

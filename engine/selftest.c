@@ -217,3 +217,16 @@ int attrib_catalog_selftest(const attrib_catalog *cat, FILE *out, int verbose)
 {
 	return catalog_selftest(cat, out, verbose);
 }
+
+/* The catalog for use: read, then proved by its own cases, so that a rule
+ * whose case fails never judges a job. */
+attrib_catalog *attrib_catalog_load(const char *path, const struct attrib_options *opt, FILE *err)
+{
+	attrib_catalog *cat = catalog_read(path, opt, err);
+
+	if (cat && catalog_selftest(cat, err, 0)) {
+		attrib_catalog_free(cat);
+		return NULL;
+	}
+	return cat;
+}

@@ -368,7 +368,7 @@ static void *resolve_range(void *p)
 
 void symptoms_resolve(struct analysis *a)
 {
-	int nt = scan_threads(a->nsym / RESOLVE_PER_THREAD), n = 0, k = 0;
+	int nt = analysis_threads(a, a->nsym / RESOLVE_PER_THREAD), n = 0, k = 0;
 	struct resolve_part *part = xcalloc(nt, sizeof(*part));
 	pthread_t *t = xcalloc(nt, sizeof(*t));
 	bool *started = xcalloc(nt, sizeof(*started));

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "scan.h"
+#include "scan_parts.h"
 
 struct work *plan_add(struct plan *p)
 {
@@ -140,18 +140,6 @@ static void *worker(void *p)
 	return NULL;
 }
 
-int scan_threads(int items)
-{
-	const char *e = getenv("ATTRIB_THREADS");
-	long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
-
-	if (n > 16)
-		n = 16;
-	if (n > items)
-		n = items;
-	return n < 1 ? 1 : (int)n;
-}
-
 /* One worker's scan into the analysis, in order; its lines numbered from
  * first (the number of its first line, less one), its symptoms' from
  * sym_first. */
@@ -203,7 +191,7 @@ static void merge_scan(struct analysis *a, struct analysis *sub, long sym_first,
 
 void plan_start(struct analysis *a, struct plan *p, struct run *r)
 {
-	int nt = scan_threads(p->scans);
+	int nt = analysis_threads(a, p->scans);
 
 	r->ws = (struct workers){ .a = a, .w = p->w, .n = p->n };
 	pthread_mutex_init(&r->ws.lock, NULL);

@@ -104,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort(); /* only the disk can refuse it, never the bundle */
 	}
 	fuzz_check_strings(cov);
-	r = attrib_analyze(fuzz_cat, case_dir, err, sizeof(err));
+	r = attrib_analyze(fuzz_cat, case_dir, NULL, err, sizeof(err));
 	if (!r) {
 		/* the record is fixed and usable: only the bundle changed */
 		fprintf(stderr, "fuzz_bundle: the engine refused the case: %.512s\n", err);

@@ -41,7 +41,9 @@ static inline void fuzz_load_catalog(void)
 		snprintf(path, sizeof(path), "%s/rules", SRCDIR);
 		rules = path;
 	}
-	fuzz_cat = attrib_catalog_load(rules, stderr);
+	struct attrib_options opt = attrib_options_env(getenv);
+
+	fuzz_cat = attrib_catalog_load(rules, &opt, stderr);
 	if (!fuzz_cat) {
 		fprintf(stderr, "fuzz: the rule catalog %s does not load\n", rules);
 		exit(1);

@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_write("job.json", data, size);
 	memset(err, 'X', sizeof(err));
 	err[0] = 0;
-	r = attrib_analyze(fuzz_cat, fuzz_dir, err, sizeof(err));
+	r = attrib_analyze(fuzz_cat, fuzz_dir, NULL, err, sizeof(err));
 	if (!r) {
 		/* known engine bug "msg-newline": job.c quotes the offending value
 		 * as is, so a newline in it splits the message (FUZZ_STRICT=1

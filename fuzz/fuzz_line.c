@@ -100,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (len && copy[start + len - 1] == '\r')
 			len--;
-		if (len > 64 * 1024) /* scan.h's MAX_LINE */
+		if (len > 64 * 1024) /* scan_parts.h's MAX_LINE */
 			len = 64 * 1024;
 		/* exactly the line's bytes, so a read past them is caught */
 		char *line = malloc(len ? len : 1);
@@ -120,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	last = files[pick];
 
 	char err[512];
-	struct json_object *r = attrib_analyze(fuzz_cat, fuzz_dir, err, sizeof(err));
+	struct json_object *r = attrib_analyze(fuzz_cat, fuzz_dir, NULL, err, sizeof(err));
 	if (!r) {
 		fprintf(stderr, "fuzz_line: a valid case was refused: %s\n", err);
 		abort();

@@ -60,12 +60,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	FILE *err = open_memstream(&errbuf, &errlen);
+	struct attrib_options opt = attrib_options_env(getenv);
 	attrib_catalog *cat;
 
 	if (!err)
 		abort();
 	fuzz_write("rules/50-fuzz.yaml", data, size);
-	cat = attrib_catalog_load(rules_dir, err);
+	cat = attrib_catalog_load(rules_dir, &opt, err);
 	fclose(err);
 	if (!cat) {
 		if (!errlen) {
@@ -77,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct json_object *r;
 
 		attrib_catalog_selftest(cat, NULL, 0) == 0 ? (void)0 : abort();
-		r = attrib_analyze(cat, case_dir, why, sizeof(why));
+		r = attrib_analyze(cat, case_dir, NULL, why, sizeof(why));
 		if (!r) {
 			fprintf(stderr, "fuzz_rules: a loaded catalog cannot analyse a usable case: %s\n",
 				why);

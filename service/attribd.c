@@ -95,7 +95,8 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	const char *path = rules_path(conf.rules_dir ? conf.rules_dir : rules);
-	attrib_catalog *cat = attrib_catalog_load(path, stderr);
+	struct attrib_options opt = attrib_options_env(getenv);
+	attrib_catalog *cat = attrib_catalog_load(path, &opt, stderr);
 	if (!cat) {
 		fprintf(stderr, "attribd: the rule catalog %s is invalid; refusing to run\n", path);
 		config_free(&conf);

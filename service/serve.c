@@ -250,7 +250,7 @@ static int attribute(const struct attrib_config *conf, const attrib_catalog *cat
 	 * fields in job.json, what the service could not collect and the
 	 * revisions in evidence.json), so attrib analyze of the stored case
 	 * gives the stored result */
-	res = attrib_analyze(cat, case_dir, err, sizeof(err));
+	res = attrib_analyze(cat, case_dir, NULL, err, sizeof(err));
 	if (!res) {
 		log_msg(LOGL_WARNING, "job %s attempt %ld: the case %s is unusable: %s", rn->job_id,
 			rn->attempt, case_dir, err);

@@ -144,7 +144,7 @@ static const char *sget(struct json_object *o, const char *k)
 static struct json_object *analyze_ok(const char *dir)
 {
 	char err[512] = "";
-	struct json_object *r = attrib_analyze(cat, dir, err, sizeof(err));
+	struct json_object *r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 
 	ck_assert_msg(r != NULL, "attrib_analyze refused a usable case: %s", err);
 	return r;
@@ -158,7 +158,7 @@ static void analyze_refused(const char *dir, const char *what)
 
 	memset(err, 'X', sizeof(err));
 	err[0] = 0;
-	r = attrib_analyze(cat, dir, err, sizeof(err));
+	r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 	ck_assert_msg(r == NULL, "%s: a result instead of a refusal: %s", what,
 		      r ? json_object_to_json_string(r) : "");
 	ck_assert_msg(memchr(err, 0, sizeof(err)) != NULL, "%s: message not terminated", what);
@@ -485,7 +485,7 @@ static void run_bounded(const char *dir, double secs, struct run *run)
 		alarm(0);
 		long before = maxrss_kb();
 		double t0 = now();
-		struct json_object *r = attrib_analyze(cat, dir, shm->err, sizeof(shm->err));
+		struct json_object *r = attrib_analyze(cat, dir, NULL, shm->err, sizeof(shm->err));
 
 		shm->secs = now() - t0;
 		shm->rss_growth_kb = maxrss_kb() - before;
@@ -642,7 +642,7 @@ START_TEST(job_message_one_line)
 		struct json_object *r;
 
 		write_file(dir, "job.json", bad[i]);
-		r = attrib_analyze(cat, dir, err, sizeof(err));
+		r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 		ck_assert_msg(r == NULL, "job.json #%zu was not refused", i);
 		ck_assert_msg(*err, "job.json #%zu: no message", i);
 		if (known_bug("msg-newline", !strpbrk(err, "\r\n"),
@@ -729,7 +729,7 @@ START_TEST(job_not_utf8)
 
 	write_file(dir, "job.json", job);
 	node_text(dir, "n1", "kern.log", XID79 "\n");
-	struct json_object *r = attrib_analyze(cat, dir, err, sizeof(err));
+	struct json_object *r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 	if (r) {
 		const char *b = bad_string(r);
 
@@ -1020,7 +1020,7 @@ START_TEST(log_permission)
 
 			if (setgid(65534) || setuid(65534))
 				_exit(3);
-			r = attrib_analyze(cat, dir, err, sizeof(err));
+			r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 			if (!r)
 				_exit(4);
 			_exit(coverage(r, "nodes/n2/secret.log", "error", NULL) && root_code(r) &&
@@ -1599,7 +1599,7 @@ START_TEST(odd_windows)
 			 windows[i][0], windows[i][1]);
 		write_file(dir, "job.json", buf);
 		char err[512];
-		struct json_object *r = attrib_analyze(cat, dir, err, sizeof(err));
+		struct json_object *r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 		if (r) {
 			assert_strings_valid(r);
 			json_object_put(r);
@@ -1629,7 +1629,7 @@ int main(void)
 	char tpl[] = "/tmp/attrib-badinput-XXXXXX";
 	int rc;
 
-	cat = attrib_catalog_load(rules_dir(), stderr);
+	cat = attrib_catalog_load(rules_dir(), test_options(), stderr);
 	if (!cat) {
 		fprintf(stderr, "badinput: the catalog %s does not load\n", rules_dir());
 		return EXIT_FAILURE;

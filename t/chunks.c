@@ -1,7 +1,7 @@
 /* A large file is scanned in chunks of lines by several threads
  * (engine/chunks.c): the result must be the one a single scan gives,
- * whatever the cuts.  ATTRIB_CHUNK_BYTES (for tests only) cuts a small
- * file into many chunks: every chunk size from one line a chunk up,
+ * whatever the cuts.  The options' chunk_bytes (ATTRIB_CHUNK_BYTES, for
+ * tests only) cuts a small file into many chunks: every chunk size from one line a chunk up,
  * with one thread and several, against the file scanned whole, on a case
  * built to straddle cuts with what depends on the lines around it:
  *  - an untimed block of NCCL lines longer than the neighbour search's
@@ -84,20 +84,15 @@ static char *kern_log(void)
 	return buf;
 }
 
-static char *analyze(const char *dir, const char *chunk, const char *threads)
+/* chunk 0: the default (4 MiB) */
+static char *analyze(const char *dir, size_t chunk, int threads)
 {
+	struct attrib_options opt = { .threads = threads, .chunk_bytes = chunk };
 	char err[512];
 	struct json_object *r;
 	char *s;
 
-	if (chunk)
-		setenv("ATTRIB_CHUNK_BYTES", chunk, 1);
-	else
-		unsetenv("ATTRIB_CHUNK_BYTES");
-	setenv("ATTRIB_THREADS", threads, 1);
-	r = attrib_analyze(cat, dir, err, sizeof(err));
-	unsetenv("ATTRIB_CHUNK_BYTES");
-	unsetenv("ATTRIB_THREADS");
+	r = attrib_analyze(cat, dir, &opt, err, sizeof(err));
 	ck_assert_msg(r != NULL, "%s", err);
 	s = strdup_or_die(json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN));
 	json_object_put(r);
@@ -118,7 +113,7 @@ START_TEST(chunks_give_one_scan)
 	write_file(dir, "app/slurm-77.out", app);
 	write_file(dir, "nodes/gpu-02/kern.log", kern);
 	/* whole (the files are far below the default chunk size) */
-	char *one = analyze(dir, NULL, "1");
+	char *one = analyze(dir, 0, 1);
 
 	/* the case exercises what it is meant to: the three-line form (its
 	 * bus id), the untimed completion errors */
@@ -135,20 +130,19 @@ START_TEST(chunks_give_one_scan)
 		      "not every completion error (dense and sparse) was read: %.1500s", one);
 
 	/* one line a chunk, then sizes that cut lines in every place */
-	const char *sizes[] = { "1",   "57",  "64",   "100",  "173",  "256",   "311",
-				"512", "777", "1000", "2049", "4096", "10007", "65536" };
+	const size_t sizes[] = { 1, 57, 64, 100, 173, 256, 311, 512, 777, 1000, 2049, 4096, 10007, 65536 };
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++)
 		for (int t = 0; t < 2; t++) {
-			char *other = analyze(dir, sizes[i], t ? "3" : "1");
+			char *other = analyze(dir, sizes[i], t ? 3 : 1);
 
 			size_t at = 0;
 
 			while (one[at] && one[at] == other[at])
 				at++;
 			ck_assert_msg(!one[at] && !other[at],
-				      "ATTRIB_CHUNK_BYTES=%s ATTRIB_THREADS=%s: the result "
+				      "chunks of %zu bytes, %d threads: the result "
 				      "differs from byte %zu:\n%.300s\n%.300s",
-				      sizes[i], t ? "3" : "1", at, one + (at > 100 ? at - 100 : 0),
+				      sizes[i], t ? 3 : 1, at, one + (at > 100 ? at - 100 : 0),
 				      other + (at > 100 ? at - 100 : 0));
 			free(other);
 		}
@@ -166,7 +160,8 @@ int main(void)
 	TCase *t = tcase_create("chunks");
 
 	snprintf(rules, sizeof(rules), "%s/rules", SRCDIR);
-	cat = attrib_catalog_load(getenv("ATTRIB_RULES") ? getenv("ATTRIB_RULES") : rules, stderr);
+	cat = attrib_catalog_load(getenv("ATTRIB_RULES") ? getenv("ATTRIB_RULES") : rules, test_options(),
+				  stderr);
 	if (!cat)
 		return EXIT_FAILURE;
 	tcase_set_timeout(t, 300);

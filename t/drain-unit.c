@@ -661,7 +661,8 @@ START_TEST(engine_result_carries_the_class)
 	struct attrib_config c;
 	struct cluster cl = { .nodes = { HEALTHY("node-02") } };
 	struct drain_decisions d;
-	struct json_object *r = attrib_analyze(shipped, SRCDIR "/examples/xid149-nvlink", err, sizeof(err));
+	struct json_object *r = attrib_analyze(shipped, SRCDIR "/examples/xid149-nvlink", NULL, err,
+					       sizeof(err));
 	ck_assert_msg(r != NULL, "%s", err);
 	load_conf(&c, "DrainPolicy = suggest\nDrainClasses = nvlink:auto\n");
 	drain_policy_decide(&c, r, 0, fake_state, &cl, &d);
@@ -685,9 +686,10 @@ START_TEST(engine_confidence_decides)
 	struct attrib_config c;
 	struct cluster cl = { .nodes = { HEALTHY("c7-gpu-03"), HEALTHY("n042") } };
 	struct drain_decisions d;
-	struct json_object *down = attrib_analyze(shipped, SRCDIR "/t/cases/node-fail-missing-dir", err,
+	struct json_object *down = attrib_analyze(shipped, SRCDIR "/t/cases/node-fail-missing-dir", NULL, err,
 						  sizeof(err)),
-			   *xid = attrib_analyze(shipped, SRCDIR "/t/cases/xid79-aer-fqdn", err, sizeof(err));
+			   *xid = attrib_analyze(shipped, SRCDIR "/t/cases/xid79-aer-fqdn", NULL, err,
+						 sizeof(err));
 	struct result_view v;
 
 	ck_assert_msg(down && xid, "%s", err);
@@ -748,7 +750,7 @@ int main(void)
 	int rc;
 
 	/* what attrib serve does with its catalog: the default DrainClasses */
-	shipped = attrib_catalog_load(SRCDIR "/rules", stderr);
+	shipped = attrib_catalog_load(SRCDIR "/rules", test_options(), stderr);
 	if (!shipped)
 		return 1;
 	drain_policy_set_defaults(shipped);

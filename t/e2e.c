@@ -106,27 +106,23 @@ static void check_case(const char *dir, const char *name)
 	job = json_object_from_file(p);
 	free(p);
 
-	r = attrib_analyze(cat, dir, err, sizeof(err));
+	r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 	ck_assert_msg(r != NULL, "%s: %s", name, err);
 	check_contract(name, r, job);
 	/* the evidence scanned by one thread and by several, and every file
 	 * cut into chunks of 256 bytes: the same result */
 	for (int k = 0; k < 3; k++) {
 		struct json_object *again;
+		struct attrib_options opt = { .threads = k == 1 ? 5
+						      : k	? 3
+								: 1,
+					      .chunk_bytes = k == 2 ? 256 : 0 };
 
-		setenv("ATTRIB_THREADS", k == 1 ? "5" : k ? "3" : "1", 1);
-		if (k == 2)
-			setenv("ATTRIB_CHUNK_BYTES", "256", 1);
-		again = attrib_analyze(cat, dir, err, sizeof(err));
-		unsetenv("ATTRIB_THREADS");
-		unsetenv("ATTRIB_CHUNK_BYTES");
+		again = attrib_analyze(cat, dir, &opt, err, sizeof(err));
 		ck_assert_msg(again != NULL, "%s: %s", name, err);
 		ck_assert_msg(!strcmp(json_object_to_json_string(again), json_object_to_json_string(r)),
-			      "%s: the result differs with ATTRIB_THREADS=%s%s", name,
-			      k == 1	  ? "5"
-				      : k ? "3"
-					  : "1",
-			      k == 2 ? " ATTRIB_CHUNK_BYTES=256" : "");
+			      "%s: the result differs with %d threads%s", name, opt.threads,
+			      k == 2 ? ", chunks of 256 bytes" : "");
 		json_object_put(again);
 	}
 
@@ -322,7 +318,7 @@ int main(void)
 	Suite *s = suite_create("cases");
 	TCase *t = tcase_create("cases");
 
-	cat = attrib_catalog_load(rules_dir(), stderr);
+	cat = attrib_catalog_load(rules_dir(), test_options(), stderr);
 	snprintf(root, sizeof(root), "%s/t/cases", SRCDIR);
 	find_cases(root);
 	snprintf(root, sizeof(root), "%s/examples", SRCDIR);

@@ -47,7 +47,7 @@ static void setup(void)
 
 	snprintf(rules, sizeof(rules), "%s",
 		 getenv("ATTRIB_RULES") ? getenv("ATTRIB_RULES") : SRCDIR "/rules");
-	cat = attrib_catalog_load(rules, stderr);
+	cat = attrib_catalog_load(rules, test_options(), stderr);
 	ck_assert_ptr_nonnull(cat);
 }
 
@@ -120,7 +120,7 @@ static void forge(const char *dir, const struct variant *v)
 static struct json_object *analyze(const char *dir)
 {
 	char err[256];
-	struct json_object *r = attrib_analyze(cat, dir, err, sizeof(err));
+	struct json_object *r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 
 	ck_assert_msg(r != NULL, "%s", err);
 	return r;
@@ -422,7 +422,7 @@ START_TEST(origin_key_checked)
 			 "      - line: 'no'\n        none: true\n");
 		write_file(d, "r.yaml", rule);
 		char *p = path_join(d, "r.yaml");
-		attrib_catalog *c = attrib_catalog_load(p, err);
+		attrib_catalog *c = attrib_catalog_load(p, test_options(), err);
 		fclose(err);
 		ck_assert_ptr_null(c);
 		ck_assert_msg(strstr(out, "origin"), "%s", out);

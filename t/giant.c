@@ -74,6 +74,7 @@ static bool full;
 static char *scratch;
 static int passed, failed;
 static attrib_catalog *shipped;
+static struct attrib_options opt; /* from the environment, as the command's */
 
 static double now(void)
 {
@@ -240,7 +241,7 @@ static void analyze_bounded(const attrib_catalog *cat, const char *dir, double l
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		setrlimit(RLIMIT_CPU, &cpu);
 		close(pipefd[0]);
-		r = attrib_analyze(cat, dir, err, sizeof(err));
+		r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 		if (r) {
 			if (json_object_to_file_ext(out, r, JSON_C_TO_STRING_PLAIN) < 0)
 				_exit(3);
@@ -649,7 +650,7 @@ static void backtrack(void)
 	closedir(d);
 	free(src);
 	write_text(rules, "99-backtrack.yaml", rule);
-	cat = attrib_catalog_load(rules, stderr);
+	cat = attrib_catalog_load(rules, &opt, stderr);
 	check(cat != NULL, "a catalog with a catastrophic regex loads (its self-test ends)");
 	if (!cat)
 		goto out;
@@ -706,6 +707,8 @@ int main(int argc, char **argv)
 	char *rules;
 	int first = 1;
 
+	opt = attrib_options_env(getenv);
+
 	if (argc > 1 && !strcmp(argv[1], "--full")) {
 		full = true;
 		first = 2;
@@ -716,7 +719,7 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	rules = getenv("ATTRIB_RULES") ? strdup(getenv("ATTRIB_RULES")) : path(SRCDIR, "rules");
-	if (!(shipped = attrib_catalog_load(rules, stderr))) {
+	if (!(shipped = attrib_catalog_load(rules, &opt, stderr))) {
 		fprintf(stderr, "giant: the rule catalog %s does not load\n", rules);
 		return 99;
 	}

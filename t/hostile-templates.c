@@ -86,7 +86,8 @@ templates[] = {
 
 static void setup(void)
 {
-	cat = attrib_catalog_load(getenv("ATTRIB_RULES") ? getenv("ATTRIB_RULES") : SRCDIR "/rules", stderr);
+	cat = attrib_catalog_load(getenv("ATTRIB_RULES") ? getenv("ATTRIB_RULES") : SRCDIR "/rules",
+				  test_options(), stderr);
 	ck_assert_ptr_nonnull(cat);
 }
 
@@ -318,10 +319,10 @@ START_TEST(users_strings_change_nothing)
 {
 	char *plain_dir = tmpdir(), *hostile_dir = tmpdir(), err[256];
 	long plain_lines = build_case(plain_dir, false), lines = build_case(hostile_dir, true);
-	struct json_object *plain = attrib_analyze(cat, plain_dir, err, sizeof(err)), *r;
+	struct json_object *plain = attrib_analyze(cat, plain_dir, NULL, err, sizeof(err)), *r;
 
 	ck_assert_msg(plain != NULL, "%s", err);
-	r = attrib_analyze(cat, hostile_dir, err, sizeof(err));
+	r = attrib_analyze(cat, hostile_dir, NULL, err, sizeof(err));
 	ck_assert_msg(r != NULL, "%s", err);
 	char *want = verdict(plain), *got = verdict(r);
 

@@ -13,7 +13,8 @@ static struct timectx tc = { .ref = 1764403200.0 /* 2025-11-29T08:00:00Z */, .tz
 
 static void setup(void)
 {
-	cat = attrib_catalog_load(getenv("ATTRIB_RULES") ? getenv("ATTRIB_RULES") : SRCDIR "/rules", stderr);
+	cat = attrib_catalog_load(getenv("ATTRIB_RULES") ? getenv("ATTRIB_RULES") : SRCDIR "/rules",
+				  test_options(), stderr);
 	ck_assert_ptr_nonnull(cat);
 }
 
@@ -172,7 +173,7 @@ START_TEST(evidence_is_the_original)
 	mkdir_p(dir, "nodes/n1");
 	write_file(dir, "nodes/n1/syslog", "Nov 29 08:12:01 n1 kernel: [ 5321.123456] " XID "#012next\n");
 
-	struct json_object *r = attrib_analyze(cat, dir, err, sizeof(err)), *syms;
+	struct json_object *r = attrib_analyze(cat, dir, NULL, err, sizeof(err)), *syms;
 	bool app = false, node = false;
 
 	ck_assert_msg(r != NULL, "%s", err);

@@ -16,10 +16,10 @@ static attrib_catalog *cat;
 static char *dirs[MAX_CASES], *want[MAX_CASES];
 static int ncases;
 
-static char *analyze(const char *dir)
+static char *analyze(const char *dir, const struct attrib_options *opt)
 {
 	char err[512];
-	struct json_object *r = attrib_analyze(cat, dir, err, sizeof(err));
+	struct json_object *r = attrib_analyze(cat, dir, opt, err, sizeof(err));
 	char *s;
 
 	if (!r)
@@ -32,6 +32,7 @@ static char *analyze(const char *dir)
 struct runner {
 	int first; /* the cases it runs: first, first + stride, ... */
 	int stride;
+	const struct attrib_options *opt;
 	int mismatches;
 	char msg[512];
 };
@@ -42,7 +43,7 @@ static void *run(void *p)
 
 	for (int round = 0; round < ROUNDS; round++)
 		for (int i = r->first; i < ncases; i += r->stride) {
-			char *got = analyze(dirs[i]);
+			char *got = analyze(dirs[i], r->opt);
 
 			if (strcmp(got, want[i])) {
 				if (!r->mismatches++)
@@ -91,20 +92,19 @@ START_TEST(concurrent_analyses)
 	dirs[ncases++] = strdup_or_die(posix);
 
 	/* alone: one thread, each file whole */
-	setenv("ATTRIB_THREADS", "1", 1);
+	const struct attrib_options alone = { .threads = 1 }, together = { .threads = 2, .chunk_bytes = 300 };
+
 	for (int i = 0; i < ncases; i++)
-		want[i] = analyze(dirs[i]);
+		want[i] = analyze(dirs[i], &alone);
 	ck_assert_msg(strstr(want[ncases - 1], "\"first_time\":\"2025-11-29T08:05:00Z\""),
 		      "the POSIX TZ zone was not read as UTC+1: %s", want[ncases - 1]);
 	/* together: six analyses at once, each on two threads, the files cut
 	 * into chunks of a few hundred bytes */
-	setenv("ATTRIB_THREADS", "2", 1);
-	setenv("ATTRIB_CHUNK_BYTES", "300", 1);
 	struct runner r[6];
 	pthread_t t[6];
 
 	for (int k = 0; k < 6; k++) {
-		r[k] = (struct runner){ .first = k, .stride = 6 };
+		r[k] = (struct runner){ .first = k, .stride = 6, .opt = &together };
 		ck_assert_int_eq(pthread_create(&t[k], NULL, run, &r[k]), 0);
 	}
 	for (int k = 0; k < 6; k++) {
@@ -112,8 +112,6 @@ START_TEST(concurrent_analyses)
 		ck_assert_msg(!r[k].mismatches, "%d results differ run concurrently (first: %s)",
 			      r[k].mismatches, r[k].msg);
 	}
-	unsetenv("ATTRIB_THREADS");
-	unsetenv("ATTRIB_CHUNK_BYTES");
 	for (int i = 0; i < ncases; i++) {
 		free(dirs[i]);
 		free(want[i]);
@@ -129,7 +127,8 @@ int main(void)
 	TCase *t = tcase_create("reentrant");
 
 	snprintf(rules, sizeof(rules), "%s/rules", SRCDIR);
-	cat = attrib_catalog_load(getenv("ATTRIB_RULES") ? getenv("ATTRIB_RULES") : rules, stderr);
+	cat = attrib_catalog_load(getenv("ATTRIB_RULES") ? getenv("ATTRIB_RULES") : rules, test_options(),
+				  stderr);
 	if (!cat)
 		return EXIT_FAILURE;
 	tcase_set_timeout(t, 600);

@@ -611,7 +611,7 @@ int main(void)
 
 	int rc;
 
-	shipped = attrib_catalog_load(SRCDIR "/rules", stderr);
+	shipped = attrib_catalog_load(SRCDIR "/rules", test_options(), stderr);
 	if (!shipped)
 		return 1;
 	tcase_add_checked_fixture(t, setup, teardown);

@@ -962,7 +962,7 @@ START_TEST(own_output_makes_no_repeat_offender)
 
 	svc_setup(&v, 120);
 	attrib_catalog_free(v.cat);
-	v.cat = attrib_catalog_load(SRCDIR "/rules", stderr);
+	v.cat = attrib_catalog_load(SRCDIR "/rules", test_options(), stderr);
 	ck_assert_ptr_nonnull(v.cat);
 	ck_assert_int_eq(repeat_causes_default(&v.conf, v.cat), 0); /* as attribd does */
 	one_job(&v, "81", "alice", "step 1\\nSegmentation fault (core dumped)\\n", quiet);

@@ -141,6 +141,21 @@ static inline void write_case_job(const char *dir, const char *state, const char
 	write_file(dir, "job.json", buf);
 }
 
+/* The engine's options as the command takes them from the environment:
+ * the prefilter cache (ATTRIB_CACHE, else the user's), and ATTRIB_THREADS
+ * and ATTRIB_CHUNK_BYTES when the test's caller sets them. */
+static inline const struct attrib_options *test_options(void)
+{
+	static struct attrib_options o;
+	static bool read; /* first called from the test's main thread */
+
+	if (!read) {
+		o = attrib_options_env(getenv);
+		read = true;
+	}
+	return &o;
+}
+
 static inline attrib_catalog *test_catalog(void)
 {
 	char *dir = tmpdir();
@@ -148,7 +163,7 @@ static inline attrib_catalog *test_catalog(void)
 
 	write_file(dir, "00-base.yaml", BASE_RULES);
 	write_file(dir, "50-test.yaml", GOOD_RULE TEST_REFINER);
-	cat = attrib_catalog_load(dir, stderr);
+	cat = attrib_catalog_load(dir, test_options(), stderr);
 	rmtree(dir);
 	ck_assert_ptr_nonnull(cat);
 	return cat;

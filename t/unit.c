@@ -286,7 +286,7 @@ static int load_errors(const char *yaml, char *out, size_t outlen)
 
 	write_file(dir, "00-base.yaml", BASE_RULES);
 	write_file(dir, "50-test.yaml", yaml);
-	cat = attrib_catalog_load(dir, err);
+	cat = attrib_catalog_load(dir, test_options(), err);
 	fclose(err);
 	rmtree(dir);
 	if (cat) {
@@ -438,7 +438,7 @@ START_TEST(symptoms_collapse)
 	fclose(f);
 	free(p);
 	write_file(dir, "nodes/b/syslog", "2025-11-29T08:10:00+00:00 b kernel: all fine\n");
-	struct json_object *r = attrib_analyze(cat, dir, err, sizeof(err)), *syms, *s0, *v;
+	struct json_object *r = attrib_analyze(cat, dir, NULL, err, sizeof(err)), *syms, *s0, *v;
 
 	ck_assert_ptr_nonnull(r);
 	json_object_object_get_ex(r, "symptoms", &syms);
@@ -467,7 +467,7 @@ START_TEST(window_drops_old_events)
 	mkdir_p(dir, "nodes/a");
 	/* days before the job: outside its window */
 	write_file(dir, "nodes/a/syslog", "2025-11-20T08:10:00+00:00 a kernel: GPU exploded\n");
-	r = attrib_analyze(cat, dir, err, sizeof(err));
+	r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
 	json_object_object_get_ex(r, "sub_domain", &v);
 	ck_assert_str_eq(json_object_get_string(v), "unattributed");
@@ -515,7 +515,7 @@ START_TEST(large_log_window_seek)
 	fclose(f);
 	free(p);
 	ck_assert_int_gt(target, 0);
-	r = attrib_analyze(cat, dir, err, sizeof(err));
+	r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 	json_object_object_get_ex(r, "root_cause", &v);
 	ck_assert_ptr_nonnull(v);
 	json_object_object_get_ex(v, "evidence", &v);
@@ -540,7 +540,7 @@ START_TEST(first_cause_and_ambiguity)
 	/* two faults within the tie window on two nodes: ambiguous, both candidates */
 	write_file(dir, "nodes/a/syslog", "2025-11-29T08:10:00+00:00 a kernel: GPU exploded\n");
 	write_file(dir, "nodes/b/syslog", "2025-11-29T08:10:01+00:00 b kernel: GPU exploded\n");
-	r = attrib_analyze(cat, dir, err, sizeof(err));
+	r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 	json_object_object_get_ex(r, "sub_domain", &v);
 	ck_assert_str_eq(json_object_get_string(v), "ambiguous");
 	json_object_object_get_ex(r, "culprit_nodes", &v);
@@ -555,7 +555,7 @@ START_TEST(first_cause_and_ambiguity)
 	json_object_put(r);
 	/* the same two a minute apart: the first one is the cause */
 	write_file(dir, "nodes/b/syslog", "2025-11-29T08:11:00+00:00 b kernel: GPU exploded\n");
-	r = attrib_analyze(cat, dir, err, sizeof(err));
+	r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 	json_object_object_get_ex(r, "sub_domain", &v);
 	ck_assert_str_eq(json_object_get_string(v), "InfraHW");
 	json_object_object_get_ex(r, "culprit_nodes", &v);
@@ -580,7 +580,7 @@ START_TEST(refiner_marks_downstream)
 	write_file(dir, "nodes/a/syslog", "2025-11-29T08:10:00+00:00 a kernel: GPU exploded\n");
 	/* the echo on node a is explained; the generic fault after it is downstream by time */
 	write_file(dir, "app/out", "a:100:100 [0] echo of the explosion\n[2025-11-29 08:10:30] progress\n");
-	r = attrib_analyze(cat, dir, err, sizeof(err));
+	r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 	json_object_object_get_ex(r, "sub_domain", &v);
 	ck_assert_str_eq(json_object_get_string(v), "InfraHW");
 	json_object_object_get_ex(r, "symptoms", &v);
@@ -612,7 +612,7 @@ START_TEST(missing_node_is_coverage)
 	write_case_job(dir, "FAILED", "[\"a\", \"b\"]");
 	mkdir_p(dir, "nodes/a");
 	write_file(dir, "nodes/a/syslog", "2025-11-29T08:10:00+00:00 a kernel: fine\n");
-	r = attrib_analyze(cat, dir, err, sizeof(err));
+	r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 	json_object_object_get_ex(r, "coverage", &v);
 	ck_assert_int_eq(json_object_array_length(v), 1);
 	c = json_object_array_get_idx(v, 0);
@@ -636,7 +636,7 @@ START_TEST(completed_is_pass)
 	write_case_job(dir, "COMPLETED", "[\"a\"]");
 	mkdir_p(dir, "nodes/a");
 	write_file(dir, "nodes/a/syslog", "2025-11-29T08:10:00+00:00 a kernel: GPU exploded\n");
-	r = attrib_analyze(cat, dir, err, sizeof(err));
+	r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 	json_object_object_get_ex(r, "outcome", &v);
 	ck_assert_str_eq(json_object_get_string(v), "Pass");
 	json_object_object_get_ex(r, "sub_domain", &v);
@@ -727,7 +727,7 @@ END_TEST
 
 static attrib_catalog *real_catalog(void)
 {
-	attrib_catalog *cat = attrib_catalog_load(SRCDIR "/rules", stderr);
+	attrib_catalog *cat = attrib_catalog_load(SRCDIR "/rules", test_options(), stderr);
 
 	ck_assert_ptr_nonnull(cat);
 	return cat;
@@ -805,7 +805,7 @@ static attrib_catalog *confidence_catalog(void)
 
 	write_file(dir, "00-base.yaml", BASE_RULES);
 	write_file(dir, "50-test.yaml", CONFIDENCE_RULES);
-	cat = attrib_catalog_load(dir, stderr);
+	cat = attrib_catalog_load(dir, test_options(), stderr);
 	rmtree(dir);
 	ck_assert_ptr_nonnull(cat);
 	return cat;
@@ -873,7 +873,7 @@ START_TEST(confidence_levels)
 		write_file(dir, f, eq + 1);
 	}
 	free(files);
-	struct json_object *r = attrib_analyze(cat, dir, err, sizeof(err));
+	struct json_object *r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 	ck_assert_msg(r != NULL, "%s", err);
 	const char *sub = json_object_get_string(field(r, "sub_domain")),
 		   *conf = json_object_get_string(field(r, "confidence")),
@@ -905,7 +905,7 @@ START_TEST(scope_other_node_set_aside)
 	write_file(dir, "scheduler/slurmctld.log",
 		   "[2025-11-29T08:30:00.000] error: Nodes zz-99 not responding, setting DOWN\n"
 		   "[2025-11-29T09:00:00.000] _slurm_rpc_kill_job: REQUEST_KILL_JOB JobId=77 uid 1000\n");
-	r = attrib_analyze(cat, dir, err, sizeof(err));
+	r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
 	ck_assert_str_eq(json_object_get_string(field(r, "sub_domain")), "SchedCancelled");
 	ck_assert_int_eq(json_object_array_length(field(r, "culprit_nodes")), 0);
@@ -929,7 +929,7 @@ START_TEST(scope_localisation)
 	write_job_json(dir, "[\"solo\"]", "FAILED", "2025-11-29T08:00:00Z", "2025-11-29T09:00:00Z", NULL);
 	mkdir_p(dir, "app");
 	write_file(dir, "app/out", "RuntimeError: CUDA error: uncorrectable ECC error encountered\n");
-	r = attrib_analyze(cat, dir, err, sizeof(err));
+	r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
 	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(field(r, "culprit_nodes"), 0)),
 			 "solo");
@@ -942,7 +942,7 @@ START_TEST(scope_localisation)
 		       "[{\"rank\": 0, \"node\": \"a\"}, {\"rank\": 3, \"node\": \"b\"}]");
 	write_file(dir, "app/out",
 		   "[rank3]: RuntimeError: CUDA error: uncorrectable ECC error encountered\n");
-	r = attrib_analyze(cat, dir, err, sizeof(err));
+	r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(json_object_array_length(field(r, "culprit_nodes")), 1);
 	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(field(r, "culprit_nodes"), 0)),
@@ -979,7 +979,7 @@ static struct json_object *pulse_case(attrib_catalog *cat, const char *dir, int 
 		 "name=<unknown>, GPU has fallen off the bus.\n",
 		 xid_hms);
 	write_file(dir, "nodes/a/kern.log", line);
-	return attrib_analyze(cat, dir, err, sizeof(err));
+	return attrib_analyze(cat, dir, NULL, err, sizeof(err));
 }
 
 START_TEST(scope_progress_survived_and_hang)
@@ -1047,7 +1047,7 @@ static struct json_object *rank_pulse_case(attrib_catalog *cat, const char *dir,
 		fprintf(f, "[rank0]: ValueError: bad shape\n");
 	fclose(f);
 	free(p);
-	return attrib_analyze(cat, dir, err, sizeof(err));
+	return attrib_analyze(cat, dir, NULL, err, sizeof(err));
 }
 
 START_TEST(scope_progress_same_process)
@@ -1097,7 +1097,7 @@ START_TEST(correlate_fatal_before_ending)
 	write_file(dir, "scheduler/slurmctld.log",
 		   "[2025-11-29T05:59:30.000] _slurm_rpc_kill_job: REQUEST_KILL_JOB JobId=77 uid 1000\n");
 	write_file(dir, "nodes/a/dmesg.txt", aer);
-	r = attrib_analyze(cat, dir, err, sizeof(err));
+	r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
 	ck_assert_str_eq(json_object_get_string(field(r, "sub_domain")), "InfraHW");
 	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(field(r, "culprit_nodes"), 0)),
@@ -1117,7 +1117,7 @@ START_TEST(correlate_fatal_before_ending)
 	write_file(dir, "scheduler/slurmctld.log",
 		   "[2025-11-29T05:59:30.000] _slurm_rpc_kill_job: REQUEST_KILL_JOB JobId=77 uid 1000\n");
 	write_file(dir, "app/out", aer);
-	r = attrib_analyze(cat, dir, err, sizeof(err));
+	r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
 	ck_assert_str_eq(json_object_get_string(field(r, "sub_domain")), "SchedCancelled");
 	json_object_put(r);
@@ -1161,7 +1161,7 @@ START_TEST(scope_fatal_own_process)
 			"seconds.\n",
 			own ? "4101" : "999");
 		write_file(dir, "nodes/a/kern.log", kern);
-		r = attrib_analyze(cat, dir, err, sizeof(err));
+		r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 		ck_assert_ptr_nonnull(r);
 		ck_assert_ptr_nonnull(field(r, "hang"));
 		s = symptom_of(r, "host.hung_task", "a");
@@ -1214,7 +1214,7 @@ START_TEST(scope_other_process)
 			 "Address\n",
 			 own ? "4102" : "999");
 		write_file(dir, "nodes/a/kern.log", kern);
-		r = attrib_analyze(cat, dir, err, sizeof(err));
+		r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 		ck_assert_ptr_nonnull(r);
 		s = symptom_of(r, "xid.13", "a");
 		ck_assert_ptr_nonnull(s);
@@ -1260,7 +1260,7 @@ START_TEST(scope_clock_skew_orders_nodes)
 					  : "");
 		write_file(dir, rel, text);
 	}
-	r = attrib_analyze(cat, dir, err, sizeof(err));
+	r = attrib_analyze(cat, dir, NULL, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
 	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(field(r, "culprit_nodes"), 0)),
 			 "c");
@@ -1657,6 +1657,83 @@ START_TEST(event_fields)
 }
 END_TEST
 
+/* The engine's options from an environment: what the command and the
+ * service pass, so that every variable keeps meaning what it did when
+ * the engine read it itself. */
+static const char *const *fake_env;
+
+static char *fake_getenv(const char *name)
+{
+	for (int i = 0; fake_env[i]; i += 2)
+		if (!strcmp(fake_env[i], name))
+			return (char *)fake_env[i + 1];
+	return NULL;
+}
+
+START_TEST(options_from_environment)
+{
+	static const char *const none[] = { NULL }, *const set[] = { "ATTRIB_THREADS",
+								     "3",
+								     "ATTRIB_CHUNK_BYTES",
+								     "300",
+								     "ATTRIB_CACHE",
+								     "/c",
+								     NULL },
+				 *const zero[] = { "ATTRIB_THREADS",
+						   "0",
+						   "ATTRIB_CHUNK_BYTES",
+						   "0",
+						   "ATTRIB_CACHE",
+						   "",
+						   NULL },
+				 *const words[] = { "ATTRIB_THREADS",
+						    "many",
+						    "ATTRIB_CHUNK_BYTES",
+						    "-5",
+						    "XDG_CACHE_HOME",
+						    "/x",
+						    "HOME",
+						    "/h",
+						    NULL },
+				 *const home[] = { "ATTRIB_THREADS", "", "HOME", "/h", NULL };
+	struct attrib_options o;
+	char big[5000];
+
+	fake_env = none;
+	o = attrib_options_env(fake_getenv);
+	ck_assert_int_eq(o.threads, 0); /* the processors online */
+	ck_assert_uint_eq(o.chunk_bytes, 0);
+	ck_assert_str_eq(o.cache_dir, geteuid() == 0 ? "/var/cache/attrib" : "");
+	fake_env = set;
+	o = attrib_options_env(fake_getenv);
+	ck_assert_int_eq(o.threads, 3);
+	ck_assert_uint_eq(o.chunk_bytes, 300);
+	ck_assert_str_eq(o.cache_dir, "/c");
+	fake_env = zero; /* a thread at least; the default chunk; no cache */
+	o = attrib_options_env(fake_getenv);
+	ck_assert_int_eq(o.threads, 1);
+	ck_assert_uint_eq(o.chunk_bytes, 0);
+	ck_assert_str_eq(o.cache_dir, "");
+	fake_env = words;
+	o = attrib_options_env(fake_getenv);
+	ck_assert_int_eq(o.threads, 1);
+	ck_assert_uint_eq(o.chunk_bytes, 0);
+	ck_assert_str_eq(o.cache_dir, geteuid() == 0 ? "/var/cache/attrib" : "/x/attrib");
+	fake_env = home;
+	o = attrib_options_env(fake_getenv);
+	ck_assert_int_eq(o.threads, 0);
+	ck_assert_str_eq(o.cache_dir, geteuid() == 0 ? "/var/cache/attrib" : "/h/.cache/attrib");
+	/* a directory whose name does not fit is no cache, not another one */
+	memset(big, 'd', sizeof(big) - 1);
+	big[0] = '/';
+	big[sizeof(big) - 1] = '\0';
+	const char *const long_dir[] = { "ATTRIB_CACHE", big, NULL };
+	fake_env = long_dir;
+	o = attrib_options_env(fake_getenv);
+	ck_assert_str_eq(o.cache_dir, "");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("engine");
@@ -1704,6 +1781,7 @@ int main(void)
 	tcase_add_test(t, config_rejects_with_line_numbers);
 	tcase_add_test(t, config_refuses_unsafe_files);
 	tcase_add_test(t, config_refuses_odd_numbers);
+	tcase_add_test(t, options_from_environment);
 	suite_add_tcase(s, t);
 	t = tcase_create("stdio");
 	tcase_add_test(t, stdio_patterns);

@@ -151,7 +151,7 @@ for spec in "$@"; do
 import glob, json, re, sys
 e = json.load(open(sys.argv[1]))
 if int(sys.argv[3]) < 8:
-    print("   node logs under 8 MiB: attrib scans them whole (scan.c WINDOW_SEEK_MIN)")
+    print("   node logs under 8 MiB: attrib scans them whole (engine/scan_parts.h WINDOW_SEEK_MIN)")
     sys.exit(0)
 before, after = 600, 300
 for f in sorted(glob.glob(sys.argv[2] + '/*.yaml')):
@@ -160,7 +160,7 @@ for f in sorted(glob.glob(sys.argv[2] + '/*.yaml')):
     before = int(m.group(1)) if m else before
     m = re.search(r'^\s+window_after:\s*(\d+)', t, re.M)
     after = int(m.group(1)) if m else after
-slack = 3600   # scan.c WINDOW_SLACK, for node logs over 8 MiB
+slack = 3600   # engine/scan_parts.h WINDOW_SLACK, for node logs over 8 MiB
 lo = max(e['log_start'], e['job_start'] - before - slack)
 hi = min(e['log_end'], e['job_end'] + after + slack)
 print(f"   attrib's window (job -{before}/+{after} s, +-{slack} s slack) holds ~{100 * (hi - lo) / (e['log_end'] - e['log_start']):.0f}% of each node log")

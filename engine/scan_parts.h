@@ -15,8 +15,8 @@
  *   casefiles.c  listing the case's directories, opening and reading its
  *                files (pread, never mapped), a node log's job window
  * Each file calls only those below it in this list. */
-#ifndef ATTRIB_SCAN_H
-#define ATTRIB_SCAN_H
+#ifndef ATTRIB_SCAN_PARTS_H
+#define ATTRIB_SCAN_PARTS_H
 
 #include <dirent.h>
 #include <pthread.h>
@@ -209,7 +209,7 @@ void scan_range(struct analysis *a, int file, int source, const char *node, cons
 void file_coverage(struct analysis *a, int file, bool failed, long long_lines, long hits, bool shrank);
 
 /* ---- casefiles.c ---- */
-ssize_t pread_full(int fd, char *buf, size_t n, off_t off);
+ssize_t pread_sparse(int fd, char *buf, size_t n, off_t off);
 int src_open(struct analysis *a, const char *rel, int source, struct src *s, struct wbuf *wb, size_t *got);
 long count_lines_before(int fd, size_t off);
 size_t chunk_cut(int fd, size_t cut, size_t hi);
@@ -218,7 +218,6 @@ DIR *open_dir(struct analysis *a, const char *rel);
 int list_dir(struct analysis *a, const char *rel, struct strlist *out, off_t **sizes, int depth);
 
 /* ---- chunks.c ---- */
-size_t chunk_bytes(void);
 struct analysis *sub_new(struct analysis *a);
 void analysis_free_sub(struct analysis *sub);
 void scan_chunk(struct analysis *sub, struct work *w, const struct src *s, size_t margin, struct wbuf *wb,

@@ -65,39 +65,18 @@ static bool add_node(void *arg, const char *name)
 static char *record_of(const struct acct_job *j, long attempt, size_t *len)
 {
 	char out[PATH_MAX], *line = NULL;
-	struct attrib_job_record jr = {
-		.job_id = j->job_id,
-		.cluster = j->cluster,
-		.user = j->user,
-		.partition = j->partition,
-		.name = j->name,
-		.uid = j->uid,
-		.gid = j->gid,
-		.submit = j->submit,
-		.start = j->start,
-		.end = j->end,
-		.state = j->state,
-		.exit_status = j->exit_code,
-		.derived_exit_status = j->derived_exit_code,
-		.restart_count = attempt,
-		.attempt = attempt,
-		.time_limit = j->time_limit ? j->time_limit : JOB_RECORD_NO_VAL,
-		.array_task_id = JOB_RECORD_NO_VAL,
-		.work_dir = j->work_dir,
-		/* slurmdbd's TRES by id ("1=2,...,1001=8"): gres/gpu's is gpu_key */
-		.gpus = j->gpu_key
-			? job_tres_gpus(j->tres_alloc, j->gpu_key, job_tres_accounts_gpu(j->storage_tres))
-			: -1,
-		.reconciled = true,
-	};
-
+	struct attrib_job_record jr = j->rec;
 	struct node_names nn = { &jr, false };
 
+	jr.restart_count = jr.attempt = attempt;
+	/* slurmdbd's TRES by id ("1=2,...,1001=8"): gres/gpu's is gpu_key */
+	if (j->gpu_key)
+		jr.gpus = job_tres_gpus(j->tres_alloc, j->gpu_key, job_tres_accounts_gpu(j->storage_tres));
 	/* (a list attrib cannot read: the record with the names read before) */
 	if (j->nodes)
 		hostlist_each(j->nodes, RECONCILE_NODES_MAX, add_node, &nn);
-	if (j->work_dir && *j->work_dir == '/') {
-		snprintf(out, sizeof(out), "%s/slurm-%u.out", j->work_dir, j->job_id);
+	if (jr.work_dir && *jr.work_dir == '/') {
+		snprintf(out, sizeof(out), "%s/slurm-%u.out", jr.work_dir, jr.job_id);
 		jr.std_out = out;
 		jr.std_out_guessed = true;
 	}
@@ -123,9 +102,9 @@ static int one_job(const struct acct_job *j, void *arg)
 	size_t len = 0;
 	long attempt;
 
-	snprintf(id, sizeof(id), "%u", j->job_id);
-	if (!j->state || !config_has_state(r->conf, j->state) || !j->end ||
-	    r->now - j->end < r->conf->bundle_deadline + 30)
+	snprintf(id, sizeof(id), "%u", j->rec.job_id);
+	if (!j->rec.state || !config_has_state(r->conf, j->rec.state) || !j->rec.end ||
+	    r->now - j->rec.end < r->conf->bundle_deadline + 30)
 		return 0;
 	if (store_has_any_result(r->s, id) != 0 || has_record(r->jobs_dir, id) || has_record(r->rec_dir, id))
 		return 0;
@@ -134,7 +113,7 @@ static int one_job(const struct acct_job *j, void *arg)
 	snprintf(path, sizeof(path), "%s/%s.%ld.json", r->rec_dir, id, attempt);
 	if (rec && svc_write_atomic(path, rec, len) == 0) {
 		log_msg(LOGL_INFO, "reconcile: job %s attempt %ld ended %s without a result", id, attempt,
-			j->state);
+			j->rec.state);
 		r->written++;
 	} else {
 		log_msg(LOGL_ERROR, "reconcile: cannot write %s: %s", path,

@@ -1,5 +1,5 @@
-/* What the service's files share: bounded JSON reading and file writes
- * (the log: common/log.c; names: common/contract.c). */
+/* The daemon's file writes: durable (fsync, rename), never following a
+ * symbolic link (the log: common/log.c; names: common/contract.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -202,7 +202,7 @@ long acct_job_attempts(const struct acct_job *j)
 {
 	const struct acct_scan *sc = j->scan;
 
-	return attempts(sc->db, sc->clusters, j->job_id);
+	return attempts(sc->db, sc->clusters, j->rec.job_id);
 }
 
 int acct_jobs_ended(char *const *states, int nstates, const char *cluster, long long since, long long until,
@@ -254,23 +254,28 @@ int acct_jobs_ended(char *const *states, int nstates, const char *cluster, long 
 	it = slurm_list_iterator_create(got);
 	while ((j = slurm_list_next(it))) {
 		struct acct_job aj = {
-			.job_id = j->jobid,
-			.cluster = j->cluster,
-			.user = j->user,
-			.partition = j->partition,
-			.name = j->jobname,
-			.work_dir = j->work_dir,
-			.uid = j->uid,
-			.gid = j->gid,
-			.submit = j->submit,
-			.start = j->start,
-			.end = j->end,
-			/* a finished job's state; NULL while it runs */
-			.state = (j->state & JOB_STATE_BASE) >= JOB_COMPLETE ? job_state_name(j->state)
-									     : NULL,
-			.exit_code = j->exitcode,
-			.derived_exit_code = j->derived_ec,
-			.time_limit = j->timelimit,
+			.rec = {
+				.job_id = j->jobid,
+				.cluster = j->cluster,
+				.user = j->user,
+				.partition = j->partition,
+				.name = j->jobname,
+				.uid = j->uid,
+				.gid = j->gid,
+				.submit = j->submit,
+				.start = j->start,
+				.end = j->end,
+				/* a finished job's state; NULL while it runs */
+				.state = (j->state & JOB_STATE_BASE) >= JOB_COMPLETE ? job_state_name(j->state)
+										     : NULL,
+				.exit_status = j->exitcode,
+				.derived_exit_status = j->derived_ec,
+				.time_limit = j->timelimit ? j->timelimit : JOB_RECORD_NO_VAL,
+				.array_task_id = JOB_RECORD_NO_VAL,
+				.work_dir = j->work_dir,
+				.gpus = -1,
+				.reconciled = true,
+			},
 			.nodes = j->nodes && strcmp(j->nodes, "None assigned") ? j->nodes : NULL,
 			.tres_alloc = j->tres_alloc_str,
 			.gpu_key = have_gpu_key ? gpu_key : NULL,

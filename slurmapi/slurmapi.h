@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "contract.h" /* struct attrib_job_record */
 
 /* ---- drain.c ------------------------------------------------------------- */
 
@@ -129,14 +130,10 @@ uid_t slurm_user_id(void);
 int acct_comment_update(const char *comment_field, const char *cluster, const char *job_id,
 			char *(*merge)(const char *existing, void *arg), void *arg, char *err, size_t errlen);
 /* A job slurmdbd holds, as acct_jobs_ended gives it (valid during the
- * call only). */
+ * call only): its job record (common/contract.h) as far as slurmdbd knows
+ * it, reconciled, without nodes, attempt, output paths or GPUs. */
 struct acct_job {
-	uint32_t job_id;
-	const char *cluster, *user, *partition, *name, *work_dir;
-	uint32_t uid, gid;
-	long long submit, start, end;
-	const char *state; /* job_state_name's; NULL while it runs */
-	uint32_t exit_code, derived_exit_code, time_limit;
+	struct attrib_job_record rec;
 	const char *nodes;	  /* a host list expression; NULL: none assigned */
 	const char *tres_alloc;	  /* "1=2,...,1001=8": TRES by slurmdbd's ids */
 	const char *gpu_key;	  /* gres/gpu's id among them; NULL: not known */

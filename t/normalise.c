@@ -6,7 +6,6 @@
 #include "testutil.h"
 
 static attrib_catalog *cat;
-static struct timectx tc = { .ref = 1764403200.0 /* 2025-11-29T08:00:00Z */, .tz = NULL };
 
 #define XID "NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
 #define CUDA "RuntimeError: CUDA error: an illegal memory access was encountered"
@@ -22,32 +21,11 @@ static void teardown(void)
 	attrib_catalog_free(cat);
 }
 
-/* the code the line gives in a file of that source (NULL: none), its
- * event in *out (clear it) */
-static const char *code_of(const char *line, int source, struct event *out)
-{
-	static int cand[4096];
-	int nc = 0, nids = 0;
-	struct event ids[16];
-	struct line_ctx lc;
-	bool got;
-
-	for (int k = 0; k < cat->nextractors && nc < 4096; k++)
-		if (cat->extractors[cat->by_priority[k]].lines == 1)
-			cand[nc++] = cat->by_priority[k];
-	memset(out, 0, sizeof(*out));
-	got = line_extract(cat, &tc, line, strlen(line), source, cand, nc, &lc, out, ids, &nids, 16);
-	for (int i = 0; i < nids; i++)
-		event_clear(&ids[i]);
-	line_context_free(&lc);
-	return got && out->code ? out->code->code : NULL;
-}
-
 static void expect(const char *line, int source, const char *code, const char *field, const char *value,
 		   double when)
 {
 	struct event ev;
-	const char *got = code_of(line, source, &ev);
+	const char *got = code_of(cat, line, source, &ev);
 
 	ck_assert_msg(got && !strcmp(got, code), "%s: got %s, want %s", line, got ? got : "nothing", code);
 	if (field) {
@@ -142,20 +120,12 @@ START_TEST(not_headers)
 {
 	struct event ev;
 
-	ck_assert_ptr_null(code_of("Nov 29 08:12:01 n1 alice[4242]: " XID, SRC_NODE, &ev));
+	ck_assert_ptr_null(code_of(cat, "Nov 29 08:12:01 n1 alice[4242]: " XID, SRC_NODE, &ev));
 	/* a process's name at the start of the kernel's segfault line */
 	expect("EDAC MC0: 1 UE[4242]: segfault at 0 ip 0 sp 0 error 4 in a.out[400000+1000]", SRC_NODE,
 	       "host.user_segfault", "comm", "EDAC MC0: 1 UE", 0);
 }
 END_TEST
-
-static struct json_object *get(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-
-	json_object_object_get_ex(o, k, &v);
-	return v;
-}
 
 /* The result shows the line as the file holds it: the colours, the CR
  * and the rsyslog escape are still there. */

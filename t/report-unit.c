@@ -258,7 +258,9 @@ START_TEST(weeks_trend)
 	ck_assert_double_eq_tol(num(x, "UserCode"), 6, 0.0005);
 	ck_assert_double_eq_tol(num(x, "unattributed"), 0, 0.0005);
 	ck_assert(!json_object_object_get_ex(x, "Pass", NULL));
-	ck_assert_int_eq(json_object_object_length(must_get(json_object_array_get_idx(w, 1), "by_sub_domain")), 0);
+	ck_assert_int_eq(json_object_object_length(
+				 must_get(json_object_array_get_idx(w, 1), "by_sub_domain")),
+			 0);
 	json_object_put(o);
 
 	/* a week across the new year is its Thursday's: 2027-01-01 is 2026-W53 */
@@ -275,7 +277,8 @@ START_TEST(weeks_trend)
 	ck_assert_msg(o != NULL, "%s", err);
 	w = must_get(o, "weeks");
 	ck_assert_int_eq(json_object_array_length(w), 1);
-	ck_assert_str_eq(json_object_get_string(must_get(json_object_array_get_idx(w, 0), "week")), "2026-W53");
+	ck_assert_str_eq(json_object_get_string(must_get(json_object_array_get_idx(w, 0), "week")),
+			 "2026-W53");
 	ck_assert_double_eq_tol(num(o, "gpu_hours"), 1, 0.0005);
 	json_object_put(o);
 	store_close(s);

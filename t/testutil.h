@@ -170,8 +170,8 @@ static inline struct json_object *get(struct json_object *o, const char *k)
  * and message, the prefixes; the candidates in priority order, the
  * origin's filter), the job's reference time 2025-11-29T08:00:00Z: its
  * event in *ev (which it clears), or NULL. */
-static inline const struct event *taken_by(const attrib_catalog *cat, const char *line, int source, enum origin o,
-					   struct event *ev)
+static inline const struct event *taken_by(const attrib_catalog *cat, const char *line, int source,
+					   enum origin o, struct event *ev)
 {
 	static int cand[4096];
 	int nc = 0, nids = 0;

@@ -10,7 +10,8 @@
  *
  * Launcher prefixes (srun --label, mpirun --tag-output's [1,15]<stderr>:,
  * torchrun's [default0]:, a CRI log's "TIME stdout F ") are the catalog's
- * `prefixes:` (00-base.yaml), read after this. */
+ * `prefixes:` (00-base.yaml), read after this.  A message broken over
+ * several physical lines is joined before (unwrap.c). */
 #include <string.h>
 #include "internal.h"
 

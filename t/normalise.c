@@ -167,6 +167,259 @@ START_TEST(evidence_is_the_original)
 }
 END_TEST
 
+/* ---- messages broken over lines (unwrap.c) ---- */
+
+/* the text's broken messages: how many, the first one joined (NULL: none) */
+static char *joined(const char *text, int source, int *n)
+{
+	static char out[UNWRAP_BYTES + 1];
+	struct timectx t = { .ref = 1764403200.0, .tz = NULL };
+	struct unwrap u;
+	size_t len = strlen(text);
+	char *r = NULL;
+
+	*n = unwrap_find(&t, text, len, 0, len, source, &u);
+	if (*n)
+		r = strndup(out, unwrap_join(&u, text, &u.v[0], out, sizeof(out)));
+	unwrap_free(&u);
+	return r;
+}
+
+/* text cut into lines of width columns (a terminal's cut), each ended by eol */
+static char *cut(const char *text, size_t width, const char *eol)
+{
+	size_t n = strlen(text), o = 0;
+	char *r = malloc(2 * n + 64);
+
+	for (size_t i = 0; i < n; i += width) {
+		size_t k = n - i < width ? n - i : width;
+
+		memcpy(r + o, text + i, k);
+		o += k;
+		o += (size_t)sprintf(r + o, "%s", eol);
+	}
+	r[o] = 0;
+	return r;
+}
+
+#define KHDR "Nov 29 08:12:01 n1 kernel: "
+
+/* a terminal of 80 columns cut the kernel's line mid-word: the message
+ * as the driver printed it, which the Xid rule reads */
+START_TEST(unwrap_terminal_cut)
+{
+	const char *eols[] = { "\n", "\r\n" };
+
+	for (int k = 0; k < 2; k++) {
+		char *text = cut(KHDR XID, 80, eols[k]), *j;
+		int n;
+
+		j = joined(text, SRC_NODE, &n);
+		ck_assert_int_eq(n, 1);
+		ck_assert_str_eq(j, KHDR XID);
+		expect(j, SRC_NODE, "xid.79", "pci", "0000:3b:00", T0);
+		free(j);
+		free(text);
+	}
+}
+END_TEST
+
+/* a poster's client cut at a space and dropped it (72 columns): one space
+ * again; a journal's indentation of a continuation taken out */
+START_TEST(unwrap_cut_at_space)
+{
+	char *j;
+	int n;
+
+	j = joined(KHDR "NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU\n"
+			"has fallen off the bus.\n",
+		   SRC_NODE, &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(j, KHDR XID);
+	free(j);
+	j = joined("[ 5321.123456] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>,\n"
+		   "               GPU has fallen off the bus.\n"
+		   "[ 5321.223456] NVRM: GPU at PCI:0000:3b:00: GPU-1e0f2a77\n",
+		   SRC_NODE, &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(j, "[ 5321.123456] " XID);
+	expect(j, SRC_NODE, "xid.79", NULL, NULL, 0);
+	free(j);
+}
+END_TEST
+
+/* a line with a header of its own is a message of its own: it never goes
+ * on the line before, whoever wrote it (a user's line after a kernel
+ * line cut short); a user's indented continuation goes on the user's own
+ * line, whose writer is not the kernel */
+START_TEST(unwrap_never_another_writer)
+{
+	struct event ev;
+	char *j;
+	int n;
+
+	j = joined(KHDR "NVRM: Xid (PCI:0000:3b:00): \n"
+			"Nov 29 08:12:01 n1 alice: 79, pid='<unknown>', name=<unknown>, GPU has fallen off "
+			"the bus.\n",
+		   SRC_NODE, &n);
+	ck_assert_int_eq(n, 0);
+	ck_assert_ptr_null(j);
+	j = joined(KHDR "NVRM: Xid (PCI:0000:3b:00): 13, Graphics Exception: ESR 0x50\n"
+			"Nov 29 08:12:02 n1 alice[4242]: hello\n"
+			"                                " XID "\n",
+		   SRC_NODE, &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(j, "Nov 29 08:12:02 n1 alice[4242]: hello " XID);
+	ck_assert_ptr_null(code_of(cat, j, SRC_NODE, &ev));
+	event_clear(&ev);
+	free(j);
+	/* a line of no header in a file of none, not at a terminal's width */
+	j = joined("NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU\nhas fallen off the "
+		   "bus.\n",
+		   SRC_NODE, &n);
+	ck_assert_int_eq(n, 0);
+	free(j);
+}
+END_TEST
+
+/* application output: only a terminal's cut, when no line is wider (ANSI
+ * colour takes no column); an empty line ends a message */
+START_TEST(unwrap_app_terminal)
+{
+	/* the cut falls inside "unspecified" */
+	char *text = cut(" 3: gpu-0001.cluster.example.org:4242:4300 [3] NCCL WARN Cuda failure 'unspecified "
+			 "launch "
+			 "failure'",
+			 80, "\n"),
+	     *j, *wider, *coloured;
+	struct event ev;
+	int n;
+
+	text[80] = 0;
+	/* the first line alone: only a CUDA error */
+	ck_assert_str_eq(code_of(cat, text, SRC_APP, &ev), "cuda.error");
+	event_clear(&ev);
+	text[80] = '\n';
+	j = joined(text, SRC_APP, &n);
+	ck_assert_int_eq(n, 1);
+	expect(j, SRC_APP, "cuda.launch_failure", "task", "3", 0);
+	free(j);
+	ck_assert_int_gt(asprintf(&wider, "%s%081d\n", text, 0), 0);
+	j = joined(wider, SRC_APP, &n);
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_gt(asprintf(&coloured, "\x1b[31m%s\x1b[0m", text), 0);
+	free(j);
+	j = joined(coloured, SRC_APP, &n);
+	ck_assert_int_eq(n, 1);
+	free(j);
+	free(wider);
+	free(coloured);
+	free(text);
+	/* a line that merely has the width, not cut inside a word */
+	j = joined("slurmstepd: error: *** JOB 612044 ON ares-g01 CANCELLED AT 2026-03-21T06:00:00 DUE TO "
+		   "TIME LIMIT ***\n"
+		   "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n",
+		   SRC_APP, &n);
+	ck_assert_int_eq(n, 0);
+	free(j);
+	/* a line cut short (its end lost), then a message of its own */
+	j = joined("RuntimeError: NCCL error in: /opt/conda/pkgs/torch/lib/c10d/ProcessGroupNCCL.cpp:825, "
+		   "unhandled syst\n"
+		   "ncclSystemError: System call (socket, malloc, munmap, etc) failed.\n",
+		   SRC_APP, &n);
+	ck_assert_int_eq(n, 0);
+	free(j);
+	text = cut(CUDA CUDA, 80, "\n\n");
+	j = joined(text, SRC_APP, &n);
+	ck_assert_int_eq(n, 0);
+	free(j);
+	free(text);
+}
+END_TEST
+
+/* at most UNWRAP_LINES lines a message */
+START_TEST(unwrap_limits)
+{
+	char text[4096], *j;
+	size_t o = (size_t)sprintf(text, KHDR "NVRM: start");
+	int n;
+
+	for (int i = 0; i < UNWRAP_LINES + 4; i++)
+		o += (size_t)sprintf(text + o, "\nmore %d", i);
+	text[o++] = '\n';
+	text[o] = 0;
+	j = joined(text, SRC_NODE, &n);
+	ck_assert_int_eq(n, 2);
+	ck_assert_ptr_nonnull(strstr(j, "more 14"));
+	ck_assert_ptr_null(strstr(j, "more 15"));
+	free(j);
+}
+END_TEST
+
+/* A case whose kernel line a terminal cut inside "Xid": the scan finds
+ * the fault (the prefilter read the joined message), the evidence is the
+ * first line as the file holds it, whatever chunks the file is read in;
+ * a file attrib's collector wrote (evidence.json lists it) is never
+ * joined. */
+static struct json_object *analyze_wrapped(const char *dir, const char *chunk)
+{
+	char err[256];
+	struct json_object *r;
+
+	if (chunk)
+		setenv("ATTRIB_CHUNK_BYTES", chunk, 1);
+	r = attrib_analyze(cat, dir, err, sizeof(err));
+	unsetenv("ATTRIB_CHUNK_BYTES");
+	ck_assert_msg(r != NULL, "%s", err);
+	return r;
+}
+
+START_TEST(unwrap_in_a_case)
+{
+	char *dir = tmpdir(), *log, *first;
+	/* the cut falls between "X" and "id" */
+	const char *hdr = "2025-11-29T08:12:01.000000+00:00 n1-ib0.gpu.local kernel: [ 5321.123456] NVRM: X";
+	const char *chunks[] = { NULL, "300", "97" };
+
+	write_case_job(dir, "FAILED", "[\"n1\"]");
+	mkdir_p(dir, "nodes/n1");
+	mkdir_p(dir, "app");
+	write_file(dir, "app/slurm-77.out", "step 1\n");
+	char *msg = cut("2025-11-29T08:12:01.000000+00:00 n1-ib0.gpu.local kernel: [ 5321.123456] " XID, 80,
+			"\n");
+
+	ck_assert_int_eq(strncmp(msg, hdr, strlen(hdr)), 0);
+	ck_assert_int_eq(msg[80], '\n');
+	ck_assert_int_gt(
+		asprintf(&log,
+			 "2025-11-29T08:11:01.000000+00:00 n1 systemd[1]: Started Session 3 of user a.\n"
+			 "%s2025-11-29T08:12:02.000000+00:00 n1 systemd[1]: Stopped Session 3.\n",
+			 msg),
+		0);
+	free(msg);
+	write_file(dir, "nodes/n1/syslog", log);
+	for (int k = 0; k < 3; k++) {
+		struct json_object *r = analyze_wrapped(dir, chunks[k]), *rc = get(r, "root_cause");
+
+		ck_assert_msg(rc && !strcmp(json_object_get_string(get(rc, "code")), "xid.79"),
+			      "chunks %s: %s", chunks[k] ? chunks[k] : "none", json_object_to_json_string(r));
+		first = (char *)json_object_get_string(
+			get(json_object_array_get_idx(get(rc, "evidence"), 0), "text"));
+		ck_assert_str_eq(first, hdr);
+		ck_assert_int_eq(json_object_get_int(
+					 get(json_object_array_get_idx(get(rc, "evidence"), 0), "line")),
+				 2);
+		json_object_put(r);
+	}
+	write_file(dir, "evidence.json", "{\"files\": {\"nodes/n1/syslog\": {\"origin\": \"kernel\"}}}\n");
+	struct json_object *r = analyze_wrapped(dir, NULL);
+	ck_assert_msg(!strstr(json_object_to_json_string(r), "xid.79"), "%s", json_object_to_json_string(r));
+	json_object_put(r);
+	free(log);
+	rmtree(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("normalise");
@@ -181,6 +434,12 @@ int main(void)
 	tcase_add_test(t, syslog_forms);
 	tcase_add_test(t, not_headers);
 	tcase_add_test(t, evidence_is_the_original);
+	tcase_add_test(t, unwrap_terminal_cut);
+	tcase_add_test(t, unwrap_cut_at_space);
+	tcase_add_test(t, unwrap_never_another_writer);
+	tcase_add_test(t, unwrap_app_terminal);
+	tcase_add_test(t, unwrap_limits);
+	tcase_add_test(t, unwrap_in_a_case);
 	suite_add_tcase(s, t);
 	return run_suite(s);
 }

@@ -497,6 +497,8 @@ size_t unwrap_join(const struct unwrap *u, const char *buf, const struct wrap_sp
 void unwrap_free(struct unwrap *u);
 /* The columns a terminal shows a line in (no ANSI sequence, no CR) */
 size_t unwrap_columns(const char *s, size_t len);
+/* Is it a width terminals are commonly set to (80, 100, 120, ...)? */
+bool unwrap_terminal_width(size_t columns);
 /* pdsh's and clush's "HOST: " before a line with a time or a kernel stamp
  * of its own: its length, or 0 */
 size_t line_host_prefix(const struct timectx *tc, const char *line, size_t len);

@@ -48,7 +48,7 @@
 #define SIG_CACHE 8
 
 /* the widths terminals are commonly set to */
-static bool terminal_width(size_t w)
+bool unwrap_terminal_width(size_t w)
 {
 	static const size_t widths[] = { 80, 100, 120, 132, 160, 200, 240 };
 
@@ -215,16 +215,18 @@ int unwrap_find(const struct timectx *tc, const char *buf, size_t len, size_t fr
 	if (!node) {
 		/* no headers: only a terminal's cut (no line wider than it) */
 		u->width = app ? widest(buf, len, 0, 240) : 0;
-		if (!terminal_width(u->width))
+		if (!unwrap_terminal_width(u->width))
 			return 0;
 	}
 	while (p < len) {
 		size_t e = line_end(buf, len, p), n = bytes_of(buf + p, e - p);
 		bool cont = false;
 
+		bool hd = node && n && headed_fast(&h, buf + p, n);
+
 		if (have_head && n && lines < UNWRAP_LINES && e - head <= UNWRAP_BYTES) {
 			if (node)
-				cont = !headed_fast(&h, buf + p, n);
+				cont = !hd;
 			else /* a terminal's cut: mid-word */
 				cont = prev_cols == u->width && isalnum(tail) &&
 					isalnum((unsigned char)buf[p]) && !tag_led(buf + p, n);
@@ -239,7 +241,7 @@ int unwrap_find(const struct timectx *tc, const char *buf, size_t len, size_t fr
 				break;
 			head = p;
 			lines = 1;
-			have_head = n > 0;
+			have_head = node ? hd : n > 0; /* a node line without a header begins nothing */
 		}
 		/* a line's columns, when it may reach the width */
 		prev_cols = !node && n >= u->width ? unwrap_columns(buf + p, n) : 0;
@@ -249,7 +251,7 @@ int unwrap_find(const struct timectx *tc, const char *buf, size_t len, size_t fr
 	}
 	if (lines > 1 && head < to)
 		add(u, head, last);
-	if (u->n && node && !terminal_width(u->width = widest(buf, len, 0, 240)))
+	if (u->n && node && !unwrap_terminal_width(u->width = widest(buf, len, 0, 240)))
 		u->width = 0; /* no terminal's cut: each join is at a space */
 	return u->n;
 }

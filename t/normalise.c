@@ -167,6 +167,66 @@ START_TEST(evidence_is_the_original)
 }
 END_TEST
 
+/* Docker's json-file log driver: one JSON object a line, its "log" a JSON
+ * string (escapes decoded: a quote, a tab, colour as \u001b), its time the
+ * line's */
+START_TEST(docker_json_file)
+{
+	expect("{\"log\":\"" CUDA "\\n\",\"stream\":\"stderr\",\"time\":\"2025-11-29T08:12:01.123456789Z\"}",
+	       SRC_APP, "cuda.illegal_address", NULL, NULL, T0 + 0.123);
+	expect("{\"log\":\"\\u001b[31m[rank3]:\\u001b[0m\\t" CUDA
+	       "\\r\\n\",\"stream\":\"stdout\",\"time\":\"2025-11-29T08:"
+	       "12:01Z\"}",
+	       SRC_APP, "cuda.illegal_address", "rank", "3", T0);
+	/* a quote escaped in JSON: the rule reads the quote */
+	expect("{\"log\":\"slurmstepd: error: pyxis: error: a container with name \\\"train\\\" does not "
+	       "exist\\n\","
+	       "\"stream\":\"stderr\",\"time\":\"2025-11-29T08:12:01Z\"}",
+	       SRC_APP, "pyxis.container_missing", "container", "train", T0);
+	/* --log-opt labels: other members are no matter */
+	expect("{\"log\":\"" CUDA
+	       "\\n\",\"stream\":\"stderr\",\"attrs\":{\"tag\":\"trainer\"},\"time\":\"2025-11-29T08:12:"
+	       "01Z\"}",
+	       SRC_APP, "cuda.illegal_address", NULL, NULL, T0);
+	/* a line that only begins like one is read as it is */
+	expect("{\"log\":\"" CUDA, SRC_APP, "cuda.illegal_address", NULL, NULL, 0);
+}
+END_TEST
+
+/* kubectl logs --timestamps: RFC 3339 with nanoseconds, a space, the line */
+START_TEST(kubectl_timestamps)
+{
+	expect("2025-11-29T08:12:01.123456789Z " CUDA, SRC_APP, "cuda.illegal_address", NULL, NULL,
+	       T0 + 0.123);
+	expect("2025-11-29T08:12:01.123456789Z [rank5]: " CUDA, SRC_APP, "cuda.illegal_address", "rank", "5",
+	       T0 + 0.123);
+	expect("2025-11-29T08:12:01.000000001+00:00  3: " CUDA, SRC_APP, "cuda.illegal_address", "task", "3",
+	       T0);
+}
+END_TEST
+
+/* journalctl's -o forms of a kernel line */
+START_TEST(journald_forms)
+{
+	expect("Nov 29 08:12:01 n1 kernel: " XID, SRC_NODE, "xid.79", NULL, NULL, T0); /* short */
+	expect("2025-11-29T08:12:01+0000 n1 kernel: " XID, SRC_NODE, "xid.79", NULL, NULL,
+	       T0); /* short-iso */
+	expect("2025-11-29T08:12:01+00:00 n1 kernel: " XID, SRC_NODE, "xid.79", NULL, NULL, T0);
+	expect("Nov 29 08:12:01.123456 n1 kernel: " XID, SRC_NODE, "xid.79", NULL, NULL,
+	       T0 + 0.123); /* short-precise */
+	expect("2025-11-29T08:12:01.123456+0000 n1 kernel: " XID, SRC_NODE, "xid.79", NULL, NULL,
+	       T0 + 0.123);							     /* short-iso-precise */
+	expect("[ 5321.123456] n1 kernel: " XID, SRC_NODE, "xid.79", NULL, NULL, 0); /* short-monotonic */
+	/* and a user's line in each is no kernel's */
+	struct event ev;
+
+	ck_assert_ptr_null(code_of(cat, "Nov 29 08:12:01.123456 n1 alice[4242]: " XID, SRC_NODE, &ev));
+	ck_assert_ptr_null(
+		code_of(cat, "2025-11-29T08:12:01.123456+0000 n1 alice[4242]: " XID, SRC_NODE, &ev));
+	ck_assert_ptr_null(code_of(cat, "[ 5321.123456] n1 alice[4242]: " XID, SRC_NODE, &ev));
+}
+END_TEST
+
 /* ---- messages broken over lines (unwrap.c) ---- */
 
 /* the text's broken messages: how many, the first one joined (NULL: none) */
@@ -273,6 +333,13 @@ START_TEST(unwrap_never_another_writer)
 	ck_assert_ptr_null(code_of(cat, j, SRC_NODE, &ev));
 	event_clear(&ev);
 	free(j);
+	/* a line without a header begins no message: the rest of one cut
+	 * before the file's first line, or after an empty line */
+	j = joined("ng (2663 > 2500), lowering kernel.perf_event_max_sample_rate to 79750\n"
+		   "=collector.go:169 level=info msg=\"collector succeeded\" name=nvidia\n" KHDR XID "\n\n"
+		   "more\n",
+		   SRC_NODE, &n);
+	ck_assert_int_eq(n, 0);
 	/* a line of no header in a file of none, not at a terminal's width */
 	j = joined("NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU\nhas fallen off the "
 		   "bus.\n",
@@ -337,7 +404,8 @@ START_TEST(unwrap_app_terminal)
 }
 END_TEST
 
-/* at most UNWRAP_LINES lines a message */
+/* at most UNWRAP_LINES lines a message; the lines after them begin
+ * none (they have no header) */
 START_TEST(unwrap_limits)
 {
 	char text[4096], *j;
@@ -349,7 +417,7 @@ START_TEST(unwrap_limits)
 	text[o++] = '\n';
 	text[o] = 0;
 	j = joined(text, SRC_NODE, &n);
-	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(n, 1);
 	ck_assert_ptr_nonnull(strstr(j, "more 14"));
 	ck_assert_ptr_null(strstr(j, "more 15"));
 	free(j);
@@ -434,6 +502,9 @@ int main(void)
 	tcase_add_test(t, syslog_forms);
 	tcase_add_test(t, not_headers);
 	tcase_add_test(t, evidence_is_the_original);
+	tcase_add_test(t, docker_json_file);
+	tcase_add_test(t, kubectl_timestamps);
+	tcase_add_test(t, journald_forms);
 	tcase_add_test(t, unwrap_terminal_cut);
 	tcase_add_test(t, unwrap_cut_at_space);
 	tcase_add_test(t, unwrap_never_another_writer);

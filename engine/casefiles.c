@@ -69,6 +69,7 @@ static bool is_report(const struct analysis *a, const char *buf, size_t len)
 {
 	int lines = 0, stamped = 0;
 	size_t off = 0, reach = len < (64u << 10) ? len : 64u << 10; /* never the whole of a huge file */
+	size_t cols = 0;
 
 	while (off < reach && lines < 16) {
 		const char *nl = memchr(buf + off, '\n', reach - off);
@@ -76,9 +77,15 @@ static bool is_report(const struct analysis *a, const char *buf, size_t len)
 		double t;
 
 		if (end > off + 1) { /* not an empty line (nor a lone CR) */
-			lines++;
-			stamped += time_parse_header(&a->tc, buf + off, end - off > 256 ? 256 : end - off, &t,
-						     &hdr);
+			bool stamp = time_parse_header(&a->tc, buf + off, end - off > 256 ? 256 : end - off,
+						       &t, &hdr);
+
+			/* unwrap hook: a line without a time after one a terminal
+			 * cut at its width is the rest of that one */
+			if (stamp || !unwrap_terminal_width(cols))
+				lines++;
+			stamped += stamp;
+			cols = unwrap_columns(buf + off, end - off);
 		}
 		off = end + 1;
 	}

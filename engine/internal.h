@@ -505,6 +505,32 @@ struct line_msg {
  * bar's carriage returns, rsyslog's #012/#011 and a trailing CR taken out,
  * in buf; NULL when the line needs none of it. */
 const char *line_normalise(const char *line, size_t len, char *buf, size_t cap, size_t *out_len);
+/* Messages broken over physical lines (unwrap.c): each such message's
+ * lines, buf[start, end) (end: its last line's end). */
+#define UNWRAP_LINES 16		 /* physical lines of one message at most */
+#define UNWRAP_BYTES (16 * 1024) /* bytes of one message at most */
+struct wrap_span {
+	size_t start, end;
+};
+struct unwrap {
+	struct wrap_span *v;
+	int n, cap;
+	int next;     /* scan.c: the first not scanned yet */
+	size_t width; /* the terminal width the lines were cut at, 0: none */
+};
+/* The messages of buf[0, len) broken over lines that begin before to and
+ * end at or after from (from, to: line starts), in order; how many.  A
+ * file of another source than node or app output has none. */
+int unwrap_find(const struct timectx *tc, const char *buf, size_t len, size_t from, size_t to, int source,
+		struct unwrap *u);
+/* A message's lines joined as rules read it, in out (cap bytes with the
+ * NUL); its length. */
+size_t unwrap_join(const struct unwrap *u, const char *buf, const struct wrap_span *s, char *out, size_t cap);
+void unwrap_free(struct unwrap *u);
+/* The columns a terminal shows a line in (no ANSI sequence, no CR) */
+size_t unwrap_columns(const char *s, size_t len);
+/* Is it a width terminals are commonly set to (80, 100, 120, ...)? */
+bool unwrap_terminal_width(size_t columns);
 /* pdsh's and clush's "HOST: " before a line with a time or a kernel stamp
  * of its own: its length, or 0 */
 size_t line_host_prefix(const struct timectx *tc, const char *line, size_t len);

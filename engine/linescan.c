@@ -56,10 +56,14 @@ static int by_rank(const void *x, const void *y, void *cat)
 	return rank[*(const int *)x] - rank[*(const int *)y];
 }
 
-static void flush_line(struct file_scan *f)
+/* The candidates' rules on the line at f->line_start, or on a message
+ * broken over the lines [f->line_start, joined_end) (unwrap hook: joined,
+ * its lines as unwrap_join gives them). */
+static void flush_message(struct file_scan *f, const char *joined, size_t jlen, size_t joined_end)
 {
 	const attrib_catalog *cat = f->a->cat;
 	size_t start = f->line_start, end = line_end_of(f, start), len = end - start;
+	const char *text;
 	int single[64], ns = 0;
 	struct event ev = { 0 }, ids[MAX_IDENTITY];
 	struct line_ctx lc;
@@ -78,6 +82,11 @@ static void flush_line(struct file_scan *f)
 	if (len > MAX_LINE) {
 		f->long_lines++;
 		len = MAX_LINE;
+	}
+	text = f->buf + start;
+	if (joined) { /* unwrap hook */
+		text = joined;
+		len = jlen;
 	}
 	/* candidates in priority order: the line's few hits sorted by their
 	 * rank (a walk through every extractor was hundreds of steps a line) */
@@ -105,9 +114,9 @@ static void flush_line(struct file_scan *f)
 	for (int i = 0; i < f->ncand; i++)
 		f->seen[f->cand[i]] = false;
 	f->ncand = 0;
-	if (line_extract(cat, &f->a->tc, f->buf + start, len, f->source, single, ns, &lc, &ev, ids, &nids,
+	if (line_extract(cat, &f->a->tc, text, len, f->source, single, ns, &lc, &ev, ids, &nids,
 			 MAX_IDENTITY)) {
-		deliver(f, &ev, start, start + len);
+		deliver(f, &ev, start, joined ? joined_end : start + len);
 		event_clear(&ev);
 	}
 	for (int i = 0; i < nids; i++) {
@@ -117,11 +126,109 @@ static void flush_line(struct file_scan *f)
 	line_context_free(&lc);
 }
 
+static void flush_line(struct file_scan *f)
+{
+	flush_message(f, NULL, 0, 0);
+}
+
+/* ---- unwrap hook: messages broken over physical lines (unwrap.c) ----
+ * A wrap can cut a literal of the prefilter in two, so each such message
+ * is joined and given to the prefilter before the file's scan (a scan
+ * cannot run inside another's callback), then read in its place in the
+ * file's order; the prefilter's hits on its physical lines are dropped. */
+struct wraps {
+	struct unwrap u;
+	int *cand;  /* the prefilter's rules for each message ... */
+	int *first; /* ... message i's are cand[first[i], first[i + 1]) */
+	int ncand, capcand;
+	bool failed;
+	char text[UNWRAP_BYTES + 1];
+};
+
+static void on_wrapped_hit(void *ctx, int rule, size_t line_start, size_t match_end)
+{
+	struct file_scan *f = ctx;
+	struct wraps *w = f->wraps;
+	(void)line_start;
+	(void)match_end;
+
+	if (f->seen[rule])
+		return;
+	f->seen[rule] = true;
+	if (w->ncand == w->capcand)
+		w->cand = xrealloc(w->cand, (w->capcand = w->capcand * 2 + 64) * sizeof(int));
+	w->cand[w->ncand++] = rule;
+}
+
+/* The messages of the lines this scan owns, and the prefilter's rules for
+ * each.  A hand-made case's node files only (unwrap.c: trust), and
+ * application output. */
+static void wraps_find(struct file_scan *f)
+{
+	struct wraps *w;
+	struct unwrap u;
+
+	if (((f->source & SRC_NODE) && f->origin != ORIGIN_UNLISTED) ||
+	    !unwrap_find(&f->a->tc, f->buf, f->len, f->from, f->to, f->source, &u))
+		return;
+	w = f->wraps = xcalloc(1, sizeof(*w));
+	w->u = u;
+	w->first = xcalloc(u.n + 1, sizeof(int));
+	for (int i = 0; i < u.n; i++) {
+		w->first[i] = w->ncand;
+		if (u.v[i].start < f->from)
+			continue; /* the scan before reads it */
+		size_t len = unwrap_join(&u, f->buf, &u.v[i], w->text, sizeof(w->text));
+		if (matcher_scan(f->a->cat->matcher, f->source, w->text, len, 0, len, on_wrapped_hit, f) < 0)
+			w->failed = true;
+		for (int k = w->first[i]; k < w->ncand; k++)
+			f->seen[w->cand[k]] = false;
+	}
+	w->first[u.n] = w->ncand;
+}
+
+/* Reads the messages that end before the line at line_start; true when
+ * that line is one of a message's (its hits are not its own). */
+static bool wrapped_before(struct file_scan *f, size_t line_start)
+{
+	struct wraps *w = f->wraps;
+	struct unwrap *u = &w->u;
+
+	while (u->next < u->n && u->v[u->next].end < line_start) {
+		const struct wrap_span *s = &u->v[u->next];
+		int i = u->next++;
+
+		if (s->start < f->from || w->first[i] == w->first[i + 1])
+			continue;
+		if (f->ncand && f->line_start < s->start)
+			flush_line(f);
+		for (int k = w->first[i]; k < w->first[i + 1]; k++)
+			f->cand[f->ncand++] = w->cand[k];
+		f->line_start = s->start;
+		size_t len = unwrap_join(u, f->buf, s, w->text, sizeof(w->text));
+		flush_message(f, w->text, len, s->end);
+	}
+	return u->next < u->n && u->v[u->next].start <= line_start;
+}
+
+static void wraps_free(struct wraps *w)
+{
+	if (!w)
+		return;
+	unwrap_free(&w->u);
+	free(w->cand);
+	free(w->first);
+	free(w);
+}
+/* ---- end of the unwrap hook ---- */
+
 static void on_hit(void *ctx, int rule, size_t line_start, size_t match_end)
 {
 	struct file_scan *f = ctx;
 	(void)match_end;
 
+	if (f->wraps && wrapped_before(f, line_start))
+		return; /* unwrap hook */
 	if (f->ncand && line_start != f->line_start)
 		flush_line(f);
 	f->line_start = line_start;
@@ -159,8 +266,14 @@ void scan_range(struct analysis *a, int file, int source, const char *node, cons
 	if (recording) /* the chunk's first line with a time (the chunk before searches on into it) */
 		out->t_found = timed_from(&f, from, 1, &out->t_line, &out->t_time);
 	extractor_limit_hits_take(); /* these lines' own from here */
+	wraps_find(&f);		     /* unwrap hook */
 	out->failed = matcher_scan(a->cat->matcher, source, buf, len, from, to, on_hit, &f) < 0;
+	if (f.wraps) { /* unwrap hook */
+		wrapped_before(&f, SIZE_MAX);
+		out->failed |= f.wraps->failed;
+	}
 	flush_line(&f);
+	wraps_free(f.wraps); /* unwrap hook */
 	out->limit_hits = extractor_limit_hits_take();
 	out->long_lines = f.long_lines;
 	out->short_read = f.short_read;

@@ -18,6 +18,7 @@
  *   [Nov29 08:12] msg                           dmesg -H
  *   <3>msg, kern  :err   : msg                  dmesg -r, dmesg -x
  *   kernel: msg, HOST kernel: msg               pasted without a time
+ *   [ 5321.123456] HOST kernel: msg             journalctl -o short-monotonic
  *   HOST: <any of the above>                    pdsh/clush output
  *   HOST: kern: warning: [2026-...Z]: msg        talosctl dmesg
  */
@@ -245,11 +246,14 @@ void line_message(const struct timectx *tc, const char *line, size_t len, struct
 			break;
 		}
 		/* pasted without a time: "kernel: msg", "HOST kernel: msg" (a word
-		 * and a space before it is the host) */
-		size_t h = word(line, len, pos), k = pos;
+		 * and a space before it is the host); journalctl -o
+		 * short-monotonic puts the kernel's stamp first (a dmesg line
+		 * whose message began "HOST kernel: " would read the same) */
+		size_t at = pos + kernel_stamp(line + pos, len - pos);
+		size_t h = word(line, len, at), k = at;
 
-		if (h && pos + h + 1 < len && line[pos + h] == ' ')
-			k = skip_spaces(line, len, pos + h);
+		if (h && at + h + 1 < len && line[at + h] == ' ')
+			k = skip_spaces(line, len, at + h);
 		if (h && (n = tag_at(line, len, k, &te)) && is_kernel(line + k, te - k)) {
 			pos = n;
 			m->writer = "kernel";

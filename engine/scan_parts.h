@@ -99,6 +99,7 @@ struct file_scan {
 	long long_lines;
 	long out_of_window;
 	long other_jobs;
+	struct wraps *wraps; /* unwrap hook: messages broken over lines, NULL: none */
 };
 
 struct deferred_identity {

@@ -125,15 +125,6 @@ static void node_text(const char *dir, const char *node, const char *name, const
 	node_log(dir, node, name, text, strlen(text));
 }
 
-static struct json_object *get(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-
-	if (o)
-		json_object_object_get_ex(o, k, &v);
-	return v;
-}
-
 static const char *sget(struct json_object *o, const char *k)
 {
 	struct json_object *v = get(o, k);

@@ -22,14 +22,6 @@ static const char *rules_dir(void)
 	return buf;
 }
 
-static struct json_object *get(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-
-	json_object_object_get_ex(o, k, &v);
-	return v;
-}
-
 static bool in_array(struct json_object *arr, const char *s)
 {
 	for (size_t i = 0; arr && i < json_object_array_length(arr); i++)

@@ -56,14 +56,6 @@ static void teardown(void)
 	attrib_catalog_free(cat);
 }
 
-static struct json_object *get(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-
-	json_object_object_get_ex(o, k, &v);
-	return v;
-}
-
 static const char *str(struct json_object *o, const char *k)
 {
 	return json_object_get_string(get(o, k));

@@ -140,30 +140,6 @@ static bool blames_node(const struct code *c)
 	return c && c->kind == KIND_FAULT && c->sub_domain && !strncmp(c->sub_domain, "Infra", 5);
 }
 
-/* The rule that takes the line in a node file of that origin (the scan's
- * order: candidates by priority, the origin's filter), or NULL. */
-static const struct event *taken_by(const char *line, enum origin o, struct event *ev)
-{
-	static int cand[4096];
-	int nc = 0, nids = 0;
-	struct timectx tc = { .ref = 1764403200.0, .tz = NULL };
-	struct event ids[16];
-	struct line_ctx lc;
-	bool got;
-
-	for (int k = 0; k < cat->nextractors && nc < 4096; k++) {
-		const struct extractor *x = &cat->extractors[cat->by_priority[k]];
-
-		if (x->lines == 1 && origin_allows(o, x))
-			cand[nc++] = cat->by_priority[k];
-	}
-	got = line_extract(cat, &tc, line, strlen(line), SRC_NODE, cand, nc, &lc, ev, ids, &nids, 16);
-	for (int i = 0; i < nids; i++)
-		event_clear(&ids[i]);
-	line_context_free(&lc);
-	return got ? ev : NULL;
-}
-
 /* the trigger of a rule's case: the message its writer emitted, without
  * the line's header (what a user would have to print) */
 static const char *trigger_of(const char *line)
@@ -185,7 +161,7 @@ START_TEST(no_template_blames_the_node)
 	int tried = 0, bad = 0;
 	char *plain = fill(t->line, "python3"), *plain_line = as_logged(plain);
 	struct event pev = { 0 };
-	const struct event *pe = taken_by(plain_line, origin_named(t->origin), &pev);
+	const struct event *pe = taken_by(cat, plain_line, SRC_NODE, origin_named(t->origin), &pev);
 	const struct code *own = pe ? pe->code : NULL;
 
 	event_clear(&pev);
@@ -202,7 +178,7 @@ START_TEST(no_template_blames_the_node)
 				continue;
 			char *filled = fill(t->line, trigger_of(x->tests[k].line)), *line = as_logged(filled);
 			struct event ev = { 0 };
-			const struct event *e = taken_by(line, origin_named(t->origin), &ev);
+			const struct event *e = taken_by(cat, line, SRC_NODE, origin_named(t->origin), &ev);
 
 			tried++;
 			if (e && blames_node(e->code) && e->code != own) {
@@ -221,14 +197,6 @@ START_TEST(no_template_blames_the_node)
 	ck_assert_int_eq(bad, 0);
 }
 END_TEST
-
-static struct json_object *get(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-
-	json_object_object_get_ex(o, k, &v);
-	return v;
-}
 
 /* A two-node job whose rank 1 raised a KeyError (a user's bug), with, on
  * its node n1, every template filled with every node rule's triggers

@@ -115,7 +115,7 @@ static double num(json_object *o, const char *k)
 	return json_object_get_double(v);
 }
 
-static json_object *get(json_object *o, const char *k)
+static json_object *must_get(json_object *o, const char *k)
 {
 	json_object *v = NULL;
 
@@ -129,7 +129,7 @@ static void group_is(json_object *a, size_t i, const char *name, const char *key
 	json_object *g = json_object_array_get_idx(a, i);
 
 	ck_assert_msg(g != NULL, "no group %zu in %s", i, json_object_to_json_string(a));
-	ck_assert_str_eq(json_object_get_string(get(g, name)), key);
+	ck_assert_str_eq(json_object_get_string(must_get(g, name)), key);
 	ck_assert_int_eq(num(g, "jobs"), jobs);
 	ck_assert_double_eq_tol(num(g, "gpu_hours"), h, 0.0005);
 }
@@ -147,11 +147,11 @@ START_TEST(sums_and_domains)
 {
 	char *dir;
 	store *s = filled(&dir);
-	json_object *o = report(s, NULL), *d = get(o, "domains");
+	json_object *o = report(s, NULL), *d = must_get(o, "domains");
 
-	ck_assert_str_eq(json_object_get_string(get(o, "since")), "2026-11-01T00:00:00Z");
-	ck_assert_str_eq(json_object_get_string(get(o, "until")), "2026-11-30T00:00:00Z");
-	ck_assert_str_eq(json_object_get_string(get(o, "by")), "sub_domain");
+	ck_assert_str_eq(json_object_get_string(must_get(o, "since")), "2026-11-01T00:00:00Z");
+	ck_assert_str_eq(json_object_get_string(must_get(o, "until")), "2026-11-30T00:00:00Z");
+	ck_assert_str_eq(json_object_get_string(must_get(o, "by")), "sub_domain");
 	ck_assert_int_eq(num(o, "jobs"), 7); /* not Pass, not job 7 */
 	ck_assert_double_eq_tol(num(o, "gpu_hours"), 35, 0.0005);
 	ck_assert_int_eq(num(o, "unknown_gpus"), 1);
@@ -161,7 +161,7 @@ START_TEST(sums_and_domains)
 	ck_assert_double_eq_tol(num(d, "unknown"), 0, 0.0005);
 	ck_assert_int_eq(json_object_object_length(d), 4);
 
-	json_object *g = get(o, "groups");
+	json_object *g = must_get(o, "groups");
 	ck_assert_int_eq(json_object_array_length(g), 6);
 	group_is(g, 0, "key", "InfraHW", 2, 24);
 	group_is(g, 1, "key", "UserCode", 1, 6);
@@ -172,11 +172,11 @@ START_TEST(sums_and_domains)
 	ck_assert_double_eq_tol(num(json_object_array_get_idx(g, 0), "share"), 24.0 / 35, 0.0005);
 
 	/* top nodes: job 1.1's 8 hours shared by its two culprits */
-	json_object *n = get(o, "top_nodes");
+	json_object *n = must_get(o, "top_nodes");
 	ck_assert_int_eq(json_object_array_length(n), 2);
 	group_is(n, 0, "node", "node-01", 2, 20);
 	group_is(n, 1, "node", "node-02", 1, 4);
-	json_object *w = get(o, "top_switches");
+	json_object *w = must_get(o, "top_switches");
 	ck_assert_int_eq(json_object_array_length(w), 2);
 	group_is(w, 0, "switch", "leaf-1", 1, 16);
 	group_is(w, 1, "switch", "leaf-2", 1, 1);
@@ -194,7 +194,7 @@ START_TEST(groups_by_each_dimension)
 	double share = 0;
 
 	o = report(s, "node");
-	g = get(o, "groups");
+	g = must_get(o, "groups");
 	ck_assert_int_eq(json_object_array_length(g), 3);
 	group_is(g, 0, "key", "node-01", 2, 20);
 	group_is(g, 1, "key", "(none)", 5, 11);
@@ -205,7 +205,7 @@ START_TEST(groups_by_each_dimension)
 	json_object_put(o);
 
 	o = report(s, "user");
-	g = get(o, "groups");
+	g = must_get(o, "groups");
 	ck_assert_int_eq(json_object_array_length(g), 4);
 	group_is(g, 0, "key", "alice", 3, 25);
 	group_is(g, 1, "key", "bob", 2, 8);
@@ -214,13 +214,13 @@ START_TEST(groups_by_each_dimension)
 	json_object_put(o);
 
 	o = report(s, "partition");
-	g = get(o, "groups");
+	g = must_get(o, "groups");
 	group_is(g, 0, "key", "gpu", 3, 25);
 	group_is(g, 1, "key", "debug", 3, 10);
 	json_object_put(o);
 
 	o = report(s, "domain");
-	g = get(o, "groups");
+	g = must_get(o, "groups");
 	group_is(g, 0, "key", "infra", 3, 25);
 	group_is(g, 1, "key", "user", 2, 8);
 	group_is(g, 2, "key", "scheduler", 1, 2);
@@ -228,7 +228,7 @@ START_TEST(groups_by_each_dimension)
 	json_object_put(o);
 
 	o = report(s, "switch");
-	g = get(o, "groups");
+	g = must_get(o, "groups");
 	group_is(g, 0, "key", "(none)", 5, 18);
 	group_is(g, 1, "key", "leaf-1", 1, 16);
 	group_is(g, 2, "key", "leaf-2", 1, 1);
@@ -243,22 +243,24 @@ START_TEST(weeks_trend)
 {
 	char *dir;
 	store *s = filled(&dir);
-	json_object *o = report(s, NULL), *w = get(o, "weeks"), *x;
+	json_object *o = report(s, NULL), *w = must_get(o, "weeks"), *x;
 	const char *names[] = { "2026-W45", "2026-W46", "2026-W47", "2026-W48" };
 	const double h[] = { 2, 0, 1, 32 };
 
 	ck_assert_int_eq(json_object_array_length(w), 4);
 	for (size_t i = 0; i < 4; i++) {
 		x = json_object_array_get_idx(w, i);
-		ck_assert_str_eq(json_object_get_string(get(x, "week")), names[i]);
+		ck_assert_str_eq(json_object_get_string(must_get(x, "week")), names[i]);
 		ck_assert_double_eq_tol(num(x, "gpu_hours"), h[i], 0.0005);
 	}
-	x = get(json_object_array_get_idx(w, 3), "by_sub_domain");
+	x = must_get(json_object_array_get_idx(w, 3), "by_sub_domain");
 	ck_assert_double_eq_tol(num(x, "InfraHW"), 24, 0.0005);
 	ck_assert_double_eq_tol(num(x, "UserCode"), 6, 0.0005);
 	ck_assert_double_eq_tol(num(x, "unattributed"), 0, 0.0005);
 	ck_assert(!json_object_object_get_ex(x, "Pass", NULL));
-	ck_assert_int_eq(json_object_object_length(get(json_object_array_get_idx(w, 1), "by_sub_domain")), 0);
+	ck_assert_int_eq(json_object_object_length(
+				 must_get(json_object_array_get_idx(w, 1), "by_sub_domain")),
+			 0);
 	json_object_put(o);
 
 	/* a week across the new year is its Thursday's: 2027-01-01 is 2026-W53 */
@@ -273,9 +275,10 @@ START_TEST(weeks_trend)
 	ck_assert_int_eq(store_put(s, &r, NULL, r.created), 1);
 	o = store_report_json(s, 1798761600, 1798848000, "sub_domain", err, sizeof(err));
 	ck_assert_msg(o != NULL, "%s", err);
-	w = get(o, "weeks");
+	w = must_get(o, "weeks");
 	ck_assert_int_eq(json_object_array_length(w), 1);
-	ck_assert_str_eq(json_object_get_string(get(json_object_array_get_idx(w, 0), "week")), "2026-W53");
+	ck_assert_str_eq(json_object_get_string(must_get(json_object_array_get_idx(w, 0), "week")),
+			 "2026-W53");
 	ck_assert_double_eq_tol(num(o, "gpu_hours"), 1, 0.0005);
 	json_object_put(o);
 	store_close(s);
@@ -298,10 +301,10 @@ START_TEST(bad_by_and_empty_store)
 	ck_assert_int_eq(num(o, "jobs"), 0);
 	ck_assert_double_eq(num(o, "gpu_hours"), 0);
 	ck_assert_int_eq(num(o, "unknown_gpus"), 0);
-	ck_assert_int_eq(json_object_array_length(get(o, "groups")), 0);
-	ck_assert_int_eq(json_object_array_length(get(o, "weeks")), 0);
-	ck_assert_int_eq(json_object_array_length(get(o, "top_nodes")), 0);
-	ck_assert_double_eq(num(get(o, "domains"), "infra"), 0);
+	ck_assert_int_eq(json_object_array_length(must_get(o, "groups")), 0);
+	ck_assert_int_eq(json_object_array_length(must_get(o, "weeks")), 0);
+	ck_assert_int_eq(json_object_array_length(must_get(o, "top_nodes")), 0);
+	ck_assert_double_eq(num(must_get(o, "domains"), "infra"), 0);
 	json_object_put(o);
 	store_close(s);
 	rmtree(dir);
@@ -327,30 +330,30 @@ START_TEST(job_output_is_not_infra)
 	for (size_t i = 0; i < 2; i++)
 		put_job(s, &own[i]);
 	o = report(s, NULL);
-	d = get(o, "domains");
+	d = must_get(o, "domains");
 	ck_assert_int_eq(num(o, "jobs"), 9);
 	ck_assert_double_eq_tol(num(o, "gpu_hours"), 45, 0.0005);
 	ck_assert_double_eq_tol(num(d, "infra"), 25, 0.0005); /* as without them */
 	ck_assert_double_eq_tol(num(d, "unknown"), 10, 0.0005);
-	ck_assert_int_eq(num(get(o, "unvouched"), "jobs"), 2);
-	ck_assert_double_eq_tol(num(get(o, "unvouched"), "gpu_hours"), 10, 0.0005);
-	group_is(get(o, "groups"), 0, "key", "InfraHW", 3, 32); /* the diagnosis' own sub-domain */
-	g = get(o, "top_nodes");
+	ck_assert_int_eq(num(must_get(o, "unvouched"), "jobs"), 2);
+	ck_assert_double_eq_tol(num(must_get(o, "unvouched"), "gpu_hours"), 10, 0.0005);
+	group_is(must_get(o, "groups"), 0, "key", "InfraHW", 3, 32); /* the diagnosis' own sub-domain */
+	g = must_get(o, "top_nodes");
 	ck_assert_int_eq(json_object_array_length(g), 2); /* node-01, node-02: not node-09 */
 	group_is(g, 0, "node", "node-01", 2, 20);
 	group_is(g, 1, "node", "node-02", 1, 4);
-	g = get(o, "top_switches");
+	g = must_get(o, "top_switches");
 	ck_assert_int_eq(json_object_array_length(g), 2); /* leaf-1, leaf-2: not leaf-9 */
 	group_is(g, 0, "switch", "leaf-1", 1, 16);
 	json_object_put(o);
 
 	o = report(s, "node");
-	group_is(get(o, "groups"), 0, "key", "(none)", 7, 21); /* 11 before, and their 10 whole */
-	group_is(get(o, "groups"), 1, "key", "node-01", 2, 20);
+	group_is(must_get(o, "groups"), 0, "key", "(none)", 7, 21); /* 11 before, and their 10 whole */
+	group_is(must_get(o, "groups"), 1, "key", "node-01", 2, 20);
 	json_object_put(o);
 	o = report(s, "domain");
-	group_is(get(o, "groups"), 0, "key", "infra", 3, 25);
-	group_is(get(o, "groups"), 1, "key", "unknown", 3, 10);
+	group_is(must_get(o, "groups"), 0, "key", "infra", 3, 25);
+	group_is(must_get(o, "groups"), 1, "key", "unknown", 3, 10);
 	json_object_put(o);
 
 	/* the same verdict vouched for counts as infra, under its node */
@@ -358,11 +361,11 @@ START_TEST(job_output_is_not_infra)
 					     "leaf-9", 8, W48,	     3600,  NULL };
 	put_job(s, &vouched);
 	o = report(s, NULL);
-	ck_assert_double_eq_tol(num(get(o, "domains"), "infra"), 33, 0.0005);
-	group_is(get(o, "top_nodes"), 0, "node", "node-01", 2, 20);
-	group_is(get(o, "top_nodes"), 1, "node", "node-09", 1, 8);
-	group_is(get(o, "top_switches"), 0, "switch", "leaf-1", 1, 16);
-	group_is(get(o, "top_switches"), 1, "switch", "leaf-9", 1, 8);
+	ck_assert_double_eq_tol(num(must_get(o, "domains"), "infra"), 33, 0.0005);
+	group_is(must_get(o, "top_nodes"), 0, "node", "node-01", 2, 20);
+	group_is(must_get(o, "top_nodes"), 1, "node", "node-09", 1, 8);
+	group_is(must_get(o, "top_switches"), 0, "switch", "leaf-1", 1, 16);
+	group_is(must_get(o, "top_switches"), 1, "switch", "leaf-9", 1, 8);
 	json_object_put(o);
 	store_close(s);
 	rmtree(dir);
@@ -388,7 +391,7 @@ START_TEST(revision_counts_once)
 	o = report(s, NULL);
 	ck_assert_int_eq(num(o, "jobs"), 7);
 	ck_assert_double_eq_tol(num(o, "gpu_hours"), 35 - 6 + 12, 0.0005);
-	ck_assert_double_eq_tol(num(get(o, "domains"), "infra"), 25 + 12, 0.0005);
+	ck_assert_double_eq_tol(num(must_get(o, "domains"), "infra"), 25 + 12, 0.0005);
 	json_object_put(o);
 	store_close(s);
 	rmtree(dir);
@@ -440,9 +443,9 @@ START_TEST(hundred_thousand_results)
 	printf("# store_report_json, by node, 100000 results: %.3f s (%.3f s of CPU)\n", secs, cpu);
 	ck_assert_int_eq(num(o, "jobs"), 100000);
 	ck_assert_double_eq_tol(num(o, "gpu_hours"), 800000, 0.0005);
-	ck_assert_int_eq(json_object_array_length(get(o, "groups")), 500);
-	ck_assert_int_eq(json_object_array_length(get(o, "top_nodes")), 10);
-	ck_assert_int_eq(json_object_array_length(get(o, "top_switches")), 10);
+	ck_assert_int_eq(json_object_array_length(must_get(o, "groups")), 500);
+	ck_assert_int_eq(json_object_array_length(must_get(o, "top_nodes")), 10);
+	ck_assert_int_eq(json_object_array_length(must_get(o, "top_switches")), 10);
 	ck_assert_double_lt(secs, 10);
 	json_object_put(o);
 	store_close(s);

@@ -5,6 +5,7 @@
 
 #include <check.h>
 #include <ftw.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,54 @@ static inline attrib_catalog *test_catalog(void)
 	rmtree(dir);
 	ck_assert_ptr_nonnull(cat);
 	return cat;
+}
+
+/* o's member k, NULL when o or it is missing */
+static inline struct json_object *get(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	if (o)
+		json_object_object_get_ex(o, k, &v);
+	return v;
+}
+
+/* The rule of cat that takes a line of a file of that source and origin,
+ * as a scan takes it (line_extract: normalisation, the node line's header
+ * and message, the prefixes; the candidates in priority order, the
+ * origin's filter), the job's reference time 2025-11-29T08:00:00Z: its
+ * event in *ev (which it clears), or NULL. */
+static inline const struct event *taken_by(const attrib_catalog *cat, const char *line, int source,
+					   enum origin o, struct event *ev)
+{
+	static int cand[4096];
+	int nc = 0, nids = 0;
+	struct timectx tc = { .ref = 1764403200.0, .tz = NULL };
+	struct event ids[16];
+	struct line_ctx lc;
+	bool got;
+
+	for (int k = 0; k < cat->nextractors && nc < 4096; k++) {
+		const struct extractor *x = &cat->extractors[cat->by_priority[k]];
+
+		if (x->lines == 1 && origin_allows(o, x))
+			cand[nc++] = cat->by_priority[k];
+	}
+	memset(ev, 0, sizeof(*ev));
+	got = line_extract(cat, &tc, line, strlen(line), source, cand, nc, &lc, ev, ids, &nids, 16);
+	for (int i = 0; i < nids; i++)
+		event_clear(&ids[i]);
+	line_context_free(&lc);
+	return got ? ev : NULL;
+}
+
+/* the code the line gives in a hand-made case's file of that source (NULL:
+ * none), its event in *ev */
+static inline const char *code_of(const attrib_catalog *cat, const char *line, int source, struct event *ev)
+{
+	const struct event *e = taken_by(cat, line, source, ORIGIN_UNLISTED, ev);
+
+	return e && e->code ? e->code->code : NULL;
 }
 
 static inline int run_suite(Suite *s)

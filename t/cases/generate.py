@@ -243,6 +243,9 @@ class Case:
         if fmt == 'isoprecise':
             lt = t.astimezone(self.zone)
             return f'{lt:%Y-%m-%dT%H:%M:%S}.{lt.microsecond:06d}{lt:%z} {host} {tag}: {msg}'
+        if fmt == 'precise':  # journalctl -o short-precise: short's time with microseconds
+            lt = t.astimezone(self.zone)
+            return f'{MON[lt.month - 1]} {lt.day:02d} {lt:%H:%M:%S}.{lt.microsecond:06d} {host} {tag}: {msg}'
         if fmt == 'dmesg':
             lt = t.astimezone(self.zone)
             return f'[{DAY[lt.weekday()]} {MON[lt.month - 1]} {lt.day:2d} {lt:%H:%M:%S} {lt.year}] {msg}'
@@ -263,6 +266,8 @@ class Case:
                     continue
                 lines.append(self.fmt_line(node, fmt, t + sec(self.clock.get(node, 0)), tag, msg, self.loghost[node]))
             eol = '\r\n' if 'crlf' in opt else '\n'
+            if 'wrap80' in opt:  # copied from an 80-column terminal: each long line cut into 80-column pieces
+                lines = [ln[i:i + 80] for ln in lines for i in range(0, max(len(ln), 1), 80)]
             out[name] = eol.join(lines) + eol
         self.node_files = getattr(self, 'node_files', {})
         self.node_files[node] = out
@@ -3603,6 +3608,150 @@ def case_fatal_outlived_then_timeout():
                     'more hours until Slurm cancelled it at its time limit.'})
 
 
+# ---------------------------------------------------------------------------
+# the forms logs come in (engine/normalise.c, engine/unwrap.c): each written
+# from the format's own definition
+
+def rfc3339nano(t):
+    """Go's time.RFC3339Nano in UTC, as Docker and the kubelet print it: trailing zeros of the fraction dropped."""
+    t = t.astimezone(UTC)
+    frac = f'{t.microsecond * 1000:09d}'.rstrip('0')
+    return f'{t:%Y-%m-%dT%H:%M:%S}' + (f'.{frac}' if frac else '') + 'Z'
+
+
+def docker_json_line(t, stream, msg):
+    """One entry of Docker's json-file log driver: {"log","stream","time"} in that order, compact, the message's
+    newline kept, HTML's <, > and & escaped as Docker's encoder does."""
+    body = json.dumps({'log': msg + '\n', 'stream': stream, 'time': rfc3339nano(t)}, separators=(',', ':'), ensure_ascii=False)
+    return body.replace('<', '\\u003c').replace('>', '\\u003e').replace('&', '\\u0026')
+
+
+def case_docker_json_file_oom():
+    """The training container's log as Docker's json-file driver keeps it, copied beside the job's output: CUDA OOM of rank 3."""
+    nodes = ['dk-gpu-01', 'dk-gpu-02']
+    c = Case('docker-json-file-oom', job_id=940112, nodes=nodes, start='2026-09-14T10:00:00Z', end='2026-09-14T10:27:40Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', time_limit='06:00:00', gpus=4, pci=PCI_4GPU,
+             cluster='lab', user='yuki', partition='gpu', jobname='docker-finetune', ipbase='10.44.0.')
+    for n in nodes:
+        c.standard_node(n, noise=50)
+        c.write_node(n, [('syslog', 'rfc3339', 'all')])
+    tf = T('2026-09-14T10:27:31.482113Z')
+    bad = c.ranks[3]
+    entries = []
+    t = c.start + sec(20.25)
+    for ln in c.nccl_init('2.21.5', ranks=c.ranks[:4]):
+        entries.append((t, 'stdout', ln))
+        t += sec(0.013)
+    for ln in c.progress(c.start + sec(120), tf, dt.timedelta(minutes=3), stamp='py', tflops=128):
+        entries.append((T(ln[:19].replace(' ', 'T') + 'Z'), 'stdout', ln))
+    for i, ln in enumerate(['Traceback (most recent call last):',
+                            '  File "/workspace/finetune.py", line 212, in <module>',
+                            '    main()',
+                            '  File "/workspace/finetune.py", line 180, in main',
+                            '    out = model(**batch)  # logits & loss',
+                            f'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU {bad.gpu} has a total capacity of '
+                            '23.65 GiB of which 1.06 GiB is free. Including non-PyTorch memory, this process has 22.58 GiB memory in use. '
+                            'Of the allocated memory 21.93 GiB is allocated by PyTorch, and 190.25 MiB is reserved by PyTorch but unallocated.']):
+        entries.append((tf + sec(i * 0.0004), 'stderr', ln))
+    for r in c.ranks[:3]:
+        for ln in torch_watchdog_timeout('2.4', r.rank, 911, tf + sec(5))[:2]:
+            entries.append((tf + sec(5 + r.rank * 0.01), 'stderr', ln))
+    c.app['trainer-json.log'] = [docker_json_line(et, st, m) for et, st, m in sorted(entries, key=lambda e: e[0])]
+    c.app['slurm-940112.out'] = script_banner(c, ['+ docker run --rm --gpus all --log-driver json-file trainer:2.4 torchrun '
+                                                  '--nproc_per_node=4 finetune.py',
+                                                  '+ cp /var/lib/docker/containers/3f1c/3f1c-json.log trainer-json.log'])
+    c.write({'sub_domain': ['UserResource'], 'culprit_nodes': [], 'drain_ok': [],
+             'evidence_contains': 'OutOfMemoryError',
+             'why': 'The container\'s log (Docker json-file) shows rank 3 out of CUDA memory at 10:27:31; the other ranks\' '
+                    'watchdog reports come seconds later.'})
+
+
+def case_kubectl_timestamps_xid79():
+    """The job's output saved with kubectl logs --timestamps (RFC 3339 nanoseconds before each line); Xid 79 on the node."""
+    nodes = ['k8s-gpu-07', 'k8s-gpu-08']
+    c = Case('kubectl-timestamps-xid79', job_id=511230, nodes=nodes, start='2026-10-02T13:00:00Z', end='2026-10-02T13:44:21Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', time_limit='12:00:00',
+             cluster='k8s-slurm', user='ines', partition='h100', jobname='pretrain-7b', ipbase='10.120.3.')
+    for n in nodes:
+        c.standard_node(n, noise=50)
+    tf = T('2026-10-02T13:44:02.118000Z')
+    c.klog('k8s-gpu-08', tf, f'NVRM: Xid (PCI:{c.pci_full(5)}): 79, pid=\'<unknown>\', name=<unknown>, GPU has fallen off the bus.')
+    c.klog('k8s-gpu-08', tf, 'NVRM: GPU has fallen off the bus.')
+    for n in nodes:
+        c.write_node(n, [('syslog', 'rfc3339', 'all')])
+    bad = c.ranks[13]
+    lines = []
+    t = c.start + sec(31.5)
+    for ln in c.nccl_init('2.21.5'):
+        lines.append((t, ln))
+        t += sec(0.0021)
+    for k, ln in enumerate(c.progress(c.start + sec(120), tf, dt.timedelta(minutes=4), stamp='none', tflops=390)):
+        lines.append((c.start + sec(120) + k * dt.timedelta(minutes=4), ln))
+    lines.append((tf + sec(0.41), f'[rank13]: RuntimeError: CUDA error: unspecified launch failure'))
+    for r in c.ranks:
+        if r.rank != 13:
+            lines += [(tf + sec(6 + r.rank * 0.001), ln) for ln in nccl_warn(r, f'NET/IB : Got completion from peer '
+                                                                               f'{bad.ip}<41233> with status=12 opcode=0 len=0 '
+                                                                               f'vendor err 129 (Recv) localGid ::ffff:{r.ip} '
+                                                                               f'remoteGids::ffff:{bad.ip} hca mlx5_0', blank=False)]
+    c.app['trainer-0.log'] = [f'{rfc3339nano(lt)} {m}' for lt, m in sorted(lines, key=lambda e: e[0])]
+    c.app['slurm-511230.out'] = script_banner(c, ['+ kubectl logs --timestamps job/pretrain-7b > trainer-0.log'])
+    c.write({'sub_domain': ['InfraHW'], 'culprit_nodes': ['k8s-gpu-08'], 'drain_ok': ['k8s-gpu-08'], 'root_code': 'xid.79',
+             'evidence_contains': 'GPU has fallen off the bus',
+             'why': 'k8s-gpu-08 lost a GPU (Xid 79) at 13:44:02; rank 13 on it failed 0.4 s later (kubectl\'s timestamps) and '
+                    'its peers then lost their IB connections to it.'})
+
+
+def case_xid79_journal_precise():
+    """Node logs as journalctl -o short-precise (syslog's time with microseconds, no year); Xid 79 then the job's cascade."""
+    nodes = ['sp-a01', 'sp-a02', 'sp-a03']
+    c = Case('xid79-journal-precise', job_id=73301, nodes=nodes, start='2026-05-18T06:00:00Z', end='2026-05-18T07:12:44Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', time_limit='1-00:00:00',
+             cluster='sp', user='olu', partition='a100', jobname='dlrm', ipbase='10.9.8.', tz='Europe/Berlin')
+    for n in nodes:
+        c.standard_node(n, noise=60)
+    tf = T('2026-05-18T07:12:09.551234Z')
+    c.klog('sp-a02', tf, f'NVRM: Xid (PCI:{c.pci_full(1)}): 79, pid=\'<unknown>\', name=<unknown>, GPU has fallen off the bus.')
+    c.klog('sp-a02', tf + sec(0.000120), 'NVRM: GPU has fallen off the bus.')
+    for n in nodes:
+        c.write_node(n, [('journal.txt', 'precise', 'all')])
+    bad = c.ranks[9]
+    app = script_banner(c) + c.nccl_init('2.19.3')
+    app += c.progress(c.start + sec(60), tf, dt.timedelta(minutes=2), stamp='iso', tflops=150)
+    app += nccl_warn(bad, "Cuda failure 'unspecified launch failure'", 'enqueue.cc:1320')
+    app += [f'[rank9]: RuntimeError: CUDA error: unspecified launch failure']
+    app += ['srun: error: sp-a02: task 9: Exited with exit code 1']
+    c.app['slurm-73301.out'] = app
+    c.write({'sub_domain': ['InfraHW'], 'culprit_nodes': ['sp-a02'], 'drain_ok': ['sp-a02'], 'root_code': 'xid.79',
+             'evidence_contains': 'Xid',
+             'why': 'sp-a02\'s journal (short-precise) shows Xid 79 at 09:12:09 local time, just before rank 9 on it died '
+                    'with unspecified launch failure.'})
+
+
+def case_xid79_wrapped_paste():
+    """Node logs copied from an 80-column terminal: every longer line cut, the Xid 79 line inside its PCI address."""
+    nodes = ['wrap-gpu-n01', 'wrap-gpu-n02']
+    c = Case('xid79-wrapped-paste', job_id=66120, nodes=nodes, start='2026-07-07T20:00:00Z', end='2026-07-07T20:31:05Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', time_limit='04:00:00', gpus=4, pci=PCI_4GPU,
+             cluster='wr', user='sam', partition='gpu', jobname='bert-large', ipbase='10.5.5.')
+    for n in nodes:
+        c.standard_node(n, noise=55)
+    tf = T('2026-07-07T20:30:41.010000Z')
+    c.klog('wrap-gpu-n02', tf, f'NVRM: Xid (PCI:{c.pci_full(2)}): 79, pid=\'<unknown>\', name=<unknown>, GPU has fallen off the bus.')
+    for n in nodes:
+        c.write_node(n, [('messages', 'rfc3164', 'all', 'wrap80')])
+    bad = c.ranks[6]
+    app = script_banner(c) + c.nccl_init('2.21.5')
+    app += c.progress(c.start + sec(60), tf, dt.timedelta(minutes=2), stamp='iso', tflops=120)
+    app += [f'[rank6]: RuntimeError: CUDA error: unspecified launch failure']
+    app += ['srun: error: wrap-gpu-n02: task 6: Exited with exit code 1']
+    c.app['slurm-66120.out'] = app
+    c.write({'sub_domain': ['InfraHW'], 'culprit_nodes': ['wrap-gpu-n02'], 'drain_ok': ['wrap-gpu-n02'], 'root_code': 'xid.79',
+             'evidence_contains': 'NVRM: Xid',
+             'why': 'wrap-gpu-n02\'s log, pasted from a terminal that cut its lines at 80 columns, shows Xid 79 (GPU fallen off the '
+                    'bus) just before rank 6 on it died.'})
+
+
 CASES = [
     case_xid79_aer_fqdn, case_xid79_dmesg_crlf, case_xid48_64_journal, case_xid63_info_user, case_xid94_contained,
     case_xid95_uncontained, case_xid74_nvlink, case_xid149_si, case_xid119_gsp_berlin, case_xid13_app_pid,
@@ -3643,6 +3792,9 @@ CASES += [case_mpi_ib_retry_linkdown, case_mpi_pmix_mismatch, case_mpi_orte_daem
 # what the job outlived is not its cause; a scheduler's ending after a fatal fault follows from it
 CASES += [case_outlived_cuda_error_rank, case_outlived_app_exception, case_xid79_silence_timeout, case_aer_fatal_cancelled,
           case_unkillable_then_node_fail, case_fatal_outlived_then_timeout]
+
+# the forms logs come in
+CASES += [case_docker_json_file_oom, case_kubectl_timestamps_xid79, case_xid79_journal_precise, case_xid79_wrapped_paste]
 
 if __name__ == '__main__':
     for f in CASES:

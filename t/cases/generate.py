@@ -3524,6 +3524,25 @@ def case_mpi_rank_sigkill():
                     'node\'s memory (the kernel lines were not collected), not a fault of mk-02.'})
 
 
+
+def case_node_fail_one_node():
+    """A one-node job ends NODE_FAIL; its node's log just stops and no scheduler log was kept: that node, inspected."""
+    nodes = ['ws-g07']
+    c = Case('node-fail-one-node', job_id=731566, nodes=nodes, start='2026-10-09T01:00:00Z', end='2026-10-09T03:47:40Z',
+             state='NODE_FAIL', exit_code='0:0', reason='NodeDown', gpus=4, pci=PCI_4GPU, cluster='ws', user='lee',
+             jobname='vit-ft', ipbase='10.90.0.')
+    tdie = T('2026-10-09T03:41:02Z')
+    c.standard_node('ws-g07', noise=50)
+    c.logs['ws-g07'] = [e for e in c.logs['ws-g07'] if e[0] < tdie]
+    c.write_node('ws-g07', [('syslog', 'rfc3164', 'all')])
+    app = script_banner(c) + c.nccl_init('2.21.5', transport='RoCE', hcas=2)
+    app += c.progress(c.start + sec(90), tdie, dt.timedelta(minutes=2), stamp='iso', tflops=95)
+    c.app['slurm-731566.out'] = app
+    c.write({'sub_domain': ['InfraHW'], 'culprit_nodes': ['ws-g07'], 'drain_ok': [],
+             'why': 'The job ran on ws-g07 alone and ended NODE_FAIL: slurmctld lost the node (its log and the job\'s output '
+                    'simply stop at 03:41). Nothing says why, so the node is to be inspected, not drained on this alone.'})
+
+
 # ---- what the job outlived is not its cause; a fatal fault's ending is its consequence
 
 def rank_progress(c, r, t0, t1, every, tflops):
@@ -3741,7 +3760,7 @@ CASES += [case_fm_version_mismatch, case_apptainer_bind_missing, case_bmc_sel_me
 CASES += [case_mpi_ib_retry_linkdown, case_mpi_pmix_mismatch, case_mpi_orte_daemon_lost]
 
 # a process's own signal (SIGBUS, SIGKILL); NCCL's IB retries with no rank dead
-CASES += [case_torchrun_sigbus_shm, case_nccl_ib_retry_old_format, case_mpi_rank_sigkill]
+CASES += [case_torchrun_sigbus_shm, case_nccl_ib_retry_old_format, case_mpi_rank_sigkill, case_node_fail_one_node]
 
 # what the job outlived is not its cause; a scheduler's ending after a fatal fault follows from it
 CASES += [case_outlived_cuda_error_rank, case_outlived_app_exception, case_xid79_silence_timeout, case_aer_fatal_cancelled,

@@ -3429,6 +3429,125 @@ def case_mpi_orte_daemon_lost():
                     'else explains it, so mc-33 and its link are to be inspected, not drained on this alone.'})
 
 
+
+# ---- a process's own signal, an IB retry with nobody dead
+
+def case_torchrun_sigbus_shm():
+    """torchrun workers in a container die together on SIGBUS (a 64 MB /dev/shm): UserResource, no node blamed."""
+    nodes = ['sb-g01']
+    c = Case('torchrun-sigbus-shm', job_id=731407, nodes=nodes, start='2026-10-06T13:00:00Z', end='2026-10-06T13:04:52Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', gpus=4, pci=PCI_4GPU, cluster='sb', user='noor',
+             jobname='lora-ft', ipbase='10.72.0.', iface='eth0')
+    c.standard_node('sb-g01', noise=40)
+    c.write_node('sb-g01', [('syslog', 'rfc3339', 'all')])
+    tb = T('2026-10-06T13:04:41Z')
+    app = script_banner(c, ['+ torchrun --standalone --nproc_per_node=4 finetune.py --config lora.yaml'])
+    app += c.nccl_init('2.21.5', transport='RoCE', hcas=1)
+    for r in c.ranks:
+        app.append(f'{r.host}:{r.pid}:{r.tid} [{r.gpu}] NCCL INFO Channel 00/0 : {r.rank}[{r.gpu}] -> {(r.rank + 1) % 4}[{(r.gpu + 1) % 4}] via SHM/direct/direct')
+    app += c.progress(c.start + sec(70), tb - sec(5), dt.timedelta(seconds=20), stamp='py', tflops=60)
+    app += [f'[2026-10-06 13:04:41,{512 + r.local}] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -7) '
+            f'local_rank: {r.local} (pid: {r.pid}) of binary: /usr/bin/python3' for r in c.ranks[:1]]
+    block = child_failed('finetune.py', tb, 'sb-g01', 0, 0, c.ranks[0].pid, exitcode=-7,
+                         others=[(tb, r.rank, r.local, r.pid, -7) for r in c.ranks[1:]])
+    # torchrun names the signal in the traceback field of a worker a signal killed
+    pids = {str(r.pid) for r in c.ranks}
+    out, last_pid = [], None
+    for x in block:
+        if x.startswith('  exitcode  : -7 (pid: '):
+            last_pid = x.split('pid: ')[1].rstrip(')')
+        if x.startswith('  traceback : To enable') and last_pid in pids:
+            x = f'  traceback : Signal 7 (SIGBUS) received by PID {last_pid}'
+        out.append(x)
+    app += out
+    c.app['slurm-731407.out'] = app
+    for r in c.ranks:
+        c.set_exit(r.rank, 1, tb + sec(1))
+    c.write({'sub_domain': ['UserResource'], 'culprit_nodes': [], 'drain_ok': [],
+             'evidence_contains': 'Signal 7 (SIGBUS)',
+             'why': 'All four workers died on SIGBUS at once while NCCL\'s SHM transport and the DataLoader shared memory '
+                    'inside the container: a full /dev/shm (or memory) of the job, not a fault of sb-g01, whose logs show none.'})
+
+
+def case_nccl_ib_retry_old_format():
+    """NCCL 2.7's 'Got completion with error 12' on both nodes at the first all-reduce, no node fault: the fabric, no node drained."""
+    nodes = ['rc-01', 'rc-02']
+    c = Case('nccl-ib-retry-old-format', job_id=731455, nodes=nodes, start='2026-10-07T09:00:00Z', end='2026-10-07T09:03:31Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', gpus=4, pci=PCI_4GPU, cluster='rc', user='ben',
+             jobname='bert-pt', ipbase='10.81.2.', iface='eth2')
+    for n in nodes:
+        c.standard_node(n, noise=50)
+        c.write_node(n, [('messages', 'rfc3164', 'all')])
+    tf = T('2026-10-07T09:02:58Z')
+    app = script_banner(c) + c.nccl_init('2.7.8', transport='RoCE', hcas=1)
+    for r in c.ranks:
+        if r.local == 0:
+            app += nccl_warn(r, 'NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129', 'transport/net_ib.cc:839')
+            app += [f'{r.host}:{r.pid}:{r.tid} [{r.gpu}] NCCL INFO include/net.h:28 -> 2',
+                    f'{r.host}:{r.pid}:{r.tid} [{r.gpu}] NCCL INFO transport/net.cc:357 -> 2',
+                    f'{r.host}:{r.pid}:{r.tid} [{r.gpu}] NCCL INFO proxy.cc:198 -> 2 [Proxy Thread]']
+    for r in c.ranks:
+        app += [f'[rank{r.rank}]: Traceback (most recent call last):',
+                f'[rank{r.rank}]:   File "/workspace/pretrain.py", line 212, in <module>',
+                f'[rank{r.rank}]:     dist.all_reduce(t)',
+                f'[rank{r.rank}]: RuntimeError: NCCL error in: /opt/pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, '
+                'unhandled system error, NCCL version 2.7.8']
+    app += [f'srun: error: {n}: tasks {i * 4}-{i * 4 + 3}: Exited with exit code 1' for i, n in enumerate(nodes)]
+    c.app['slurm-731455.out'] = app
+    for r in c.ranks:
+        c.set_exit(r.rank, 1, tf + sec(2))
+    c.write({'sub_domain': ['InfraNet'], 'culprit_nodes': [], 'drain_ok': [],
+             'evidence_contains': 'Got completion with error 12',
+             'why': 'The first RDMA sends between the two nodes ran out of retries (IBV_WC_RETRY_EXC_ERR) on both sides and no '
+                    'process had died before: the RoCE path between them (fabric, GID/VLAN configuration), not either node.'})
+
+
+def case_mpi_rank_sigkill():
+    """Open MPI names rank 5 killed by SIGKILL with no scheduler decision: most often the OOM killer (UserResource)."""
+    nodes = ['mk-01', 'mk-02']
+    c = Case('mpi-rank-sigkill', job_id=731502, nodes=nodes, start='2026-10-08T22:00:00Z', end='2026-10-08T22:37:09Z',
+             state='FAILED', exit_code='137:0', reason='NonZeroExitCode', gpus=4, pci=PCI_4GPU, cluster='mk', user='ola',
+             partition='cpu', jobname='nas-bt', ipbase='10.66.3.')
+    for n in nodes:
+        c.standard_node(n, noise=40)
+        c.write_node(n, [('syslog', 'rfc3339', 'nonkernel')])
+    app = script_banner(c, ['+ mpirun -np 8 ./bt.E.x'])
+    app += [f' Time step {i * 20:>4d}' for i in range(1, 12)]
+    app += ['--------------------------------------------------------------------------',
+            'Primary job  terminated normally, but 1 process returned',
+            'a non-zero exit code. Per user-direction, the job has been aborted.',
+            '--------------------------------------------------------------------------',
+            '--------------------------------------------------------------------------',
+            f'mpirun noticed that process rank 5 with PID {c.ranks[5].pid} on node mk-02 exited on signal 9 (Killed).',
+            '--------------------------------------------------------------------------']
+    c.app['slurm-731502.out'] = app
+    c.set_exit(5, 0, c.end - sec(3), 9)
+    c.write({'sub_domain': ['UserResource'], 'culprit_nodes': [], 'drain_ok': [],
+             'evidence_contains': 'exited on signal 9',
+             'why': 'mpirun reports the first rank that died: rank 5 on mk-02 ended on SIGKILL, which no time limit, cancel or '
+                    'node failure explains; that is the out-of-memory killer taking a rank whose problem does not fit the '
+                    'node\'s memory (the kernel lines were not collected), not a fault of mk-02.'})
+
+
+
+def case_node_fail_one_node():
+    """A one-node job ends NODE_FAIL; its node's log just stops and no scheduler log was kept: that node, inspected."""
+    nodes = ['ws-g07']
+    c = Case('node-fail-one-node', job_id=731566, nodes=nodes, start='2026-10-09T01:00:00Z', end='2026-10-09T03:47:40Z',
+             state='NODE_FAIL', exit_code='0:0', reason='NodeDown', gpus=4, pci=PCI_4GPU, cluster='ws', user='lee',
+             jobname='vit-ft', ipbase='10.90.0.')
+    tdie = T('2026-10-09T03:41:02Z')
+    c.standard_node('ws-g07', noise=50)
+    c.logs['ws-g07'] = [e for e in c.logs['ws-g07'] if e[0] < tdie]
+    c.write_node('ws-g07', [('syslog', 'rfc3164', 'all')])
+    app = script_banner(c) + c.nccl_init('2.21.5', transport='RoCE', hcas=2)
+    app += c.progress(c.start + sec(90), tdie, dt.timedelta(minutes=2), stamp='iso', tflops=95)
+    c.app['slurm-731566.out'] = app
+    c.write({'sub_domain': ['InfraHW'], 'culprit_nodes': ['ws-g07'], 'drain_ok': [],
+             'why': 'The job ran on ws-g07 alone and ended NODE_FAIL: slurmctld lost the node (its log and the job\'s output '
+                    'simply stop at 03:41). Nothing says why, so the node is to be inspected, not drained on this alone.'})
+
+
 # ---- what the job outlived is not its cause; a fatal fault's ending is its consequence
 
 def rank_progress(c, r, t0, t1, every, tflops):
@@ -3788,6 +3907,9 @@ CASES += [case_fm_version_mismatch, case_apptainer_bind_missing, case_bmc_sel_me
 
 # MPI launchers and fabrics
 CASES += [case_mpi_ib_retry_linkdown, case_mpi_pmix_mismatch, case_mpi_orte_daemon_lost]
+
+# a process's own signal (SIGBUS, SIGKILL); NCCL's IB retries with no rank dead
+CASES += [case_torchrun_sigbus_shm, case_nccl_ib_retry_old_format, case_mpi_rank_sigkill, case_node_fail_one_node]
 
 # what the job outlived is not its cause; a scheduler's ending after a fatal fault follows from it
 CASES += [case_outlived_cuda_error_rank, case_outlived_app_exception, case_xid79_silence_timeout, case_aer_fatal_cancelled,

@@ -39,7 +39,7 @@ const char *reject_name(enum reject_reason r)
 
 /* the collector's sources after the kinds (cov_source_label) */
 static const char *const node_sources[COV_SRC_N - EVIDENCE_KINDS] = { "kernel_log", "journal", "kmsg",
-								       "log_file", "other" };
+								      "log_file", "other" };
 static const char *const cov_statuses[COV_ST_N] = { COVERAGE_MISSING, COVERAGE_ERROR, "other" };
 static const char *const requeue_stats[RQSTAT_N] = { "requeued", "suggested", "refused", "failed", "other" };
 static const char *const drain_stats[DSTAT_N] = {

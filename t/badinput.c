@@ -127,7 +127,7 @@ static void node_text(const char *dir, const char *node, const char *name, const
 
 static const char *sget(struct json_object *o, const char *k)
 {
-	struct json_object *v = get(o, k);
+	struct json_object *v = json_member(o, k);
 
 	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
@@ -243,7 +243,7 @@ static void assert_strings_valid(struct json_object *r)
 
 static const char *root_code(struct json_object *r)
 {
-	return sget(get(r, "root_cause"), "code");
+	return sget(json_member(r, "root_cause"), "code");
 }
 
 static void assert_root(struct json_object *r, const char *code)
@@ -257,7 +257,7 @@ static void assert_root(struct json_object *r, const char *code)
 /* The first symptom with this code (and node, unless NULL). */
 static struct json_object *symptom(struct json_object *r, const char *code, const char *node)
 {
-	struct json_object *arr = get(r, "symptoms");
+	struct json_object *arr = json_member(r, "symptoms");
 
 	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
 		struct json_object *s = json_object_array_get_idx(arr, i);
@@ -271,7 +271,7 @@ static struct json_object *symptom(struct json_object *r, const char *code, cons
 
 static int count_symptoms(struct json_object *r, const char *code)
 {
-	struct json_object *arr = get(r, "symptoms");
+	struct json_object *arr = json_member(r, "symptoms");
 	int n = 0;
 
 	for (size_t i = 0; arr && i < json_object_array_length(arr); i++)
@@ -284,7 +284,7 @@ static int count_symptoms(struct json_object *r, const char *code)
 static struct json_object *coverage(struct json_object *r, const char *src, const char *status,
 				    const char *detail)
 {
-	struct json_object *arr = get(r, "coverage");
+	struct json_object *arr = json_member(r, "coverage");
 
 	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
 		struct json_object *c = json_object_array_get_idx(arr, i);
@@ -299,13 +299,13 @@ static struct json_object *coverage(struct json_object *r, const char *src, cons
 static void assert_coverage(struct json_object *r, const char *src, const char *status)
 {
 	ck_assert_msg(coverage(r, src, status, NULL) != NULL, "no coverage entry \"%s\" for %s; coverage: %s",
-		      status ? status : "*", src, json_object_to_json_string(get(r, "coverage")));
+		      status ? status : "*", src, json_object_to_json_string(json_member(r, "coverage")));
 }
 
 /* The root cause's first evidence line's text. */
 static const char *root_text(struct json_object *r)
 {
-	struct json_object *ev = get(get(r, "root_cause"), "evidence");
+	struct json_object *ev = json_member(json_member(r, "root_cause"), "evidence");
 
 	ck_assert_msg(ev && json_object_array_length(ev) > 0, "root cause without evidence");
 	return sget(json_object_array_get_idx(ev, 0), "text");
@@ -313,10 +313,10 @@ static const char *root_text(struct json_object *r)
 
 static long root_line(struct json_object *r)
 {
-	struct json_object *ev = get(get(r, "root_cause"), "evidence");
+	struct json_object *ev = json_member(json_member(r, "root_cause"), "evidence");
 
 	ck_assert_msg(ev && json_object_array_length(ev) > 0, "root cause without evidence");
-	return json_object_get_int64(get(json_object_array_get_idx(ev, 0), "line"));
+	return json_object_get_int64(json_member(json_object_array_get_idx(ev, 0), "line"));
 }
 
 static bool has_control(const char *s)
@@ -938,7 +938,7 @@ START_TEST(app_not_directory)
 	if (known_bug("not-a-dir",
 		      coverage(r, "app", "error", NULL) && coverage(r, "scheduler", "error", NULL),
 		      "app and scheduler are files: no coverage entry; coverage: %s",
-		      json_object_to_json_string(get(r, "coverage"))))
+		      json_object_to_json_string(json_member(r, "coverage"))))
 		goto out;
 out:
 	json_object_put(r);
@@ -1081,8 +1081,8 @@ START_TEST(many_files)
 	double t0 = now();
 	struct json_object *r = analyze_ok(dir);
 	fprintf(stderr, "many_files: %d files in %.1f s\n", n, now() - t0);
-	long files = json_object_get_int64(get(get(r, "engine"), "files"));
-	known_bug("max-files", files > n || json_object_array_length(get(r, "coverage")) > 0,
+	long files = json_object_get_int64(json_member(json_member(r, "engine"), "files"));
+	known_bug("max-files", files > n || json_object_array_length(json_member(r, "coverage")) > 0,
 		  "%ld of %d files read and no coverage entry for the rest", files - 1, n);
 	json_object_put(r);
 	rmtree(dir);
@@ -1117,8 +1117,8 @@ START_TEST(binary_garbage)
 
 	struct json_object *r = analyze_ok(dir);
 	assert_root(r, "xid.79");
-	ck_assert_str_eq(sget(get(r, "root_cause"), "node"), "n1");
-	ck_assert_str_eq(sget(get(r, "root_cause"), "time"), XID79_TIME);
+	ck_assert_str_eq(sget(json_member(r, "root_cause"), "node"), "n1");
+	ck_assert_str_eq(sget(json_member(r, "root_cause"), "time"), XID79_TIME);
 	assert_strings_valid(r);
 	json_object_put(r);
 	rmtree(dir);
@@ -1140,7 +1140,7 @@ START_TEST(nul_bytes)
 	struct json_object *r = analyze_ok(dir);
 	assert_root(r, "xid.79");
 	ck_assert_int_eq(root_line(r), 4);
-	ck_assert_str_eq(sget(get(r, "root_cause"), "time"), XID79_TIME);
+	ck_assert_str_eq(sget(json_member(r, "root_cause"), "time"), XID79_TIME);
 	ck_assert_msg(!has_control(root_text(r)), "evidence text has control characters: %s", root_text(r));
 	assert_strings_valid(r);
 	json_object_put(r);
@@ -1165,7 +1165,7 @@ START_TEST(nul_run_before_line)
 		      "the Xid line after %zu NUL bytes was lost: root %s", pad,
 		      root_code(r) ? root_code(r) : "none"))
 		goto out;
-	ck_assert_str_eq(sget(get(r, "root_cause"), "time"), XID79_TIME);
+	ck_assert_str_eq(sget(json_member(r, "root_cause"), "time"), XID79_TIME);
 	assert_strings_valid(r);
 out:
 	json_object_put(r);
@@ -1187,7 +1187,7 @@ START_TEST(crlf_lines)
 	ck_assert_int_eq(root_line(r), 2);
 	ck_assert_msg(!strchr(root_text(r), '\r'), "evidence text keeps the CR: %s", root_text(r));
 	ck_assert_str_eq(root_text(r), XID79);
-	ck_assert_str_eq(sget(get(r, "root_cause"), "time"), XID79_TIME);
+	ck_assert_str_eq(sget(json_member(r, "root_cause"), "time"), XID79_TIME);
 	assert_strings_valid(r);
 	json_object_put(r);
 	rmtree(dir);
@@ -1246,7 +1246,7 @@ START_TEST(huge_line)
 	ck_assert_int_eq(root_line(r), 2);
 	struct json_object *c = coverage(r, "nodes/n1/kern.log", "error", NULL);
 	ck_assert_msg(c != NULL, "no coverage entry says a line was cut: %s",
-		      json_object_to_json_string(get(r, "coverage")));
+		      json_object_to_json_string(json_member(r, "coverage")));
 	ck_assert_msg(strstr(sget(c, "detail"), "cut") || strstr(sget(c, "detail"), "long"),
 		      "the coverage entry does not say the line was cut: %s", sget(c, "detail"));
 	assert_strings_valid(r);
@@ -1280,7 +1280,7 @@ START_TEST(sparse_2gb)
 	ck_assert_msg(run.status == RUN_RESULT, "a 2 GB sparse log: %s", run_what(&run));
 	fprintf(stderr, "sparse_2gb: %.1f s, peak RSS growth %ld MB\n", run.secs, run.rss_growth_kb / 1024);
 	assert_root(run.result, "xid.79");
-	ck_assert_str_eq(sget(get(run.result, "root_cause"), "time"), XID79_TIME);
+	ck_assert_str_eq(sget(json_member(run.result, "root_cause"), "time"), XID79_TIME);
 	ck_assert_int_eq(root_line(run.result), 2);
 	known_bug("cold-memrchr", run.secs < 30, "a 2 GB sparse log took %.0f s", run.secs);
 	known_bug("rss-line-count", run.rss_growth_kb < 300 * 1024, "peak RSS grew by %ld MB on a 2 GB log",
@@ -1321,7 +1321,7 @@ START_TEST(truncated_while_read)
 	waitpid(cutter, NULL, 0);
 	ck_assert_msg(run.status == RUN_RESULT, "a log truncated while read: %s", run_what(&run));
 	fprintf(stderr, "truncated_while_read: %.1f s; coverage: %s\n", run.secs,
-		json_object_to_json_string_ext(get(run.result, "coverage"), JSON_C_TO_STRING_PLAIN));
+		json_object_to_json_string_ext(json_member(run.result, "coverage"), JSON_C_TO_STRING_PLAIN));
 	json_object_put(run.result);
 	free(p);
 	rmtree(dir);
@@ -1347,9 +1347,11 @@ START_TEST(million_repeats)
 	ck_assert_int_eq(count_symptoms(r, "xid.45"), 1);
 	struct json_object *s = symptom(r, "xid.45", "n1");
 	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(json_object_get_int64(get(s, "count")), (int64_t)repeats);
-	ck_assert_int_le(json_object_array_length(get(s, "evidence")), 3);
-	ck_assert_int_eq(json_object_get_int64(get(json_object_array_get_idx(get(s, "evidence"), 0), "line")),
+	ck_assert_int_eq(json_object_get_int64(json_member(s, "count")), (int64_t)repeats);
+	ck_assert_int_le(json_object_array_length(json_member(s, "evidence")), 3);
+	ck_assert_int_eq(json_object_get_int64(
+				 json_member(json_object_array_get_idx(json_member(s, "evidence"), 0),
+					     "line")),
 			 1);
 	assert_strings_valid(r);
 	json_object_put(r);
@@ -1460,9 +1462,9 @@ START_TEST(many_nodes)
 	double secs = now() - t0;
 	fprintf(stderr, "many_nodes: %.1f s\n", secs);
 	assert_root(r, "xid.79");
-	ck_assert_str_eq(sget(get(r, "root_cause"), "node"), "n1");
+	ck_assert_str_eq(sget(json_member(r, "root_cause"), "node"), "n1");
 	int missing = 0;
-	struct json_object *cov = get(r, "coverage");
+	struct json_object *cov = json_member(r, "coverage");
 	for (size_t i = 0; i < json_object_array_length(cov); i++)
 		missing += !strcmp(sget(json_object_array_get_idx(cov, i), "status"), "missing");
 	ck_assert_int_eq(missing, nn - 3);
@@ -1498,7 +1500,7 @@ START_TEST(clock_skew)
 	write_file(dir, "app/slurm-4242.out", app);
 	struct json_object *r = analyze_ok(dir);
 	assert_root(r, "xid.79");
-	ck_assert_str_eq(sget(get(r, "root_cause"), "node"), "n1");
+	ck_assert_str_eq(sget(json_member(r, "root_cause"), "node"), "n1");
 	struct json_object *cuda = symptom(r, "cuda.launch_failure", NULL);
 	ck_assert_msg(cuda != NULL, "the CUDA error was not seen: %s", json_object_to_json_string(r));
 	ck_assert_str_eq(sget(cuda, "role"), "downstream");
@@ -1527,10 +1529,10 @@ START_TEST(outside_window)
 	node_log(dir, "n2", "kern.log", n2, sizeof(n2) - 1);
 	struct json_object *r = analyze_ok(dir);
 	assert_root(r, "xid.79");
-	ck_assert_str_eq(sget(get(r, "root_cause"), "node"), "n1");
+	ck_assert_str_eq(sget(json_member(r, "root_cause"), "node"), "n1");
 	ck_assert_msg(symptom(r, "xid.79", "n2") == NULL && symptom(r, "xid.48", "n2") == NULL,
 		      "events from outside the job window were taken: %s", json_object_to_json_string(r));
-	struct json_object *cul = get(r, "culprit_nodes");
+	struct json_object *cul = json_member(r, "culprit_nodes");
 	ck_assert_int_eq(json_object_array_length(cul), 1);
 	json_object_put(r);
 	rmtree(dir);

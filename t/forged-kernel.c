@@ -58,7 +58,7 @@ static void teardown(void)
 
 static const char *str(struct json_object *o, const char *k)
 {
-	return json_object_get_string(get(o, k));
+	return json_object_get_string(json_member(o, k));
 }
 
 /* A two-node job (rank 0 on n1, rank 1 on n2) whose rank 1 raised a
@@ -120,7 +120,7 @@ static struct json_object *analyze(const char *dir)
 
 static bool has_action(struct json_object *r, const char *node, const char *what)
 {
-	struct json_object *a = get(r, "actions");
+	struct json_object *a = json_member(r, "actions");
 
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
 		struct json_object *x = json_object_array_get_idx(a, i);
@@ -133,7 +133,7 @@ static bool has_action(struct json_object *r, const char *node, const char *what
 
 static bool has_xid(struct json_object *r)
 {
-	struct json_object *s = get(r, "symptoms");
+	struct json_object *s = json_member(r, "symptoms");
 
 	for (size_t i = 0; i < json_object_array_length(s); i++)
 		if (!strncmp(str(json_object_array_get_idx(s, i), "code"), "xid.", 4))
@@ -143,7 +143,7 @@ static bool has_xid(struct json_object *r)
 
 static const char *culprits(struct json_object *r)
 {
-	return json_object_to_json_string_ext(get(r, "culprit_nodes"), JSON_C_TO_STRING_PLAIN);
+	return json_object_to_json_string_ext(json_member(r, "culprit_nodes"), JSON_C_TO_STRING_PLAIN);
 }
 
 /* A user's bug stays a user's bug, whatever they wrote on the node. */
@@ -190,14 +190,14 @@ START_TEST(forged_xid_moves_no_culprit)
 	manifest(dir, v);
 	r = analyze(dir);
 	ck_assert_msg(!strcmp(culprits(r), "[\"n2\"]"), "%s: culprits %s", v->how, culprits(r));
-	rc = get(r, "root_cause");
+	rc = json_member(r, "root_cause");
 	ck_assert_str_eq(str(rc, "code"), "xid.79");
 	ck_assert_str_eq(str(rc, "device"), "PCI:0000:3b:00");
-	ck_assert(get(rc, "trust") == NULL);
+	ck_assert(json_member(rc, "trust") == NULL);
 	ck_assert_msg(has_action(r, "n2", "drain"), "%s: the real fault is not drained", v->how);
 	ck_assert_msg(!has_action(r, "n1", "drain") && !has_action(r, "n1", "inspect"), "%s: n1 acted on",
 		      v->how);
-	ck_assert_int_eq(json_object_array_length(get(r, "actions")), 1);
+	ck_assert_int_eq(json_object_array_length(json_member(r, "actions")), 1);
 	json_object_put(r);
 	rmtree(dir);
 }
@@ -255,7 +255,7 @@ START_TEST(unauthenticated_fault_is_inspected_not_drained)
 			forge(dir, &v);
 			manifest(dir, &v);
 			r = analyze(dir);
-			rc = get(r, "root_cause");
+			rc = json_member(r, "root_cause");
 			ck_assert_ptr_nonnull(rc);
 			if (!trusted && !alone) {
 				/* the user's own exception stays the cause */
@@ -270,7 +270,7 @@ START_TEST(unauthenticated_fault_is_inspected_not_drained)
 			ck_assert_str_eq(str(rc, "code"), "fm.nvswitch_fatal");
 			ck_assert_str_eq(culprits(r), "[\"n1\"]");
 			if (trusted) {
-				ck_assert(get(rc, "trust") == NULL);
+				ck_assert(json_member(rc, "trust") == NULL);
 				ck_assert(has_action(r, "n1", "drain"));
 				/* root's journal entry of a fault its rule drains for */
 				ck_assert_str_eq(str(r, "confidence"), "high");
@@ -285,7 +285,7 @@ START_TEST(unauthenticated_fault_is_inspected_not_drained)
 				ck_assert_ptr_nonnull(
 					strstr(str(r, "explanation"),
 					       "not proof of a fault, so the action is inspect, not drain"));
-				ck_assert_str_eq(str(json_object_array_get_idx(get(r, "symptoms"), 0),
+				ck_assert_str_eq(str(json_object_array_get_idx(json_member(r, "symptoms"), 0),
 						     "trust"),
 						 "unauthenticated");
 			}
@@ -310,8 +310,8 @@ START_TEST(one_trusted_line_vouches)
 		   "{\"files\": {\"nodes/n1/syslog\": {\"origin\": \"file\"},"
 		   " \"nodes/n1/journal.log\": {\"origin\": \"journal\"}}}");
 	r = analyze(dir);
-	ck_assert_str_eq(str(get(r, "root_cause"), "code"), "fm.nvswitch_fatal");
-	ck_assert(get(get(r, "root_cause"), "trust") == NULL);
+	ck_assert_str_eq(str(json_member(r, "root_cause"), "code"), "fm.nvswitch_fatal");
+	ck_assert(json_member(json_member(r, "root_cause"), "trust") == NULL);
 	ck_assert(has_action(r, "n1", "drain"));
 	json_object_put(r);
 	rmtree(dir);
@@ -341,7 +341,7 @@ START_TEST(bad_manifest_trusts_nothing)
 		r = analyze(dir);
 		ck_assert_msg(!has_action(r, NULL, "drain"), "%s: drained", bad[i]);
 		ck_assert_msg(!has_xid(r), "%s: an Xid from a file of unknown origin", bad[i]);
-		cov = get(r, "coverage");
+		cov = json_member(r, "coverage");
 		for (size_t k = 0; k < json_object_array_length(cov); k++) {
 			struct json_object *c = json_object_array_get_idx(cov, k);
 
@@ -386,7 +386,8 @@ START_TEST(manifest_is_not_a_log)
 	r = analyze(dir);
 	ck_assert(!has_xid(r));
 	ck_assert_str_eq(culprits(r), "[]");
-	ck_assert_int_eq(json_object_get_int(get(get(r, "engine"), "files")), 4); /* app, 2 nodes, job.json */
+	ck_assert_int_eq(json_object_get_int(json_member(json_member(r, "engine"), "files")),
+			 4); /* app, 2 nodes, job.json */
 	json_object_put(r);
 	rmtree(dir);
 }

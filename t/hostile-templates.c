@@ -272,10 +272,11 @@ static char *verdict(struct json_object *r)
 	char *v;
 
 	ck_assert_int_ge(asprintf(&v, "%s culprits %s actions %s",
-				  json_object_get_string(get(r, "sub_domain")),
-				  json_object_to_json_string_ext(get(r, "culprit_nodes"),
+				  json_object_get_string(json_member(r, "sub_domain")),
+				  json_object_to_json_string_ext(json_member(r, "culprit_nodes"),
 								 JSON_C_TO_STRING_PLAIN),
-				  json_object_to_json_string_ext(get(r, "actions"), JSON_C_TO_STRING_PLAIN)),
+				  json_object_to_json_string_ext(json_member(r, "actions"),
+								 JSON_C_TO_STRING_PLAIN)),
 			 0);
 	return v;
 }

@@ -147,11 +147,12 @@ START_TEST(evidence_is_the_original)
 	bool app = false, node = false;
 
 	ck_assert_msg(r != NULL, "%s", err);
-	syms = get(r, "symptoms");
+	syms = json_member(r, "symptoms");
 	for (size_t i = 0; i < json_object_array_length(syms); i++) {
-		struct json_object *s = json_object_array_get_idx(syms, i), *e = get(s, "evidence");
-		const char *code = json_object_get_string(get(s, "code"));
-		const char *text = json_object_get_string(get(json_object_array_get_idx(e, 0), "text"));
+		struct json_object *s = json_object_array_get_idx(syms, i), *e = json_member(s, "evidence");
+		const char *code = json_object_get_string(json_member(s, "code"));
+		const char *text = json_object_get_string(
+			json_member(json_object_array_get_idx(e, 0), "text"));
 
 		if (!strcmp(code, "cuda.illegal_address")) {
 			app = strstr(text, "[31m") && strstr(text, "[1,0]<stderr>:");
@@ -468,15 +469,16 @@ START_TEST(unwrap_in_a_case)
 	free(msg);
 	write_file(dir, "nodes/n1/syslog", log);
 	for (int k = 0; k < 3; k++) {
-		struct json_object *r = analyze_wrapped(dir, chunks[k]), *rc = get(r, "root_cause");
+		struct json_object *r = analyze_wrapped(dir, chunks[k]), *rc = json_member(r, "root_cause");
 
-		ck_assert_msg(rc && !strcmp(json_object_get_string(get(rc, "code")), "xid.79"),
+		ck_assert_msg(rc && !strcmp(json_object_get_string(json_member(rc, "code")), "xid.79"),
 			      "chunks %s: %s", chunks[k] ? chunks[k] : "none", json_object_to_json_string(r));
 		first = (char *)json_object_get_string(
-			get(json_object_array_get_idx(get(rc, "evidence"), 0), "text"));
+			json_member(json_object_array_get_idx(json_member(rc, "evidence"), 0), "text"));
 		ck_assert_str_eq(first, hdr);
 		ck_assert_int_eq(json_object_get_int(
-					 get(json_object_array_get_idx(get(rc, "evidence"), 0), "line")),
+					 json_member(json_object_array_get_idx(json_member(rc, "evidence"), 0),
+						     "line")),
 				 2);
 		json_object_put(r);
 	}

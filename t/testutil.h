@@ -171,7 +171,7 @@ static inline attrib_catalog *test_catalog(void)
 }
 
 /* o's member k, NULL when o or it is missing */
-static inline struct json_object *get(struct json_object *o, const char *k)
+static inline struct json_object *json_member(struct json_object *o, const char *k)
 {
 	struct json_object *v = NULL;
 

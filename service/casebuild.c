@@ -473,6 +473,22 @@ static void sched_log(const struct attrib_config *conf, const char *case_dir, co
 		fclose(o);
 }
 
+/* DIR/NAME: o as JSON (0600, as every file of a case) */
+static int write_json(const char *dir, const char *name, struct json_object *o, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	const char *text = json_object_to_json_string_ext(o,
+							  JSON_C_TO_STRING_PRETTY |
+								  JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (svc_write_file(path, text, strlen(text)) < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 char *casebuild(const struct attrib_config *conf, struct json_object *record, const char *job_id,
 		long attempt, struct json_object *history, struct json_object *cov, int *stale, char *err,
 		size_t errlen)
@@ -557,28 +573,9 @@ char *casebuild(const struct attrib_config *conf, struct json_object *record, co
 		json_object_object_foreach (history, hk, hv)
 			json_object_object_add(evidence, hk, json_object_get(hv));
 	}
-	snprintf(sub, sizeof(sub), "%s/" EVIDENCE_MANIFEST, dir);
-	{
-		const char *text = json_object_to_json_string_ext(evidence,
-								  JSON_C_TO_STRING_PRETTY |
-									  JSON_C_TO_STRING_NOSLASHESCAPE);
-
-		if (svc_write_file(sub, text, strlen(text)) < 0) {
-			snprintf(err, errlen, "cannot write %s: %s", sub, strerror(errno));
-			goto fail;
-		}
-	}
-	snprintf(sub, sizeof(sub), "%s/" CASE_JOB, dir);
-	{
-		const char *text = json_object_to_json_string_ext(job,
-								  JSON_C_TO_STRING_PRETTY |
-									  JSON_C_TO_STRING_NOSLASHESCAPE);
-
-		if (svc_write_file(sub, text, strlen(text)) < 0) {
-			snprintf(err, errlen, "cannot write %s: %s", sub, strerror(errno));
-			goto fail;
-		}
-	}
+	if (write_json(dir, EVIDENCE_MANIFEST, evidence, err, errlen) < 0 ||
+	    write_json(dir, CASE_JOB, job, err, errlen) < 0)
+		goto fail;
 	json_object_put(job);
 	json_object_put(ranks);
 	json_object_put(evidence);

@@ -37,6 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "api.h"
+#include "dashboard.h"
 #include "conf.h"
 #include "contract.h"
 #include "http.h"

@@ -35,11 +35,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "accounting.h"
-#include "api.h"
 #include "attrib.h"
 #include "casebuild.h"
 #include "conf.h"
 #include "contract.h"
+#include "dashboard.h"
 #include "drain_apply.h"
 #include "health_intake.h"
 #include "http.h"

@@ -42,6 +42,7 @@
 #else
 #define SCALE 1
 #endif
+#define HANG_SLACK 6 /* run_bounded: seconds of a hang bound, times this */
 
 static attrib_catalog *cat;
 static char *scratch; /* removed after the run, whatever happened */
@@ -496,7 +497,9 @@ static void run_bounded(const char *dir, double secs, struct run *run)
 #endif
 		_exit(0);
 	}
-	double deadline = now() + secs;
+	/* a hang never ends; a loaded machine (CI runs lanes side by side)
+	 * only takes longer: the bound is generous */
+	double deadline = now() + secs * HANG_SLACK;
 	for (;;) {
 		pid_t w = waitpid(pid, &st, WNOHANG);
 
@@ -1387,7 +1390,9 @@ START_TEST(many_distinct_symptoms)
 	run_bounded(dir, 60, &run);
 	ck_assert_msg(run.status == RUN_RESULT, "%d distinct symptoms: %s", n, run_what(&run));
 	fprintf(stderr, "many_distinct_symptoms: %.1f s\n", run.secs);
-	ck_assert_msg(run.secs < 20, "%d distinct symptoms took %.0f s", n, run.secs);
+	/* a blow-up (a walk over all symptoms per symptom) takes far longer; the
+	 * speed itself is measured in bench/ */
+	ck_assert_msg(run.secs < 120, "%d distinct symptoms took %.0f s", n, run.secs);
 	assert_strings_valid(run.result);
 	json_object_put(run.result);
 	rmtree(dir);
@@ -1470,7 +1475,8 @@ START_TEST(many_nodes)
 	ck_assert_int_eq(missing, nn - 3);
 	assert_coverage(r, "nodes/n3", "missing");
 	assert_coverage(r, "nodes/n4095", "missing");
-	ck_assert_msg(secs < 30, "4,096 nodes took %.1f s", secs);
+	/* (a blow-up takes far longer; the speed itself: bench/) */
+	ck_assert_msg(secs < 180, "4,096 nodes took %.1f s", secs);
 	assert_strings_valid(r);
 	json_object_put(r);
 	rmtree(dir);
@@ -1634,7 +1640,7 @@ int main(void)
 	scratch = tpl;
 
 	t = tcase_create("job.json");
-	tcase_set_timeout(t, 30);
+	tcase_set_timeout(t, 900);
 	tcase_add_test(t, job_missing);
 	tcase_add_test(t, job_invalid);
 	tcase_add_test(t, job_directory);
@@ -1647,7 +1653,7 @@ int main(void)
 	suite_add_tcase(s, t);
 
 	t = tcase_create("unreadable");
-	tcase_set_timeout(t, 30);
+	tcase_set_timeout(t, 900);
 	tcase_add_test(t, log_symlink);
 	tcase_add_test(t, log_dangling_symlink);
 	tcase_add_test(t, log_fifo);
@@ -1662,7 +1668,7 @@ int main(void)
 	suite_add_tcase(s, t);
 
 	t = tcase_create("malformed");
-	tcase_set_timeout(t, 60);
+	tcase_set_timeout(t, 900);
 	tcase_add_test(t, binary_garbage);
 	tcase_add_test(t, nul_bytes);
 	tcase_add_test(t, nul_run_before_line);
@@ -1672,7 +1678,7 @@ int main(void)
 	suite_add_tcase(s, t);
 
 	t = tcase_create("time");
-	tcase_set_timeout(t, 30);
+	tcase_set_timeout(t, 900);
 	tcase_add_test(t, clock_skew);
 	tcase_add_test(t, outside_window);
 	tcase_add_test(t, clock_reset_large_log);
@@ -1680,7 +1686,7 @@ int main(void)
 	suite_add_tcase(s, t);
 
 	t = tcase_create("size");
-	tcase_set_timeout(t, 120);
+	tcase_set_timeout(t, 1800);
 	tcase_add_test(t, sparse_2gb);
 	tcase_add_test(t, truncated_while_read);
 	tcase_add_test(t, million_repeats);

@@ -3918,6 +3918,104 @@ CASES += [case_outlived_cuda_error_rank, case_outlived_app_exception, case_xid79
 # the forms logs come in
 CASES += [case_docker_json_file_oom, case_kubectl_timestamps_xid79, case_xid79_journal_precise, case_xid79_wrapped_paste]
 
+
+def case_nccl_nvls_bind_fm():
+    """NCCL cannot bind NVLS multicast memory on one node (its fabric manager / NVSwitch state); the ranks there fail, the others time out."""
+    nodes = ['hgx-b07', 'hgx-b08']
+    c = Case('nccl-nvls-bind-fm', job_id=735101, nodes=nodes, start='2026-09-14T11:00:00Z', end='2026-09-14T11:04:31Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', time_limit='08:00:00',
+             cluster='hgx', user='tomas', partition='h100', jobname='llm-sft', ipbase='10.77.3.', driver='550.90.07')
+    for n in nodes:
+        c.standard_node(n, noise=58)
+    for n in nodes:
+        c.write_node(n, [('syslog', 'rfc3339', 'all')])
+    bad = [r for r in c.ranks if r.node == 'hgx-b08']
+    tf = T('2026-09-14T11:03:52.210000Z')
+    app = script_banner(c) + c.nccl_init('2.21.5')
+    for r in bad:
+        app += nccl_warn(r, 'Failed to bind NVLink SHARP (NVLS) Multicast memory of size 1610612736 : CUDA error 401 '
+                            "'the operation cannot be performed in the present state'.", 'transport/nvls.cc:234')
+        app += ['This is usually caused by a system or configuration error in the Fabric Manager or NVSwitches.',
+                'Do not disable NVLS (NCCL_NVLS_ENABLE=0) unless you are sure the system is correctly configured.']
+        app += [f'{r.host}:{r.pid}:{r.tid} [{r.gpu}] NCCL INFO transport/nvls.cc:445 -> 1',
+                f'{r.host}:{r.pid}:{r.tid} [{r.gpu}] NCCL INFO init.cc:1290 -> 1']
+    for r in bad[:2]:
+        app += torch_nccl_error('2.5', r.rank, 1, tf + sec(1), 'cuda', '2.21.5')[:2]
+    app += ['srun: error: hgx-b08: tasks 8-15: Exited with exit code 1',
+            'srun: Job step aborted: Waiting up to 32 seconds for job step to finish.',
+            f'slurmstepd: error: *** STEP {c.job_id}.0 ON hgx-b07 CANCELLED AT 2026-09-14T11:04:00 ***',
+            'srun: error: hgx-b07: tasks 0-7: Terminated']
+    c.app['slurm-735101.out'] = app
+    c.write({'sub_domain': ['InfraSW'], 'culprit_nodes': ['hgx-b08'], 'drain_ok': [],
+             'why': 'Every rank on hgx-b08 fails to bind NVLS multicast memory at communicator setup (CUDA error 401), which NCCL '
+                    'itself attributes to the fabric manager or the NVSwitches: the node\'s fabric state, seen only in the job\'s '
+                    'output, so inspected, not drained.'})
+
+
+def case_ib_mlx5_cmd_timeout():
+    """One node's ConnectX stops answering firmware commands (mlx5 cmd timeout, then its health compromised); peers' NCCL flush errors."""
+    nodes = ['cx-r01', 'cx-r02', 'cx-r03']
+    c = Case('ib-mlx5-cmd-timeout', job_id=824011, nodes=nodes, start='2026-10-05T19:30:00Z', end='2026-10-05T21:02:44Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', time_limit='12:00:00',
+             cluster='cx', user='ines', partition='gpu', jobname='diffusion-xl', ipbase='10.61.8.', gpus=4, pci=PCI_4GPU)
+    for n in nodes:
+        c.standard_node(n, noise=52)
+    badn = 'cx-r02'
+    tf = T('2026-10-05T21:01:12.500000Z')
+    c.klog(badn, tf, 'mlx5_core 0000:0c:00.0: wait_func:1189:(pid 431): ACCESS_REG(0x805) timeout. Will cause a leak of a command resource')
+    c.klog(badn, tf + sec(0.2), 'mlx5_core 0000:0c:00.0: mlx5_cmd_out_err:838:(pid 431): ACCESS_REG(0x805) op_mod(0x1) failed, '
+                                'status bad system state(0x4), syndrome (0x368b01), err(-5)')
+    for n in nodes:
+        c.write_node(n, [('kern.log', 'rfc3164', 'kernel'), ('syslog', 'rfc3164', 'nonkernel')])
+    bad = [r for r in c.ranks if r.node == badn]
+    app = script_banner(c) + c.nccl_init('2.20.5', hcas=1)
+    app += c.progress(c.start + sec(90), tf, dt.timedelta(minutes=3), stamp='iso', tflops=190)
+    for r in c.ranks:
+        if r.node != badn and r.local == 0:
+            app += nccl_warn(r, f'NET/IB : Got completion from peer {bad[0].ip}<{41000 + r.rank}> with error 5, opcode 0, len 0, '
+                                'vendor err 249 (Recv) localGid ::ffff:%s remoteGid ::ffff:%s' % (r.ip, bad[0].ip), 'transport/net_ib.cc:1696')
+            app += torch_nccl_error('2.3', r.rank, 52117, tf + sec(20), 'remote', '2.20.5')[:2]
+    app += ['srun: error: cx-r01: tasks 0-3: Exited with exit code 1', 'srun: error: cx-r03: tasks 8-11: Exited with exit code 1',
+            'srun: Job step aborted: Waiting up to 32 seconds for job step to finish.']
+    c.app['slurm-824011.out'] = app
+    c.write({'sub_domain': ['InfraNet'], 'culprit_nodes': ['cx-r02'], 'drain_ok': [],
+             'why': 'cx-r02\'s ConnectX stopped answering firmware commands (mlx5 ACCESS_REG timeout) just before the peers\' receive '
+                    'completions from its address failed; a NIC fault of that node, inspected (a command timeout alone is not drained).'})
+
+
+def case_ofi_av_insert_efa():
+    """EFA: the OFI plugin cannot insert peers into its address vector on every node (the instances cannot reach each other)."""
+    nodes = ['ip-10-4-17-21', 'ip-10-4-17-88']
+    c = Case('ofi-av-insert-efa', job_id=552090, nodes=nodes, start='2026-08-02T06:10:00Z', end='2026-08-02T06:41:12Z',
+             state='FAILED', exit_code='1:0', reason='NonZeroExitCode', time_limit='1-00:00:00',
+             cluster='pc', user='dev', partition='p5', jobname='bert-mlm', ipbase='10.4.17.',
+             node_ip={'ip-10-4-17-21': '10.4.17.21', 'ip-10-4-17-88': '10.4.17.88'}, iface='ens32')
+    for n in nodes:
+        c.standard_node(n, noise=40)
+    for n in nodes:
+        c.write_node(n, [('messages', 'rfc3164', 'all')])
+    tf = T('2026-08-02T06:40:31.000000Z')
+    app = script_banner(c)
+    for r in c.ranks:
+        app.append(f'{r.host}:{r.pid}:{r.pid} [{r.gpu}] NCCL INFO Bootstrap : Using ens32:{r.ip}<0>')
+        if r.local == 0:
+            app.append(f'{r.host}:{r.pid}:{r.tid} [{r.gpu}] NCCL INFO NET/OFI Selected provider is efa, fabric is efa-direct (found 32 nics)')
+    for r in c.ranks:
+        if r.local in (0, 4):
+            app += nccl_warn(r, 'NET/OFI Unable to insert remote address into address vector for device 0. RC: Invalid argument',
+                             'nccl_ofi_rdma.cpp:4860')
+            app += [f'{r.host}:{r.pid}:{r.tid} [{r.gpu}] NCCL INFO transport/net.cc:683 -> 3']
+    for r in c.ranks[::8]:
+        app += torch_nccl_error('2.5', r.rank, 1, tf, 'system', '2.21.5')[:2]
+    app += ['srun: error: ip-10-4-17-21: tasks 0-7: Exited with exit code 1', 'srun: error: ip-10-4-17-88: tasks 8-15: Exited with exit code 1']
+    c.app['slurm-552090.out'] = app
+    c.write({'sub_domain': ['InfraNet'], 'culprit_nodes': [], 'drain_ok': [],
+             'why': 'On both instances the OFI plugin cannot add the other\'s EFA address (fi_av_insert: Invalid argument) when the '
+                    'communicator connects: the instances cannot reach each other over EFA (security group or placement), no one node\'s fault.'})
+
+
+CASES += [case_nccl_nvls_bind_fm, case_ib_mlx5_cmd_timeout, case_ofi_av_insert_efa]
+
 if __name__ == '__main__':
     for f in CASES:
         f()

@@ -128,8 +128,7 @@ static long line_number(struct file_scan *f, size_t off)
 				n--;
 		return n;
 	}
-	for (const char *p = f->buf + f->counted_to, *end = f->buf + off; (p = memchr(p, '\n', end - p)); p++)
-		f->line_no++;
+	f->line_no += count_newlines(f->buf + f->counted_to, off - f->counted_to);
 	f->counted_to = off;
 	return f->line_no;
 }
@@ -600,7 +599,9 @@ static void flush_line(struct file_scan *f)
  * A wrap can cut a literal of the prefilter in two, so each such message
  * is joined and given to the prefilter before the file's scan (a scan
  * cannot run inside another's callback), then read in its place in the
- * file's order; the prefilter's hits on its physical lines are dropped. */
+ * file's order; the prefilter's hits on its physical lines are dropped.
+ * A file of more than UNWRAP_FILE_MAX bytes to scan is a log a program
+ * wrote, no terminal's or post's text: it is not looked at. */
 struct wraps {
 	struct unwrap u;
 	int *cand;  /* the prefilter's rules for each message ... */
@@ -720,10 +721,11 @@ struct scan_out {
 /* Scans the lines [from, to) of buf, which holds some lines before and
  * after them too (more_before: the part of the file to scan goes on
  * before buf).  Events go to a, or to out->rec when recording (a chunk of
- * a large file); line numbers count from 1 at from. */
+ * a large file); line numbers count from 1 at from.  span: the bytes of
+ * the file its chunks scan (unwrap hook). */
 static void scan_range(struct analysis *a, int file, int source, const char *node, const char *buf,
 		       size_t len, size_t from, size_t to, bool more_before, bool aligned, bool recording,
-		       struct scan_out *out)
+		       size_t span, struct scan_out *out)
 {
 	struct file_scan f = { .a = a,
 			       .buf = buf,
@@ -746,7 +748,8 @@ static void scan_range(struct analysis *a, int file, int source, const char *nod
 	if (recording) /* the chunk's first line with a time (the chunk before searches on into it) */
 		out->t_found = timed_from(&f, from, 1, &out->t_line, &out->t_time);
 	extractor_limit_hits_take(); /* these lines' own from here */
-	wraps_find(&f);		     /* unwrap hook */
+	if (span <= UNWRAP_FILE_MAX) /* unwrap hook */
+		wraps_find(&f);
 	out->failed = matcher_scan(a->cat->matcher, source, buf, len, from, to, on_hit, &f) < 0;
 	if (f.wraps) { /* unwrap hook */
 		wrapped_before(&f, SIZE_MAX);
@@ -982,8 +985,7 @@ static long count_lines_before(int fd, size_t off)
 
 		if (got <= 0)
 			break;
-		for (const char *p = buf, *end = buf + got; (p = memchr(p, '\n', end - p)); p++)
-			n++;
+		n += count_newlines(buf, (size_t)got);
 		at += (size_t)got;
 	}
 	free(buf);
@@ -1126,7 +1128,7 @@ static void scan_chunk(struct analysis *sub, struct work *w, const struct src *s
 		}
 	}
 	scan_range(sub, w->file, s->source, w->node, wb->p + skip, len - skip, from - skip, to - skip,
-		   bstart + skip > s->lo, aligned, !w->last || w->k > 0, &w->out);
+		   bstart + skip > s->lo, aligned, !w->last || w->k > 0, s->hi - s->lo, &w->out);
 }
 
 /* A small file, opened, read and scanned whole by a worker. */
@@ -1329,7 +1331,7 @@ static void scan_job_facts(struct analysis *a, const bool *have_node)
 	fclose(m);
 	strlist_add(&a->files, "job.json");
 	struct scan_out out = { 0 };
-	scan_range(a, a->files.n - 1, SRC_JOB, NULL, buf, len, 0, len, false, true, false, &out);
+	scan_range(a, a->files.n - 1, SRC_JOB, NULL, buf, len, 0, len, false, true, false, len, &out);
 	file_coverage(a, a->files.n - 1, out.failed, out.long_lines, out.limit_hits, false);
 	free(buf);
 }

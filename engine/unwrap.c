@@ -35,17 +35,23 @@
  * pasted journal a user's multi-line entry is indented under its own
  * header: it joins the user's line, never the kernel's.
  *
- * Speed: one pass over the lines' starts.  A node line whose first bytes
- * have the shape of a line already seen with a header (a "signature":
- * digits, letters and punctuation of its first four bytes) is taken as
- * headed without reading its header; only lines of another shape are read
- * (a log of one format reads one or two).  scan.c runs the prefilter on a
+ * Speed: a line whose first bytes have the shape of a line already seen
+ * with a header (a "signature": its first four bytes, any digit for a
+ * digit: "9999" for 2026-..., "Nov ", "[ 99") is taken as headed without
+ * reading its header; only lines of another shape are read (a log of one
+ * format reads a few).  A node log whose lines all begin as those its
+ * headers were seen on (their first two bytes) is passed in one vector
+ * pass, not a step a line.  The cost of the shortcut: a continuation
+ * that begins as the file's headers do ("2 more ..." in a log of
+ * 2026-... times, "Nov" in one of Nov 29 ...) is read as a line.  scan.c runs the prefilter on a
  * joined message itself, so a literal the wrap cut in two is found. */
 #include <ctype.h>
+#include <stdint.h>
 #include <string.h>
 #include "internal.h"
 
-#define SIG_CACHE 8
+#define SIG_CACHE 16 /* shapes of headed lines: the months of a year, dmesg -T's week days */
+#define DIGIT 1	     /* a digit in a signature */
 
 /* the widths terminals are commonly set to */
 bool unwrap_terminal_width(size_t w)
@@ -104,7 +110,7 @@ static unsigned signature(const char *s, size_t len)
 	for (size_t i = 0; i < 4; i++) {
 		unsigned char c = i < len ? (unsigned char)s[i] : 0;
 
-		sig = sig << 8 | (isdigit(c) ? '9' : isupper(c) ? 'A' : islower(c) ? 'a' : c);
+		sig = sig << 8 | (isdigit(c) ? DIGIT : c);
 	}
 	return sig;
 }
@@ -173,6 +179,69 @@ static bool tag_led(const char *s, size_t len)
 	return i > 0 && i < len && s[i] == ':';
 }
 
+/* Does some line of buf[from, end) begin otherwise than the lines the
+ * file's headers were seen on (their first two bytes' classes)?  If not,
+ * none can go on the line before: a node log of one format is passed in
+ * one vector pass, not a step a line (GCC's and Clang's vectors: SSE2 or
+ * NEON).  An empty line begins nothing. */
+typedef unsigned char bytes16 __attribute__((vector_size(16)));
+
+static bytes16 splat(unsigned char c)
+{
+	bytes16 v;
+
+	memset(&v, c, sizeof(v));
+	return v;
+}
+
+/* lanes of v that signature() gives c */
+static bytes16 in_class(bytes16 v, unsigned char c)
+{
+	if (c == DIGIT)
+		return (bytes16)(v >= splat('0')) & (bytes16)(v <= splat('9'));
+	return (bytes16)(v == splat(c));
+}
+
+static bool odd_starts(const struct headers *h, const char *buf, size_t from, size_t end)
+{
+	bytes16 odd = { 0 };
+	size_t i = from ? from : 1;
+	uint64_t w[2];
+
+	if (from == 0 && end && signature(buf, end) != h->sig[0])
+		return true; /* (the first line is one of those seen) */
+	for (; i + 17 <= end; i += 16) {
+		bytes16 before, v, next, ok = (bytes16)(splat(0) != splat(0)), starts;
+
+		memcpy(&before, buf + i - 1, 16);
+		starts = (bytes16)(before == splat('\n'));
+		memcpy(w, &starts, sizeof(w));
+		if (!(w[0] | w[1]))
+			continue; /* most steps: no line begins in them */
+		memcpy(&v, buf + i, 16);
+		memcpy(&next, buf + i + 1, 16);
+		ok |= (bytes16)(v == splat('\n')) | (bytes16)(v == splat('\r'));
+		for (int k = 0; k < h->nsig; k++)
+			ok |= in_class(v, (unsigned char)(h->sig[k] >> 24)) &
+				in_class(next, (unsigned char)(h->sig[k] >> 16));
+		odd |= starts & ~ok;
+	}
+	memcpy(w, &odd, sizeof(w));
+	if (w[0] | w[1])
+		return true;
+	for (; i < end; i++) /* the last bytes, one at a time */
+		if (buf[i - 1] == '\n' && buf[i] != '\n' && buf[i] != '\r') {
+			unsigned sig = signature(buf + i, end - i) & 0xffff0000u;
+			bool seen = false;
+
+			for (int k = 0; k < h->nsig; k++)
+				seen |= (h->sig[k] & 0xffff0000u) == sig;
+			if (!seen)
+				return true;
+		}
+	return false;
+}
+
 static void add(struct unwrap *u, size_t start, size_t end)
 {
 	if (u->n == u->cap)
@@ -211,6 +280,8 @@ int unwrap_find(const struct timectx *tc, const char *buf, size_t len, size_t fr
 		}
 		if (!h.nsig)
 			node = false;
+		else if (!odd_starts(&h, buf, p, len - p > to - p + UNWRAP_BYTES ? to + UNWRAP_BYTES : len))
+			return 0;
 	}
 	if (!node) {
 		/* no headers: only a terminal's cut (no line wider than it) */

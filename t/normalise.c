@@ -297,6 +297,17 @@ START_TEST(unwrap_cut_at_space)
 	ck_assert_int_eq(n, 1);
 	ck_assert_str_eq(j, KHDR XID);
 	free(j);
+	/* the continuation begins with a capital, as the month of the
+	 * headers does */
+	j = joined(
+		"Nov 28 23:59:59 n1 kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module 550.54.15\n"
+		"Nov 29 08:12:01 n1 kernel: NVRM:\nXid (PCI:0000:3b:00): 79, pid='<unknown>', "
+		"name=<unknown>, GPU has "
+		"fallen off the bus.\nNov 29 08:12:02 n1 kernel: NVRM: GPU at PCI:0000:3b:00: GPU-1e0f2a77\n",
+		SRC_NODE, &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(j, KHDR XID);
+	free(j);
 	j = joined("[ 5321.123456] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>,\n"
 		   "               GPU has fallen off the bus.\n"
 		   "[ 5321.223456] NVRM: GPU at PCI:0000:3b:00: GPU-1e0f2a77\n",
@@ -483,6 +494,22 @@ START_TEST(unwrap_in_a_case)
 	struct json_object *r = analyze_wrapped(dir, NULL);
 	ck_assert_msg(!strstr(json_object_to_json_string(r), "xid.79"), "%s", json_object_to_json_string(r));
 	json_object_put(r);
+	/* nor a file larger than a paste (UNWRAP_FILE_MAX) */
+	char *manifest = path_join(dir, "evidence.json");
+
+	unlink(manifest);
+	free(manifest);
+	size_t big = UNWRAP_FILE_MAX + 4096, o = 0;
+	char *padded = malloc(big + strlen(log) + 1);
+	while (o < big)
+		o += (size_t)sprintf(padded + o,
+				     "2025-11-29T07:59:00.000000+00:00 n1 systemd[1]: Started a unit.\n");
+	strcpy(padded + o, log);
+	write_file(dir, "nodes/n1/syslog", padded);
+	r = analyze_wrapped(dir, NULL);
+	ck_assert_msg(!strstr(json_object_to_json_string(r), "xid.79"), "%s", json_object_to_json_string(r));
+	json_object_put(r);
+	free(padded);
 	free(log);
 	rmtree(dir);
 }

@@ -1,5 +1,5 @@
 /* Messages broken over several physical lines, joined again before rules
- * read them (doc/formats.md, "Wrapped lines").
+ * read them (doc/rule-format.md, "What rules read of a line").
  *
  * A terminal cuts a long line at its width, mid-word; a poster's mail or
  * forum client cuts it at a space; a pasted kernel or NCCL message then
@@ -11,8 +11,8 @@
  *   - only the line right before it, in the same file, and only when that
  *     one is not empty; a message is at most UNWRAP_LINES physical lines;
  *   - in a node file whose lines have a header (a time, a host and a tag,
- *     a kernel stamp, dmesg's level: message.c), a line without one.  A
- *     line with a header of its own is a message of its own, whoever wrote
+ *     a kernel stamp, dmesg's level: message.c), a line without one (and a
+ *     line without one begins no message).  A line with a header of its own is a message of its own, whoever wrote
  *     it, so no other writer's line ever becomes part of the one before;
  *     the joined message keeps its first line's header, hence its writer;
  *   - in a file whose lines have none (application output), a line after
@@ -43,8 +43,10 @@
  * headers were seen on (their first two bytes) is passed in one vector
  * pass, not a step a line.  The cost of the shortcut: a continuation
  * that begins as the file's headers do ("2 more ..." in a log of
- * 2026-... times, "Nov" in one of Nov 29 ...) is read as a line.  scan.c runs the prefilter on a
- * joined message itself, so a literal the wrap cut in two is found. */
+ * 2026-... times, "Nov" in one of Nov 29 ...) is read as a line of its
+ * own.  A file of more than UNWRAP_FILE_MAX bytes is not looked at
+ * (scan.c).  scan.c runs the prefilter on a joined message itself, so a
+ * literal the wrap cut in two is found. */
 #include <ctype.h>
 #include <stdint.h>
 #include <string.h>

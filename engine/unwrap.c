@@ -22,7 +22,9 @@
  *     has the width, "... TIME LIMIT ***", is not joined to "srun: ..."),
  *     and the line does not begin as a message does ("WORD:": a post
  *     that cut a long line short, "... unhandled syst", goes on with
- *     "ncclSystemError: ...", a message of its own).
+ *     "ncclSystemError: ...", a message of its own); or a line after one
+ *     that ends with "NCCL WARN" (NCCL prints no WARN without a message:
+ *     a poster broke the line there), on the same two conditions.
  * The join adds nothing where the line before ends at the file's width (a
  * terminal's cut, mid-word), one space elsewhere (a cut at a space whose
  * trailing blank the copy dropped), the continuation's leading blanks (a
@@ -52,8 +54,9 @@
 #include <string.h>
 #include "internal.h"
 
-#define SIG_CACHE 16 /* shapes of headed lines: the months of a year, dmesg -T's week days */
-#define DIGIT 1	     /* a digit in a signature */
+#define SIG_CACHE 16		/* shapes of headed lines: the months of a year, dmesg -T's week days */
+#define EMPTY_WARN " NCCL WARN" /* a line's end: NCCL prints no WARN without a message */
+#define DIGIT 1			/* a digit in a signature */
 
 /* the widths terminals are commonly set to */
 bool unwrap_terminal_width(size_t w)
@@ -256,7 +259,8 @@ int unwrap_find(const struct timectx *tc, const char *buf, size_t len, size_t fr
 {
 	struct headers h = { .tc = tc };
 	size_t p = from, head = 0, prev_cols = 0, last = 0;
-	unsigned char tail = 0; /* the line before's last byte */
+	unsigned char tail = 0;	 /* the line before's last byte */
+	bool empty_warn = false; /* the line before is a NCCL WARN without its message */
 	int lines = 0, back = UNWRAP_LINES;
 	bool node = (source & SRC_NODE) && !(source & SRC_REPORT), app = source & SRC_APP, have_head = false;
 
@@ -286,9 +290,13 @@ int unwrap_find(const struct timectx *tc, const char *buf, size_t len, size_t fr
 			return 0;
 	}
 	if (!node) {
-		/* no headers: only a terminal's cut (no line wider than it) */
+		/* no headers: a terminal's cut (no line wider than it), or a
+		 * NCCL WARN whose message went on the next line */
 		u->width = app ? widest(buf, len, 0, 240) : 0;
 		if (!unwrap_terminal_width(u->width))
+			u->width = 0;
+		if (!u->width && !memmem(buf + p, len - p, EMPTY_WARN "\n", sizeof(EMPTY_WARN)) &&
+		    !memmem(buf + p, len - p, EMPTY_WARN "\r\n", sizeof(EMPTY_WARN) + 1))
 			return 0;
 	}
 	while (p < len) {
@@ -300,8 +308,8 @@ int unwrap_find(const struct timectx *tc, const char *buf, size_t len, size_t fr
 		if (have_head && n && lines < UNWRAP_LINES && e - head <= UNWRAP_BYTES) {
 			if (node)
 				cont = !hd;
-			else /* a terminal's cut: mid-word */
-				cont = prev_cols == u->width && isalnum(tail) &&
+			else /* a terminal's cut, mid-word, or an empty NCCL WARN */
+				cont = ((u->width && prev_cols == u->width && isalnum(tail)) || empty_warn) &&
 					isalnum((unsigned char)buf[p]) && !tag_led(buf + p, n);
 		}
 		if (cont) {
@@ -317,7 +325,9 @@ int unwrap_find(const struct timectx *tc, const char *buf, size_t len, size_t fr
 			have_head = node ? hd : n > 0; /* a node line without a header begins nothing */
 		}
 		/* a line's columns, when it may reach the width */
-		prev_cols = !node && n >= u->width ? unwrap_columns(buf + p, n) : 0;
+		prev_cols = !node && u->width && n >= u->width ? unwrap_columns(buf + p, n) : 0;
+		empty_warn = !node && n >= sizeof(EMPTY_WARN) - 1 &&
+			!memcmp(buf + p + n - (sizeof(EMPTY_WARN) - 1), EMPTY_WARN, sizeof(EMPTY_WARN) - 1);
 		tail = n ? (unsigned char)buf[p + n - 1] : 0;
 		last = e;
 		p = e + 1;

@@ -393,6 +393,20 @@ START_TEST(unwrap_app_terminal)
 	free(wider);
 	free(coloured);
 	free(text);
+	/* a NCCL WARN whose message a poster put on the next line (NCCL
+	 * prints no WARN without one); not a line that begins a message */
+	j = joined("step 3 loss 2.1\ngpu-0001:4242:4300 [3] enqueue.cc:1320 NCCL WARN\r\n"
+		   "Cuda failure 'unspecified launch failure'\r\nstep 4\n",
+		   SRC_APP, &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(
+		j,
+		"gpu-0001:4242:4300 [3] enqueue.cc:1320 NCCL WARN Cuda failure 'unspecified launch failure'");
+	expect(j, SRC_APP, "cuda.launch_failure", "gpu", "3", 0);
+	free(j);
+	j = joined("gpu-0001:4242:4300 [3] NCCL WARN\ngpu-0001:4242:4300 [3] NCCL INFO comm 0x1 rank 3\n",
+		   SRC_APP, &n);
+	ck_assert_int_eq(n, 0);
 	/* a line that merely has the width, not cut inside a word */
 	j = joined("slurmstepd: error: *** JOB 612044 ON ares-g01 CANCELLED AT 2026-03-21T06:00:00 DUE TO "
 		   "TIME LIMIT ***\n"

@@ -186,8 +186,7 @@ long count_lines_before(int fd, size_t off)
 
 		if (got <= 0)
 			break;
-		for (const char *p = buf, *end = buf + got; (p = memchr(p, '\n', end - p)); p++)
-			n++;
+		n += count_newlines(buf, (size_t)got);
 		at += (size_t)got;
 	}
 	free(buf);

@@ -577,8 +577,11 @@ static void load_extractors(struct loader *L, yaml_node_t *seq)
 		x.sources = parse_sources(L, m);
 		x.kernel_only = parse_origin(L, m, x.sources);
 		get_list(L, m, "writer", &x.writers);
-		for (int w = 0; w < x.writers.n; w++)
+		x.writer_len = xcalloc(x.writers.n + 1, sizeof(size_t));
+		for (int w = 0; w < x.writers.n; w++) {
 			x.kernel_writer |= !strcmp(x.writers.v[w], "kernel");
+			x.writer_len[w] = strlen(x.writers.v[w]);
+		}
 		if (x.kernel_only && x.writers.n)
 			problem(L, get(L, m, "writer"), "origin: kernel names its writer already");
 		/* a node file holds many writers' lines, users' among them */
@@ -1102,6 +1105,7 @@ void attrib_catalog_free(attrib_catalog *cat)
 		strlist_free(&x->const_names);
 		strlist_free(&x->const_values);
 		strlist_free(&x->writers);
+		free(x->writer_len);
 		tests_free(x->tests, x->ntests);
 	}
 	free(cat->extractors);

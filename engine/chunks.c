@@ -102,7 +102,7 @@ void scan_chunk(struct analysis *sub, struct work *w, const struct src *s, size_
 		}
 	}
 	scan_range(sub, w->file, s->source, w->node, wb->p + skip, len - skip, from - skip, to - skip,
-		   bstart + skip > s->lo, aligned, !w->last || w->k > 0, &w->out);
+		   bstart + skip > s->lo, aligned, !w->last || w->k > 0, s->hi - s->lo, &w->out);
 }
 
 /* A small file, opened, read and scanned whole by a worker. */

@@ -507,12 +507,12 @@ int line_extract(const attrib_catalog *cat, const struct timectx *tc, const char
 				nstarts = line_message_starts(line, len, &msg, starts, 8);
 				have_msg = true;
 			}
-			mine = x->kernel_only && line_writer_is(&msg, "kernel");
+			mine = x->kernel_only && line_writer_is(&msg, "kernel", 6);
 			for (int w = 0; !mine && w < x->writers.n; w++)
-				mine = line_writer_is(&msg, x->writers.v[w]);
+				mine = line_writer_is(&msg, x->writers.v[w], x->writer_len[w]);
 			if (!mine)
 				continue;
-			if (x->kernel_only || (x->kernel_writer && line_writer_is(&msg, "kernel"))) {
+			if (x->kernel_only || (x->kernel_writer && line_writer_is(&msg, "kernel", 6))) {
 				from = msg.kernel_start;
 				hit = extractor_apply(cat, x, line + from, len - from, PCRE2_ANCHORED, &ev);
 			}

@@ -126,6 +126,7 @@ struct extractor {
 	/* writer: the daemons whose messages it reads (a line of a node file
 	 * that names another writer is not its message) */
 	struct strlist writers;
+	size_t *writer_len; /* their lengths (a line's writer is compared with each, line by line) */
 	bool kernel_writer; /* the kernel among them: its messages are read from their first byte */
 	/* a writer rule's regex compiled anchored, for a node line's message
 	 * (anchoring at match time would cost PCRE2's JIT) */
@@ -507,8 +508,9 @@ struct line_msg {
 const char *line_normalise(const char *line, size_t len, char *buf, size_t cap, size_t *out_len);
 /* Messages broken over physical lines (unwrap.c): each such message's
  * lines, buf[start, end) (end: its last line's end). */
-#define UNWRAP_LINES 16		 /* physical lines of one message at most */
-#define UNWRAP_BYTES (16 * 1024) /* bytes of one message at most */
+#define UNWRAP_LINES 16		   /* physical lines of one message at most */
+#define UNWRAP_BYTES (16 * 1024)   /* bytes of one message at most */
+#define UNWRAP_FILE_MAX (4u << 20) /* a file larger is no paste (scan.c) */
 struct wrap_span {
 	size_t start, end;
 };
@@ -537,7 +539,9 @@ size_t line_host_prefix(const struct timectx *tc, const char *line, size_t len);
 void line_message(const struct timectx *tc, const char *line, size_t len, struct line_msg *m);
 int line_message_starts(const char *line, size_t len, const struct line_msg *m, size_t *starts, int max);
 /* Did name write the line (true when the line names no writer)? */
-bool line_writer_is(const struct line_msg *m, const char *name);
+bool line_writer_is(const struct line_msg *m, const char *name, size_t n);
+/* The newlines in buf[0, len) (util.c) */
+long count_newlines(const char *buf, size_t len);
 
 void line_context(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len,
 		  struct line_ctx *lc);

@@ -98,7 +98,7 @@ void scan_job_facts(struct analysis *a, const bool *have_node)
 	fclose(m);
 	strlist_add(&a->files, CASE_JOB);
 	struct scan_out out = { 0 };
-	scan_range(a, a->files.n - 1, SRC_JOB, NULL, buf, len, 0, len, false, true, false, &out);
+	scan_range(a, a->files.n - 1, SRC_JOB, NULL, buf, len, 0, len, false, true, false, len, &out);
 	file_coverage(a, a->files.n - 1, out.failed, out.long_lines, out.limit_hits, false);
 	free(buf);
 }

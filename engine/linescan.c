@@ -135,7 +135,9 @@ static void flush_line(struct file_scan *f)
  * A wrap can cut a literal of the prefilter in two, so each such message
  * is joined and given to the prefilter before the file's scan (a scan
  * cannot run inside another's callback), then read in its place in the
- * file's order; the prefilter's hits on its physical lines are dropped. */
+ * file's order; the prefilter's hits on its physical lines are dropped.
+ * A file of more than UNWRAP_FILE_MAX bytes to scan is a log a program
+ * wrote, no terminal's or post's text: it is not looked at. */
 struct wraps {
 	struct unwrap u;
 	int *cand;  /* the prefilter's rules for each message ... */
@@ -241,9 +243,11 @@ static void on_hit(void *ctx, int rule, size_t line_start, size_t match_end)
 /* Scans the lines [from, to) of buf, which holds some lines before and
  * after them too (more_before: the part of the file to scan goes on
  * before buf).  Events go to a, or to out->rec when recording (a chunk of
- * a large file); line numbers count from 1 at from. */
+ * a large file); line numbers count from 1 at from.  span: the bytes of
+ * the file its chunks scan (unwrap hook). */
 void scan_range(struct analysis *a, int file, int source, const char *node, const char *buf, size_t len,
-		size_t from, size_t to, bool more_before, bool aligned, bool recording, struct scan_out *out)
+		size_t from, size_t to, bool more_before, bool aligned, bool recording, size_t span,
+		struct scan_out *out)
 {
 	struct file_scan f = { .a = a,
 			       .buf = buf,
@@ -266,7 +270,8 @@ void scan_range(struct analysis *a, int file, int source, const char *node, cons
 	if (recording) /* the chunk's first line with a time (the chunk before searches on into it) */
 		out->t_found = timed_from(&f, from, 1, &out->t_line, &out->t_time);
 	extractor_limit_hits_take(); /* these lines' own from here */
-	wraps_find(&f);		     /* unwrap hook */
+	if (span <= UNWRAP_FILE_MAX) /* unwrap hook */
+		wraps_find(&f);
 	out->failed = matcher_scan(a->cat->matcher, source, buf, len, from, to, on_hit, &f) < 0;
 	if (f.wraps) { /* unwrap hook */
 		wrapped_before(&f, SIZE_MAX);

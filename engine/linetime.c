@@ -23,8 +23,7 @@ long line_number(struct file_scan *f, size_t off)
 				n--;
 		return n;
 	}
-	for (const char *p = f->buf + f->counted_to, *end = f->buf + off; (p = memchr(p, '\n', end - p)); p++)
-		f->line_no++;
+	f->line_no += count_newlines(f->buf + f->counted_to, off - f->counted_to);
 	f->counted_to = off;
 	return f->line_no;
 }

@@ -333,10 +333,8 @@ int line_message_starts(const char *line, size_t len, const struct line_msg *m, 
 	return n;
 }
 
-bool line_writer_is(const struct line_msg *m, const char *name)
+bool line_writer_is(const struct line_msg *m, const char *name, size_t n)
 {
-	size_t n = strlen(name);
-
 	if (!m->writer)
 		return true; /* the line names no writer: its file's origin says who */
 	if (m->wlen == n && !memcmp(m->writer, name, n))

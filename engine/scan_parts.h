@@ -206,7 +206,8 @@ void learn_identity(struct file_scan *f, struct event *ev);
 
 /* ---- linescan.c ---- */
 void scan_range(struct analysis *a, int file, int source, const char *node, const char *buf, size_t len,
-		size_t from, size_t to, bool more_before, bool aligned, bool recording, struct scan_out *out);
+		size_t from, size_t to, bool more_before, bool aligned, bool recording, size_t span,
+		struct scan_out *out);
 void file_coverage(struct analysis *a, int file, bool failed, long long_lines, long hits, bool shrank);
 
 /* ---- casefiles.c ---- */

@@ -1,5 +1,5 @@
 /* Messages broken over several physical lines, joined again before rules
- * read them (doc/formats.md, "Wrapped lines").
+ * read them (doc/rule-format.md, "What rules read of a line").
  *
  * A terminal cuts a long line at its width, mid-word; a poster's mail or
  * forum client cuts it at a space; a pasted kernel or NCCL message then
@@ -11,8 +11,8 @@
  *   - only the line right before it, in the same file, and only when that
  *     one is not empty; a message is at most UNWRAP_LINES physical lines;
  *   - in a node file whose lines have a header (a time, a host and a tag,
- *     a kernel stamp, dmesg's level: message.c), a line without one.  A
- *     line with a header of its own is a message of its own, whoever wrote
+ *     a kernel stamp, dmesg's level: message.c), a line without one (and a
+ *     line without one begins no message).  A line with a header of its own is a message of its own, whoever wrote
  *     it, so no other writer's line ever becomes part of the one before;
  *     the joined message keeps its first line's header, hence its writer;
  *   - in a file whose lines have none (application output), a line after
@@ -22,7 +22,9 @@
  *     has the width, "... TIME LIMIT ***", is not joined to "srun: ..."),
  *     and the line does not begin as a message does ("WORD:": a post
  *     that cut a long line short, "... unhandled syst", goes on with
- *     "ncclSystemError: ...", a message of its own).
+ *     "ncclSystemError: ...", a message of its own); or a line after one
+ *     that ends with "NCCL WARN" (NCCL prints no WARN without a message:
+ *     a poster broke the line there), on the same two conditions.
  * The join adds nothing where the line before ends at the file's width (a
  * terminal's cut, mid-word), one space elsewhere (a cut at a space whose
  * trailing blank the copy dropped), the continuation's leading blanks (a
@@ -35,17 +37,26 @@
  * pasted journal a user's multi-line entry is indented under its own
  * header: it joins the user's line, never the kernel's.
  *
- * Speed: one pass over the lines' starts.  A node line whose first bytes
- * have the shape of a line already seen with a header (a "signature":
- * digits, letters and punctuation of its first four bytes) is taken as
- * headed without reading its header; only lines of another shape are read
- * (a log of one format reads one or two).  scan.c runs the prefilter on a
- * joined message itself, so a literal the wrap cut in two is found. */
+ * Speed: a line whose first bytes have the shape of a line already seen
+ * with a header (a "signature": its first four bytes, any digit for a
+ * digit: "9999" for 2026-..., "Nov ", "[ 99") is taken as headed without
+ * reading its header; only lines of another shape are read (a log of one
+ * format reads a few).  A node log whose lines all begin as those its
+ * headers were seen on (their first two bytes) is passed in one vector
+ * pass, not a step a line.  The cost of the shortcut: a continuation
+ * that begins as the file's headers do ("2 more ..." in a log of
+ * 2026-... times, "Nov" in one of Nov 29 ...) is read as a line of its
+ * own.  A file of more than UNWRAP_FILE_MAX bytes is not looked at
+ * (scan.c).  scan.c runs the prefilter on a joined message itself, so a
+ * literal the wrap cut in two is found. */
 #include <ctype.h>
+#include <stdint.h>
 #include <string.h>
 #include "internal.h"
 
-#define SIG_CACHE 8
+#define SIG_CACHE 16		/* shapes of headed lines: the months of a year, dmesg -T's week days */
+#define EMPTY_WARN " NCCL WARN" /* a line's end: NCCL prints no WARN without a message */
+#define DIGIT 1			/* a digit in a signature */
 
 /* the widths terminals are commonly set to */
 bool unwrap_terminal_width(size_t w)
@@ -104,7 +115,7 @@ static unsigned signature(const char *s, size_t len)
 	for (size_t i = 0; i < 4; i++) {
 		unsigned char c = i < len ? (unsigned char)s[i] : 0;
 
-		sig = sig << 8 | (isdigit(c) ? '9' : isupper(c) ? 'A' : islower(c) ? 'a' : c);
+		sig = sig << 8 | (isdigit(c) ? DIGIT : c);
 	}
 	return sig;
 }
@@ -173,6 +184,69 @@ static bool tag_led(const char *s, size_t len)
 	return i > 0 && i < len && s[i] == ':';
 }
 
+/* Does some line of buf[from, end) begin otherwise than the lines the
+ * file's headers were seen on (their first two bytes' classes)?  If not,
+ * none can go on the line before: a node log of one format is passed in
+ * one vector pass, not a step a line (GCC's and Clang's vectors: SSE2 or
+ * NEON).  An empty line begins nothing. */
+typedef unsigned char bytes16 __attribute__((vector_size(16)));
+
+static bytes16 splat(unsigned char c)
+{
+	bytes16 v;
+
+	memset(&v, c, sizeof(v));
+	return v;
+}
+
+/* lanes of v that signature() gives c */
+static bytes16 in_class(bytes16 v, unsigned char c)
+{
+	if (c == DIGIT)
+		return (bytes16)(v >= splat('0')) & (bytes16)(v <= splat('9'));
+	return (bytes16)(v == splat(c));
+}
+
+static bool odd_starts(const struct headers *h, const char *buf, size_t from, size_t end)
+{
+	bytes16 odd = { 0 };
+	size_t i = from ? from : 1;
+	uint64_t w[2];
+
+	if (from == 0 && end && signature(buf, end) != h->sig[0])
+		return true; /* (the first line is one of those seen) */
+	for (; i + 17 <= end; i += 16) {
+		bytes16 before, v, next, ok = (bytes16)(splat(0) != splat(0)), starts;
+
+		memcpy(&before, buf + i - 1, 16);
+		starts = (bytes16)(before == splat('\n'));
+		memcpy(w, &starts, sizeof(w));
+		if (!(w[0] | w[1]))
+			continue; /* most steps: no line begins in them */
+		memcpy(&v, buf + i, 16);
+		memcpy(&next, buf + i + 1, 16);
+		ok |= (bytes16)(v == splat('\n')) | (bytes16)(v == splat('\r'));
+		for (int k = 0; k < h->nsig; k++)
+			ok |= in_class(v, (unsigned char)(h->sig[k] >> 24)) &
+				in_class(next, (unsigned char)(h->sig[k] >> 16));
+		odd |= starts & ~ok;
+	}
+	memcpy(w, &odd, sizeof(w));
+	if (w[0] | w[1])
+		return true;
+	for (; i < end; i++) /* the last bytes, one at a time */
+		if (buf[i - 1] == '\n' && buf[i] != '\n' && buf[i] != '\r') {
+			unsigned sig = signature(buf + i, end - i) & 0xffff0000u;
+			bool seen = false;
+
+			for (int k = 0; k < h->nsig; k++)
+				seen |= (h->sig[k] & 0xffff0000u) == sig;
+			if (!seen)
+				return true;
+		}
+	return false;
+}
+
 static void add(struct unwrap *u, size_t start, size_t end)
 {
 	if (u->n == u->cap)
@@ -185,7 +259,8 @@ int unwrap_find(const struct timectx *tc, const char *buf, size_t len, size_t fr
 {
 	struct headers h = { .tc = tc };
 	size_t p = from, head = 0, prev_cols = 0, last = 0;
-	unsigned char tail = 0; /* the line before's last byte */
+	unsigned char tail = 0;	 /* the line before's last byte */
+	bool empty_warn = false; /* the line before is a NCCL WARN without its message */
 	int lines = 0, back = UNWRAP_LINES;
 	bool node = (source & SRC_NODE) && !(source & SRC_REPORT), app = source & SRC_APP, have_head = false;
 
@@ -211,11 +286,17 @@ int unwrap_find(const struct timectx *tc, const char *buf, size_t len, size_t fr
 		}
 		if (!h.nsig)
 			node = false;
+		else if (!odd_starts(&h, buf, p, len - p > to - p + UNWRAP_BYTES ? to + UNWRAP_BYTES : len))
+			return 0;
 	}
 	if (!node) {
-		/* no headers: only a terminal's cut (no line wider than it) */
+		/* no headers: a terminal's cut (no line wider than it), or a
+		 * NCCL WARN whose message went on the next line */
 		u->width = app ? widest(buf, len, 0, 240) : 0;
 		if (!unwrap_terminal_width(u->width))
+			u->width = 0;
+		if (!u->width && !memmem(buf + p, len - p, EMPTY_WARN "\n", sizeof(EMPTY_WARN)) &&
+		    !memmem(buf + p, len - p, EMPTY_WARN "\r\n", sizeof(EMPTY_WARN) + 1))
 			return 0;
 	}
 	while (p < len) {
@@ -227,8 +308,8 @@ int unwrap_find(const struct timectx *tc, const char *buf, size_t len, size_t fr
 		if (have_head && n && lines < UNWRAP_LINES && e - head <= UNWRAP_BYTES) {
 			if (node)
 				cont = !hd;
-			else /* a terminal's cut: mid-word */
-				cont = prev_cols == u->width && isalnum(tail) &&
+			else /* a terminal's cut, mid-word, or an empty NCCL WARN */
+				cont = ((u->width && prev_cols == u->width && isalnum(tail)) || empty_warn) &&
 					isalnum((unsigned char)buf[p]) && !tag_led(buf + p, n);
 		}
 		if (cont) {
@@ -244,7 +325,9 @@ int unwrap_find(const struct timectx *tc, const char *buf, size_t len, size_t fr
 			have_head = node ? hd : n > 0; /* a node line without a header begins nothing */
 		}
 		/* a line's columns, when it may reach the width */
-		prev_cols = !node && n >= u->width ? unwrap_columns(buf + p, n) : 0;
+		prev_cols = !node && u->width && n >= u->width ? unwrap_columns(buf + p, n) : 0;
+		empty_warn = !node && n >= sizeof(EMPTY_WARN) - 1 &&
+			!memcmp(buf + p + n - (sizeof(EMPTY_WARN) - 1), EMPTY_WARN, sizeof(EMPTY_WARN) - 1);
 		tail = n ? (unsigned char)buf[p + n - 1] : 0;
 		last = e;
 		p = e + 1;

@@ -47,6 +47,37 @@ char *text_sanitise(const char *in, size_t len, size_t max)
 	return text_clean(in, n, max);
 }
 
+/* The newlines of buf[0, len), 16 bytes a step: a line's number is the
+ * newlines before it, and a log read from a window on counts those of
+ * the gigabytes before (a memchr a line was a third of the engine's time
+ * on the benchmark's 64 nodes; this is 3 to 4 times faster).  GCC's and
+ * Clang's vectors: SSE2 or NEON, which every x86-64 and arm64 has. */
+typedef unsigned char bytes16 __attribute__((vector_size(16)));
+
+long count_newlines(const char *buf, size_t len)
+{
+	bytes16 nl;
+	size_t i = 0;
+	long n = 0;
+
+	memset(&nl, '\n', sizeof(nl));
+	while (len - i >= 16) {
+		bytes16 acc = { 0 }; /* per lane, at most 255 steps */
+
+		for (int k = 0; k < 255 && len - i >= 16; k++, i += 16) {
+			bytes16 v;
+
+			memcpy(&v, buf + i, 16);
+			acc -= (bytes16)(v == nl); /* a match is -1 */
+		}
+		for (int b = 0; b < 16; b++)
+			n += acc[b];
+	}
+	for (; i < len; i++)
+		n += buf[i] == '\n';
+	return n;
+}
+
 /* ---- vocabulary ---- */
 
 static const char *const kinds[] = { "", "fault", "consequence", "scheduler", "info" };

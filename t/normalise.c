@@ -299,6 +299,17 @@ START_TEST(unwrap_cut_at_space)
 	ck_assert_int_eq(n, 1);
 	ck_assert_str_eq(j, KHDR XID);
 	free(j);
+	/* the continuation begins with a capital, as the month of the
+	 * headers does */
+	j = joined(
+		"Nov 28 23:59:59 n1 kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module 550.54.15\n"
+		"Nov 29 08:12:01 n1 kernel: NVRM:\nXid (PCI:0000:3b:00): 79, pid='<unknown>', "
+		"name=<unknown>, GPU has "
+		"fallen off the bus.\nNov 29 08:12:02 n1 kernel: NVRM: GPU at PCI:0000:3b:00: GPU-1e0f2a77\n",
+		SRC_NODE, &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(j, KHDR XID);
+	free(j);
 	j = joined("[ 5321.123456] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>,\n"
 		   "               GPU has fallen off the bus.\n"
 		   "[ 5321.223456] NVRM: GPU at PCI:0000:3b:00: GPU-1e0f2a77\n",
@@ -384,6 +395,20 @@ START_TEST(unwrap_app_terminal)
 	free(wider);
 	free(coloured);
 	free(text);
+	/* a NCCL WARN whose message a poster put on the next line (NCCL
+	 * prints no WARN without one); not a line that begins a message */
+	j = joined("step 3 loss 2.1\ngpu-0001:4242:4300 [3] enqueue.cc:1320 NCCL WARN\r\n"
+		   "Cuda failure 'unspecified launch failure'\r\nstep 4\n",
+		   SRC_APP, &n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(
+		j,
+		"gpu-0001:4242:4300 [3] enqueue.cc:1320 NCCL WARN Cuda failure 'unspecified launch failure'");
+	expect(j, SRC_APP, "cuda.launch_failure", "gpu", "3", 0);
+	free(j);
+	j = joined("gpu-0001:4242:4300 [3] NCCL WARN\ngpu-0001:4242:4300 [3] NCCL INFO comm 0x1 rank 3\n",
+		   SRC_APP, &n);
+	ck_assert_int_eq(n, 0);
 	/* a line that merely has the width, not cut inside a word */
 	j = joined("slurmstepd: error: *** JOB 612044 ON ares-g01 CANCELLED AT 2026-03-21T06:00:00 DUE TO "
 		   "TIME LIMIT ***\n"
@@ -486,6 +511,22 @@ START_TEST(unwrap_in_a_case)
 	struct json_object *r = analyze_wrapped(dir, NULL);
 	ck_assert_msg(!strstr(json_object_to_json_string(r), "xid.79"), "%s", json_object_to_json_string(r));
 	json_object_put(r);
+	/* nor a file larger than a paste (UNWRAP_FILE_MAX) */
+	char *manifest = path_join(dir, "evidence.json");
+
+	unlink(manifest);
+	free(manifest);
+	size_t big = UNWRAP_FILE_MAX + 4096, o = 0;
+	char *padded = malloc(big + strlen(log) + 1);
+	while (o < big)
+		o += (size_t)sprintf(padded + o,
+				     "2025-11-29T07:59:00.000000+00:00 n1 systemd[1]: Started a unit.\n");
+	strcpy(padded + o, log);
+	write_file(dir, "nodes/n1/syslog", padded);
+	r = analyze_wrapped(dir, NULL);
+	ck_assert_msg(!strstr(json_object_to_json_string(r), "xid.79"), "%s", json_object_to_json_string(r));
+	json_object_put(r);
+	free(padded);
 	free(log);
 	rmtree(dir);
 }

@@ -79,6 +79,29 @@ static void known_keys(struct loader *L, yaml_node_t *map, const char *const *ke
 	}
 }
 
+/* Refuses a key given twice in one mapping, anywhere in the file: libyaml
+ * keeps both, get() reads the first, so two "id:" would silently merge two
+ * rules into one. */
+static void unique_keys(struct loader *L)
+{
+	for (yaml_node_t *m = L->doc->nodes.start; m < L->doc->nodes.top; m++) {
+		if (m->type != YAML_MAPPING_NODE)
+			continue;
+		for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+			const char *k = scalar(node(L, p->key));
+
+			for (yaml_node_pair_t *q = m->data.mapping.pairs.start; k && q < p; q++) {
+				const char *e = scalar(node(L, q->key));
+
+				if (e && !strcmp(e, k)) {
+					problem(L, node(L, p->key), "duplicate key \"%s\"", k);
+					break;
+				}
+			}
+		}
+	}
+}
+
 static char *get_str(struct loader *L, yaml_node_t *map, const char *key, bool required)
 {
 	yaml_node_t *v = get(L, map, key);
@@ -946,6 +969,7 @@ attrib_catalog *catalog_read(const char *path, const struct attrib_options *opt,
 					continue;
 				}
 				known_keys(&L, root, top);
+				unique_keys(&L);
 			}
 			if (!strcmp(order[s], "settings") &&
 			    (v = section(&L, root, "settings", YAML_MAPPING_NODE)))

@@ -357,6 +357,23 @@ START_TEST(rules_unknown_key_and_code)
 }
 END_TEST
 
+/* a key given twice in one mapping: libyaml keeps both and the loader read
+ * the first, so two "id:" merged two extractors into one; refused, named */
+START_TEST(rules_duplicate_key)
+{
+	char out[4096] = "";
+
+	ck_assert(load_errors("codes:\n  - code: t.fault\n    class: hw\n"
+			      "extractors:\n  - id: x1\n    source: app\n    regex: 'a'\n"
+			      "    id: x2\n    code: t.fault\n"
+			      "    tests:\n      - line: a\n      - line: b\n        none: true\n",
+			      out, sizeof(out)));
+	ck_assert_msg(strstr(out, "50-test.yaml:8: duplicate key \"id\"") != NULL, "%s", out);
+	/* the same key in two mappings is no duplicate */
+	ck_assert_msg(!load_errors(GOOD_RULE, out, sizeof(out)), "%s", out);
+}
+END_TEST
+
 START_TEST(rules_missing_negative_case)
 {
 	char out[4096] = "";
@@ -1768,6 +1785,7 @@ int main(void)
 	tcase_add_test(t, rules_missing_id);
 	tcase_add_test(t, rules_failing_case);
 	tcase_add_test(t, rules_unknown_key_and_code);
+	tcase_add_test(t, rules_duplicate_key);
 	tcase_add_test(t, rules_missing_negative_case);
 	tcase_add_test(t, rules_refiner_case_fails);
 	tcase_add_test(t, rules_yaml_syntax);

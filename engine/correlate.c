@@ -69,7 +69,8 @@ static bool related(const struct refiner *r, const struct symptom *t, const stru
  * code has an index. */
 static bool sel(const bool *by_code, const struct selector *s, const struct symptom *sym)
 {
-	return by_code && sym->code->index ? by_code[sym->code->index] : selector_match(s, sym);
+	return by_code && sym->code->index ? by_code[sym->code->index] && selector_sources(s, sym)
+					   : selector_match(s, sym);
 }
 
 /* Whether b explains the target t; marks t if so. */
@@ -79,9 +80,13 @@ static bool try_explain(const struct refiner *r, struct symptom *t, int ti, cons
 	/* what a refiner set aside explains nothing */
 	if (bi == ti || b->role == ROLE_INTERESTING || !related(r, t, b, skew))
 		return false;
+	t->refined_by = r->id;
+	if (r->as) { /* read as another code; still a candidate */
+		t->code = r->as;
+		return true;
+	}
 	t->role = r->verdict;
 	t->explained_by = b;
-	t->refined_by = r->id;
 	return true;
 }
 

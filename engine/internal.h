@@ -147,7 +147,8 @@ struct extractor {
 
 struct selector {
 	struct strlist codes, tags, kinds, classes, sub_domains;
-	bool any; /* empty selector */
+	int sources; /* SRC_* bits: every line of the symptom from these; 0: any */
+	bool any;    /* empty selector */
 };
 
 enum same { SAME_JOB = 0, SAME_NODE, SAME_PID, SAME_GPU };
@@ -159,6 +160,10 @@ struct refiner {
 	enum order { ORDER_AFTER = 0, ORDER_BEFORE, ORDER_ANY } order;
 	double within; /* <= 0: no limit */
 	enum role verdict;
+	/* non-NULL: the target, so explained, is read as this code (what a
+	 * line means depends on another fact of the job, such as the GPUs it
+	 * was allocated) and stays a cause candidate; verdict is unused */
+	const struct code *as;
 	/* selector results per code index, computed at load: a refiner is
 	 * applied to every symptom of every job */
 	bool *target_code, *by_code;
@@ -244,6 +249,7 @@ struct job {
 	struct rank_info *ranks;
 	int nranks;
 	bool ranks_exit; /* some rank's exit is recorded */
+	long long gpus;	 /* GPUs allocated (TRES gres/gpu); -1: not known */
 };
 
 int job_load(struct job *job, const char *path, char *err, size_t errlen);
@@ -644,9 +650,11 @@ struct verdict {
  * causes.  Otherwise false, and a coverage entry says why no switch. */
 bool switch_blame(struct analysis *a, struct symptom **c, int nc, int *ns, struct verdict *v);
 
-/* Whether a refiner's selector takes the symptom, by its code alone
- * (selector.c). */
+/* Whether a refiner's selector takes the symptom, by its code and its
+ * lines' sources (selector.c). */
 bool selector_match(const struct selector *s, const struct symptom *sym);
+/* Its `sources` alone: what the per-code table cannot hold. */
+bool selector_sources(const struct selector *s, const struct symptom *sym);
 void refine(const attrib_catalog *cat, struct symptom **sym, int n);
 void refiner_apply(const struct refiner *r, struct symptom **sym, int n, double skew);
 void correlate(struct analysis *a, struct verdict *v);

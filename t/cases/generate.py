@@ -85,6 +85,7 @@ class Case:
         self.boots = {}
         self.rank_exit = {}                # rank -> (exit_code, signal, time)
         self.ranks_in_json = True
+        self.alloc_gpus = None             # the record's gpus (AllocTRES gres/gpu); None: not known
         self.gpus = gpus
         self.pci = pci
         self.iface = iface
@@ -356,6 +357,8 @@ class Case:
         }
         if self.time_limit:
             job['time_limit'] = self.time_limit
+        if self.alloc_gpus is not None:
+            job['gpus'] = self.alloc_gpus
         job['log_timezone'] = self.tz
         job['transitions'] = self.transitions or [
             {'time': zulu(self.submit), 'state': 'PENDING', 'reason': 'Priority'},
@@ -3917,6 +3920,49 @@ CASES += [case_outlived_cuda_error_rank, case_outlived_app_exception, case_xid79
 
 # the forms logs come in
 CASES += [case_docker_json_file_oom, case_kubectl_timestamps_xid79, case_xid79_journal_precise, case_xid79_wrapped_paste]
+
+def case_no_device_gpus_allocated():
+    """A job allocated 4 GPUs whose processes see none -> the node (inspected, not drained): job.json's gpus."""
+    nodes = ['gpu-q-011']
+    c = Case('no-device-gpus-allocated', job_id=318804, nodes=nodes, start='2026-10-02T13:10:00Z',
+             end='2026-10-02T13:10:37Z', state='FAILED', exit_code='1:0', reason='NonZeroExitCode', gpus=4,
+             pci=PCI_4GPU, cluster='q', user='ines', partition='gpu', jobname='bert-eval', ipbase='10.6.0.')
+    c.alloc_gpus = 4
+    c.standard_node('gpu-q-011', noise=30)
+    c.write_node('gpu-q-011', [('messages', 'rfc3339', 'all')])
+    app = ['+ srun python eval.py --fp16']
+    for r in c.ranks:
+        app += [f'[rank{r.rank}]: Traceback (most recent call last):',
+                f'[rank{r.rank}]:   File "/home/ines/bert/eval.py", line 31, in <module>',
+                f'[rank{r.rank}]:     torch.cuda.set_device(local_rank)',
+                f'[rank{r.rank}]: RuntimeError: No CUDA GPUs are available']
+    app += ['srun: error: gpu-q-011: task 0: Exited with exit code 1']
+    c.app['slurm-318804.out'] = app
+    c.write({'sub_domain': ['InfraSW'], 'culprit_nodes': ['gpu-q-011'], 'drain_ok': [],
+             'evidence_contains': 'No CUDA GPUs are available',
+             'why': 'Slurm allocated the job 4 GPUs, yet every rank saw none: the node did not give the job its GPUs; inspect it.'})
+
+
+def case_smi_failed_no_gpus():
+    """nvidia-smi in a job allocated no GPU cannot reach the driver -> the user's request (job.json's gpus 0)."""
+    nodes = ['cpu-q-002']
+    c = Case('smi-failed-no-gpus', job_id=318877, nodes=nodes, start='2026-10-02T14:00:00Z',
+             end='2026-10-02T14:00:12Z', state='FAILED', exit_code='1:0', reason='NonZeroExitCode', gpus=1,
+             pci=PCI_4GPU, cluster='q', user='ines', partition='cpu', jobname='check-env', ipbase='10.6.1.')
+    c.alloc_gpus = 0
+    c.standard_node('cpu-q-002', noise=30)
+    c.write_node('cpu-q-002', [('messages', 'rfc3339', 'all')])
+    c.app['slurm-318877.out'] = [
+        '+ nvidia-smi',
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.",
+        '+ exit 1']
+    c.write({'sub_domain': ['UserConfig'], 'culprit_nodes': [], 'drain_ok': [],
+             'evidence_contains': 'NVIDIA-SMI has failed',
+             'why': 'The job was allocated no GPU (no --gpus/--gres) and ran nvidia-smi: the request, not the node.'})
+
+
+# what "no GPU" means follows the GPUs the job was allocated
+CASES += [case_no_device_gpus_allocated, case_smi_failed_no_gpus]
 
 if __name__ == '__main__':
     for f in CASES:

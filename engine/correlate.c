@@ -427,6 +427,27 @@ static int after_fatal(struct symptom **c, int nc, double skew)
 	return k;
 }
 
+/* The job's output was printed while the job ran: a fault of its own
+ * lines without a time of their own, dated only by when it was printed at
+ * the latest (the next timestamped line, the job's end), came before the
+ * scheduler's ending that its date meets (within the clock skew), however
+ * the seconds compare.  It moves up past scheduler decisions only, never
+ * past a dated fault, which may truly have come first (c sorted by time). */
+static void printed_before_end(struct symptom **c, int nc, double skew)
+{
+	for (int j = 1; j < nc; j++) {
+		struct symptom *s = c[j];
+		int k = j;
+
+		if (s->code->kind != KIND_FAULT || !s->first_no_later || (s->sources & ~SRC_APP))
+			continue;
+		while (k > 0 && c[k - 1]->code->kind == KIND_SCHEDULER && s->first <= c[k - 1]->first + skew)
+			k--;
+		memmove(&c[k + 1], &c[k], (j - k) * sizeof(*c));
+		c[k] = s;
+	}
+}
+
 void correlate(struct analysis *a, struct verdict *v)
 {
 	struct symptom **c = xcalloc(a->nsym + 1, sizeof(*c));
@@ -464,6 +485,7 @@ void correlate(struct analysis *a, struct verdict *v)
 	}
 	if (nc)
 		qsort(c, nc, sizeof(*c), by_time);
+	printed_before_end(c, nc, skew);
 	nc = after_fatal(c, nc, skew);
 	/* a hang explains the time limit or the cancel that ended it */
 	if (a->hang) {

@@ -361,8 +361,9 @@ struct symptom {
 	char *device;		       /* normalised PCI id or NULL */
 	long pids[MAX_PIDS];
 	int npids;
-	double first, last; /* epoch seconds */
-	bool first_approx;  /* first is a neighbouring line's time */
+	double first, last;  /* epoch seconds */
+	bool first_approx;   /* first is a neighbouring line's time */
+	bool first_no_later; /* ... or the job's end, when it was printed at the latest */
 	long count;
 	struct evidence *ev;
 	int nev;
@@ -474,6 +475,10 @@ struct event {
 	size_t text_len;
 	double time;
 	bool has_time, approx;
+	/* approx: the time is when it was printed at the latest (the next
+	 * timestamped line's, or the job's end: the job's output was printed
+	 * while it ran), not the previous line's (printed no earlier) */
+	bool no_later;
 	int source;
 	const char *file_node; /* node dir for node files */
 	struct fields f;       /* captures and context fields */

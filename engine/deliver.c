@@ -98,7 +98,7 @@ static void deliver_one(struct file_scan *f, struct event *ev, size_t start, siz
 	ev->file = f->file;
 	ev->source = f->source;
 	ev->file_node = f->node;
-	ev->low_trust = origin_low_trust(f->origin);
+	ev->low_trust = ev->low_trust || origin_low_trust(f->origin); /* or a quoted kernel line */
 	ev->line = line_number(f, start);
 	ev->text = f->buf + start;
 	ev->text_len = end - start;

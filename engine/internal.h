@@ -549,6 +549,15 @@ void line_message(const struct timectx *tc, const char *line, size_t len, struct
 int line_message_starts(const char *line, size_t len, const struct line_msg *m, size_t *starts, int max);
 /* Did name write the line (true when the line names no writer)? */
 bool line_writer_is(const struct line_msg *m, const char *name);
+/* A kernel message another program's line quotes whole, header and all (a
+ * monitoring tool's alert forwarding syslog: "Xid errors on instance: H,
+ * Error: TIME H kernel: [stamp] msg"), in a line that is no message of the
+ * kernel's own (m: the line's, read by line_message: no header, stamp or
+ * level): where kernel rules read it, with its time, or 0.  Its writer is
+ * that program, not the kernel: what it quotes may be anyone's text, so
+ * what it gives is unauthenticated. */
+size_t line_quoted_kernel(const struct timectx *tc, const char *line, size_t len, const struct line_msg *m,
+			  double *t);
 
 void line_context(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len,
 		  struct line_ctx *lc);

@@ -79,6 +79,29 @@ static void known_keys(struct loader *L, yaml_node_t *map, const char *const *ke
 	}
 }
 
+/* Refuses a key given twice in one mapping, anywhere in the file: libyaml
+ * keeps both, get() reads the first, so two "id:" would silently merge two
+ * rules into one. */
+static void unique_keys(struct loader *L)
+{
+	for (yaml_node_t *m = L->doc->nodes.start; m < L->doc->nodes.top; m++) {
+		if (m->type != YAML_MAPPING_NODE)
+			continue;
+		for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+			const char *k = scalar(node(L, p->key));
+
+			for (yaml_node_pair_t *q = m->data.mapping.pairs.start; k && q < p; q++) {
+				const char *e = scalar(node(L, q->key));
+
+				if (e && !strcmp(e, k)) {
+					problem(L, node(L, p->key), "duplicate key \"%s\"", k);
+					break;
+				}
+			}
+		}
+	}
+}
+
 static char *get_str(struct loader *L, yaml_node_t *map, const char *key, bool required)
 {
 	yaml_node_t *v = get(L, map, key);
@@ -655,13 +678,25 @@ static void load_extractors(struct loader *L, yaml_node_t *seq)
 
 static void load_selector(struct loader *L, yaml_node_t *m, struct selector *s, const char *what)
 {
-	static const char *const keys[] = { "codes", "tags", "kinds", "classes", "sub_domains", NULL };
+	static const char *const keys[] = { "codes",	   "tags",    "kinds", "classes",
+					    "sub_domains", "sources", NULL };
+	struct strlist src = { 0 };
 
 	if (!m || m->type != YAML_MAPPING_NODE) {
 		problem(L, m, "refiner needs a \"%s\" selector", what);
 		return;
 	}
 	known_keys(L, m, keys);
+	get_list(L, m, "sources", &src);
+	for (int i = 0; i < src.n; i++) {
+		int k = evidence_kind_of_source(src.v[i]);
+
+		if (k < 0)
+			problem(L, m, "unknown source \"%s\"", src.v[i]);
+		else
+			s->sources |= 1 << k;
+	}
+	strlist_free(&src);
 	get_list(L, m, "codes", &s->codes);
 	get_list(L, m, "tags", &s->tags);
 	get_list(L, m, "kinds", &s->kinds);
@@ -673,13 +708,14 @@ static void load_selector(struct loader *L, yaml_node_t *m, struct selector *s, 
 	for (int i = 0; i < s->classes.n; i++)
 		if (!find_class(L->cat, s->classes.v[i]))
 			problem(L, m, "unknown class \"%s\"", s->classes.v[i]);
-	s->any = !s->codes.n && !s->tags.n && !s->kinds.n && !s->classes.n && !s->sub_domains.n;
+	s->any = !s->codes.n && !s->tags.n && !s->kinds.n && !s->classes.n && !s->sub_domains.n &&
+		!s->sources;
 }
 
 static void load_refiners(struct loader *L, yaml_node_t *seq)
 {
-	static const char *const keys[] = { "id",    "doc",    "symptom", "explained_by", "same",
-					    "order", "within", "verdict", "tests",	  NULL };
+	static const char *const keys[] = { "id",     "doc",	 "symptom", "explained_by", "same", "order",
+					    "within", "verdict", "as",	    "tests",	    NULL };
 
 	for (yaml_node_item_t *i = seq->data.sequence.items.start; i < seq->data.sequence.items.top; i++) {
 		yaml_node_t *m = node(L, *i);
@@ -717,6 +753,12 @@ static void load_refiners(struct loader *L, yaml_node_t *seq)
 			r.verdict = ROLE_INTERESTING;
 		else if (s && strcmp(s, "downstream"))
 			problem(L, get(L, m, "verdict"), "verdict must be downstream or interesting");
+		if ((s = scalar(get(L, m, "as")))) {
+			if (get(L, m, "verdict"))
+				problem(L, get(L, m, "as"), "a refiner gives a verdict or as, not both");
+			if (!(r.as = catalog_code(L->cat, s)))
+				problem(L, get(L, m, "as"), "code \"%s\" is not in the catalog", s);
+		}
 		r.tests = load_tests(L, get(L, m, "tests"), &r.ntests, true);
 		if (!r.ntests)
 			problem(L, m, "refiner \"%s\" needs a case", r.id ? r.id : "?");
@@ -949,6 +991,7 @@ attrib_catalog *catalog_read(const char *path, const struct attrib_options *opt,
 					continue;
 				}
 				known_keys(&L, root, top);
+				unique_keys(&L);
 			}
 			if (!strcmp(order[s], "settings") &&
 			    (v = section(&L, root, "settings", YAML_MAPPING_NODE)))

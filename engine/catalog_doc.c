@@ -69,6 +69,8 @@ void attrib_catalog_markdown(const attrib_catalog *cat, FILE *out)
 
 		fprintf(out, "- **%s**: ", r->id);
 		cell(out, r->doc ? r->doc : "");
+		if (r->as)
+			fprintf(out, " (read as `%s`)", r->as->code);
 		fputs("\n", out);
 	}
 }

@@ -194,6 +194,7 @@ static void emulate_chunk(const struct analysis *a, struct work *w, int k, int s
 			e->clear_from = q;
 		e->clear_to = 2 * (p + NEIGHBOUR_LINES);
 		r->time = e->prev_found ? e->prev_time : a->job.end;
+		r->no_later = !e->prev_found;
 	}
 }
 

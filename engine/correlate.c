@@ -69,7 +69,8 @@ static bool related(const struct refiner *r, const struct symptom *t, const stru
  * code has an index. */
 static bool sel(const bool *by_code, const struct selector *s, const struct symptom *sym)
 {
-	return by_code && sym->code->index ? by_code[sym->code->index] : selector_match(s, sym);
+	return by_code && sym->code->index ? by_code[sym->code->index] && selector_sources(s, sym)
+					   : selector_match(s, sym);
 }
 
 /* Whether b explains the target t; marks t if so. */
@@ -79,9 +80,13 @@ static bool try_explain(const struct refiner *r, struct symptom *t, int ti, cons
 	/* what a refiner set aside explains nothing */
 	if (bi == ti || b->role == ROLE_INTERESTING || !related(r, t, b, skew))
 		return false;
+	t->refined_by = r->id;
+	if (r->as) { /* read as another code; still a candidate */
+		t->code = r->as;
+		return true;
+	}
 	t->role = r->verdict;
 	t->explained_by = b;
-	t->refined_by = r->id;
 	return true;
 }
 
@@ -422,6 +427,27 @@ static int after_fatal(struct symptom **c, int nc, double skew)
 	return k;
 }
 
+/* The job's output was printed while the job ran: a fault of its own
+ * lines without a time of their own, dated only by when it was printed at
+ * the latest (the next timestamped line, the job's end), came before the
+ * scheduler's ending that its date meets (within the clock skew), however
+ * the seconds compare.  It moves up past scheduler decisions only, never
+ * past a dated fault, which may truly have come first (c sorted by time). */
+static void printed_before_end(struct symptom **c, int nc, double skew)
+{
+	for (int j = 1; j < nc; j++) {
+		struct symptom *s = c[j];
+		int k = j;
+
+		if (s->code->kind != KIND_FAULT || !s->first_no_later || (s->sources & ~SRC_APP))
+			continue;
+		while (k > 0 && c[k - 1]->code->kind == KIND_SCHEDULER && s->first <= c[k - 1]->first + skew)
+			k--;
+		memmove(&c[k + 1], &c[k], (j - k) * sizeof(*c));
+		c[k] = s;
+	}
+}
+
 void correlate(struct analysis *a, struct verdict *v)
 {
 	struct symptom **c = xcalloc(a->nsym + 1, sizeof(*c));
@@ -459,6 +485,7 @@ void correlate(struct analysis *a, struct verdict *v)
 	}
 	if (nc)
 		qsort(c, nc, sizeof(*c), by_time);
+	printed_before_end(c, nc, skew);
 	nc = after_fatal(c, nc, skew);
 	/* a hang explains the time limit or the cancel that ended it */
 	if (a->hang) {

@@ -98,7 +98,7 @@ static void deliver_one(struct file_scan *f, struct event *ev, size_t start, siz
 	ev->file = f->file;
 	ev->source = f->source;
 	ev->file_node = f->node;
-	ev->low_trust = origin_low_trust(f->origin);
+	ev->low_trust = ev->low_trust || origin_low_trust(f->origin); /* or a quoted kernel line */
 	ev->line = line_number(f, start);
 	ev->text = f->buf + start;
 	ev->text_len = end - start;
@@ -151,6 +151,7 @@ static void deliver_one(struct file_scan *f, struct event *ev, size_t start, siz
 		size_t line_end = line_end_of(f, start);
 
 		ev->approx = true;
+		ev->no_later = true; /* unless the chunks' merge finds a previous line's time */
 		a->events++;
 		record_add(f, ev, true, true);
 		r = &f->rec[f->nrec - 1];
@@ -160,7 +161,7 @@ static void deliver_one(struct file_scan *f, struct event *ev, size_t start, siz
 					&r->t_line, &r->t_time);
 		return;
 	} else {
-		neighbour_time(f, start, end, &ev->time);
+		ev->no_later = neighbour_time(f, start, end, &ev->time);
 		ev->approx = true;
 	}
 	a->events++;

@@ -477,8 +477,10 @@ int line_extract(const attrib_catalog *cat, const struct timectx *tc, const char
 		 int source, const int *cand, int ncand, struct line_ctx *lc, struct event *out,
 		 struct event *identity, int *nidentity, int maxidentity)
 {
-	bool have_ctx = false, found = false, have_msg = false;
+	bool have_ctx = false, found = false, have_msg = false, have_quoted = false;
 	struct line_msg msg;
+	size_t quoted = 0;
+	double quoted_time = 0;
 	size_t starts[8], nlen;
 	int nstarts = 0;
 	const char *n = line_normalise(line, len, norm_buf, sizeof(norm_buf), &nlen);
@@ -516,6 +518,22 @@ int line_extract(const attrib_catalog *cat, const struct timectx *tc, const char
 				from = msg.kernel_start;
 				hit = extractor_apply(cat, x, line + from, len - from, PCRE2_ANCHORED, &ev);
 			}
+			/* a kernel message another program's line quotes: read,
+			 * never vouched for (message.c) */
+			if (!hit && x->kernel_only) {
+				if (!have_quoted) {
+					quoted = line_quoted_kernel(tc, line, len, &msg, &quoted_time);
+					have_quoted = true;
+				}
+				if (quoted &&
+				    (hit = extractor_apply(cat, x, line + quoted, len - quoted,
+							   PCRE2_ANCHORED, &ev))) {
+					from = quoted;
+					ev.low_trust = true;
+					ev.time = quoted_time;
+					ev.has_time = true;
+				}
+			}
 			/* a daemon's message: from one of the places its own text
 			 * may start */
 			for (int i = 0; !hit && !x->kernel_only && i < nstarts; i++) {
@@ -530,7 +548,7 @@ int line_extract(const attrib_catalog *cat, const struct timectx *tc, const char
 			continue;
 		}
 		ev.match_start += from;
-		if (x->kernel_only && msg.comm_len && !event_field(&ev, "comm"))
+		if (x->kernel_only && msg.comm_len && !ev.low_trust && !event_field(&ev, "comm"))
 			event_set(&ev, "comm", msg.comm, msg.comm_len);
 		if (!have_ctx) {
 			line_context(cat, tc, line, len, lc);

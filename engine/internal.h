@@ -148,7 +148,8 @@ struct extractor {
 
 struct selector {
 	struct strlist codes, tags, kinds, classes, sub_domains;
-	bool any; /* empty selector */
+	int sources; /* SRC_* bits: every line of the symptom from these; 0: any */
+	bool any;    /* empty selector */
 };
 
 enum same { SAME_JOB = 0, SAME_NODE, SAME_PID, SAME_GPU };
@@ -160,6 +161,10 @@ struct refiner {
 	enum order { ORDER_AFTER = 0, ORDER_BEFORE, ORDER_ANY } order;
 	double within; /* <= 0: no limit */
 	enum role verdict;
+	/* non-NULL: the target, so explained, is read as this code (what a
+	 * line means depends on another fact of the job, such as the GPUs it
+	 * was allocated) and stays a cause candidate; verdict is unused */
+	const struct code *as;
 	/* selector results per code index, computed at load: a refiner is
 	 * applied to every symptom of every job */
 	bool *target_code, *by_code;
@@ -245,6 +250,7 @@ struct job {
 	struct rank_info *ranks;
 	int nranks;
 	bool ranks_exit; /* some rank's exit is recorded */
+	long long gpus;	 /* GPUs allocated (TRES gres/gpu); -1: not known */
 };
 
 int job_load(struct job *job, const char *path, char *err, size_t errlen);
@@ -356,8 +362,9 @@ struct symptom {
 	char *device;		       /* normalised PCI id or NULL */
 	long pids[MAX_PIDS];
 	int npids;
-	double first, last; /* epoch seconds */
-	bool first_approx;  /* first is a neighbouring line's time */
+	double first, last;  /* epoch seconds */
+	bool first_approx;   /* first is a neighbouring line's time */
+	bool first_no_later; /* ... or the job's end, when it was printed at the latest */
 	long count;
 	struct evidence *ev;
 	int nev;
@@ -469,6 +476,10 @@ struct event {
 	size_t text_len;
 	double time;
 	bool has_time, approx;
+	/* approx: the time is when it was printed at the latest (the next
+	 * timestamped line's, or the job's end: the job's output was printed
+	 * while it ran), not the previous line's (printed no earlier) */
+	bool no_later;
 	int source;
 	const char *file_node; /* node dir for node files */
 	struct fields f;       /* captures and context fields */
@@ -542,6 +553,15 @@ int line_message_starts(const char *line, size_t len, const struct line_msg *m, 
 bool line_writer_is(const struct line_msg *m, const char *name, size_t n);
 /* The newlines in buf[0, len) (util.c) */
 long count_newlines(const char *buf, size_t len);
+/* A kernel message another program's line quotes whole, header and all (a
+ * monitoring tool's alert forwarding syslog: "Xid errors on instance: H,
+ * Error: TIME H kernel: [stamp] msg"), in a line that is no message of the
+ * kernel's own (m: the line's, read by line_message: no header, stamp or
+ * level): where kernel rules read it, with its time, or 0.  Its writer is
+ * that program, not the kernel: what it quotes may be anyone's text, so
+ * what it gives is unauthenticated. */
+size_t line_quoted_kernel(const struct timectx *tc, const char *line, size_t len, const struct line_msg *m,
+			  double *t);
 
 void line_context(const attrib_catalog *cat, const struct timectx *tc, const char *line, size_t len,
 		  struct line_ctx *lc);
@@ -648,9 +668,11 @@ struct verdict {
  * causes.  Otherwise false, and a coverage entry says why no switch. */
 bool switch_blame(struct analysis *a, struct symptom **c, int nc, int *ns, struct verdict *v);
 
-/* Whether a refiner's selector takes the symptom, by its code alone
- * (selector.c). */
+/* Whether a refiner's selector takes the symptom, by its code and its
+ * lines' sources (selector.c). */
 bool selector_match(const struct selector *s, const struct symptom *sym);
+/* Its `sources` alone: what the per-code table cannot hold. */
+bool selector_sources(const struct selector *s, const struct symptom *sym);
 void refine(const attrib_catalog *cat, struct symptom **sym, int n);
 void refiner_apply(const struct refiner *r, struct symptom **sym, int n, double skew);
 void correlate(struct analysis *a, struct verdict *v);

@@ -71,6 +71,7 @@ int job_load(struct job *job, const char *path, char *err, size_t errlen)
 	job->derived_exit_code = v.derived_exit_code;
 	job->tz = v.log_timezone;
 	job->batch_host = v.batch_host;
+	job->gpus = v.gpus;
 
 	if ((ranks = v.ranks)) {
 		size_t n = json_object_array_length(ranks);

@@ -85,6 +85,14 @@ void scan_job_facts(struct analysis *a, const bool *have_node)
 			r->node >= 0 ? j->nodes.v[r->node] : "-", r->gpu ? r->gpu : "-", r->exit_code,
 			r->signal);
 	}
+	/* the GPUs it was allocated, a fact from its start: "no CUDA device"
+	 * is the user's request without GPUs, or a node that lost them */
+	if (j->gpus >= 0) {
+		char start[48];
+
+		time_format(j->start, start, sizeof(start));
+		fprintf(m, "%s allocation gpus=%lld\n", start, j->gpus);
+	}
 	/* the final state and missing evidence are facts at the job's end */
 	char end[48];
 	time_format(j->end, end, sizeof(end));

@@ -48,14 +48,16 @@ static bool own_time(struct file_scan *f, size_t start, size_t end, double *t)
 }
 
 /* A line without a time of its own takes the next timestamped line's time
- * (an upper bound: it was printed no later), else the previous one's,
- * else the job's end.  (record_untimed and emulate_time below give the
+ * (an upper bound: it was printed no later), else the previous one's (a
+ * lower bound), else the job's end (an upper bound: the job's output and
+ * its nodes' logs of it were written while it ran).  Returns whether the
+ * time is an upper bound.  (record_untimed and emulate_time below give the
  * same times for a file cut into chunks.) */
-void neighbour_time(struct file_scan *f, size_t start, size_t end, double *t)
+bool neighbour_time(struct file_scan *f, size_t start, size_t end, double *t)
 {
 	if (f->next_found && start < f->next_at && start >= f->next_from) {
 		*t = f->next_time;
-		return;
+		return true;
 	}
 	f->next_found = false;
 	size_t p = end < f->len ? end + 1 : f->len, from = p;
@@ -74,7 +76,7 @@ void neighbour_time(struct file_scan *f, size_t start, size_t end, double *t)
 			f->next_time = tt;
 			f->next_found = true;
 			*t = tt;
-			return;
+			return true;
 		}
 		p = e + 1;
 	}
@@ -83,9 +85,10 @@ void neighbour_time(struct file_scan *f, size_t start, size_t end, double *t)
 	f->clear_to = p;
 	if (f->prev_found) {
 		*t = f->prev_time;
-		return;
+		return false;
 	}
 	*t = f->a->job.end;
+	return true;
 }
 
 /* In a chunk: the first of its lines at or after q (a line start, number
@@ -133,6 +136,7 @@ void record_add(struct file_scan *f, struct event *ev, bool untimed, bool keep)
 	r->match_start = ev->match_start;
 	r->has_time = ev->has_time;
 	r->approx = ev->approx;
+	r->no_later = ev->no_later;
 	r->low_trust = ev->low_trust;
 	r->aside = ev->aside;
 	r->file_node = ev->file_node;
@@ -155,6 +159,7 @@ void record_event(const struct record *r, char *store, struct event *ev)
 	ev->time = r->time;
 	ev->has_time = r->has_time;
 	ev->approx = r->approx;
+	ev->no_later = r->no_later;
 	ev->low_trust = r->low_trust;
 	ev->aside = r->aside;
 	ev->file_node = r->file_node;

@@ -333,6 +333,28 @@ int line_message_starts(const char *line, size_t len, const struct line_msg *m, 
 	return n;
 }
 
+size_t line_quoted_kernel(const struct timectx *tc, const char *line, size_t len, const struct line_msg *m,
+			  double *t)
+{
+	/* the kernel's own lines (a stamp, a level, a header) are read as
+	 * they are: a user's string inside one is no message of the kernel */
+	if (m->header || m->writer || m->start || !len || !isalpha((unsigned char)line[0]))
+		return 0;
+	if (len > 1024) /* an alert's preamble is short */
+		len = 1024;
+	for (size_t p = 1; p + 1 < len; p++) {
+		struct line_msg q;
+		size_t n;
+
+		if (line[p - 1] != ' ' || !time_parse_header(tc, line + p, len - p, t, &n))
+			continue;
+		line_message(tc, line + p, len - p, &q);
+		if (q.header && q.writer && is_kernel(q.writer, q.wlen))
+			return p + q.kernel_start;
+	}
+	return 0;
+}
+
 bool line_writer_is(const struct line_msg *m, const char *name, size_t n)
 {
 	if (!m->writer)

@@ -41,7 +41,7 @@ struct record {
 	long line;
 	size_t text_len, match_start;
 	double time;
-	bool has_time, approx, low_trust;
+	bool has_time, approx, no_later, low_trust;
 	enum aside aside;
 	const char *file_node;
 	size_t text_at;	  /* its line in the chunk's store */
@@ -195,7 +195,8 @@ struct run {
 /* ---- linetime.c ---- */
 size_t line_end_of(const struct file_scan *f, size_t start);
 long line_number(struct file_scan *f, size_t off);
-void neighbour_time(struct file_scan *f, size_t start, size_t end, double *t);
+/* Returns whether *t is an upper bound (the next line's time, the job's end). */
+bool neighbour_time(struct file_scan *f, size_t start, size_t end, double *t);
 bool timed_from(struct file_scan *f, size_t q, long q_line, long *t_line, double *t_time);
 void record_add(struct file_scan *f, struct event *ev, bool untimed, bool keep);
 void record_event(const struct record *r, char *store, struct event *ev);

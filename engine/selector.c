@@ -1,6 +1,7 @@
 /* A refiner's selector (rule-format.md, "refiners"): which symptoms it
- * takes, by their code's name, tags, kind, class and sub-domain.  Read by
- * the loader, which tabulates it per code, and by correlation. */
+ * takes, by their code's name, tags, kind, class and sub-domain (tabulated
+ * per code by the loader), and by where their lines were (`sources`: read
+ * per symptom).  Read by the loader and by correlation. */
 #include <string.h>
 #include "internal.h"
 
@@ -37,5 +38,10 @@ bool selector_match(const struct selector *s, const struct symptom *sym)
 		return false;
 	if (s->sub_domains.n && (!c->sub_domain || !strlist_has(&s->sub_domains, c->sub_domain)))
 		return false;
-	return true;
+	return selector_sources(s, sym);
+}
+
+bool selector_sources(const struct selector *s, const struct symptom *sym)
+{
+	return !s->sources || !(sym->sources & ~s->sources);
 }

@@ -91,11 +91,12 @@ static void add_evidence(struct symptom *s, int max, int file, long line, double
 						      : NULL };
 }
 
-static void observe(struct symptom *s, double t, bool approx, long count)
+static void observe(struct symptom *s, double t, bool approx, bool no_later, long count)
 {
 	if (!s->count || t < s->first || (t == s->first && s->first_approx && !approx)) {
 		s->first = t;
 		s->first_approx = approx;
+		s->first_no_later = approx && no_later;
 	}
 	if (!s->count || t > s->last)
 		s->last = t;
@@ -106,7 +107,7 @@ static void observe(struct symptom *s, double t, bool approx, long count)
  * events had come to t after t's own. */
 static void fold(struct symptom *t, struct symptom *s, int max_evidence)
 {
-	observe(t, s->first, s->first_approx, s->count);
+	observe(t, s->first, s->first_approx, s->first_no_later, s->count);
 	if (s->last > t->last)
 		t->last = s->last;
 	for (int k = 0; k < s->npids; k++)
@@ -248,7 +249,7 @@ void symptom_add_event(struct analysis *a, const struct event *ev)
 	if (!s->count || t < s->trust)
 		s->trust = t;
 	s->sources |= ev->source;
-	observe(s, ev->time, ev->approx, 1);
+	observe(s, ev->time, ev->approx, ev->no_later, 1);
 }
 
 static void symptom_free(struct symptom *s)

@@ -295,6 +295,62 @@ START_TEST(unauthenticated_fault_is_inspected_not_drained)
 }
 END_TEST
 
+/* A kernel message that another program's line quotes whole (a monitoring
+ * tool's alert forwarding syslog) is read, but its writer is that program:
+ * unauthenticated, never the cause beside the job's own exception, never
+ * drained; alone, the node is inspected.  Inside the kernel's own message
+ * (a mount option a user chose, in the collector's form or dmesg's) the
+ * same quote is the user's string and gives nothing. */
+START_TEST(quoted_kernel_message_is_unauthenticated)
+{
+	static const char *const quote = "Error: Nov 29 08:05:00 n1 kernel: [680111.646286] " FORGED;
+	char line[1024];
+
+	for (int alone = 0; alone < 2; alone++) {
+		char *dir = user_case();
+		struct json_object *r, *rc;
+
+		if (alone)
+			write_file(dir, "app/slurm-77.out", "training...\n");
+		snprintf(line, sizeof(line), "Xid errors on instance: n1, %s\n", quote);
+		write_file(dir, "nodes/n1/alerts.log", line);
+		r = analyze(dir);
+		rc = json_member(r, "root_cause");
+		ck_assert(has_xid(r));
+		ck_assert_msg(!has_action(r, NULL, "drain"), "drained: %s", json_object_to_json_string(r));
+		if (!alone) {
+			ck_assert_str_eq(str(rc, "code"), "py.exception");
+			ck_assert_str_eq(culprits(r), "[]");
+		} else {
+			ck_assert_str_eq(str(rc, "code"), "xid.79");
+			ck_assert_str_eq(str(rc, "trust"), "unauthenticated");
+			ck_assert_str_eq(str(rc, "time"), "2025-11-29T08:05:00Z");
+			ck_assert(has_action(r, "n1", "inspect"));
+		}
+		json_object_put(r);
+		rmtree(dir);
+	}
+	/* the kernel's own lines carrying the quote: nothing read */
+	static const char *const kernel_own[] = {
+		"2025-11-29T08:05:00.000000+00:00 n1 kernel: tmpfs: Unknown parameter '%s'\n",
+		"[ 5321.123456] tmpfs: Unknown parameter '%s'\n",
+		"<3>tmpfs: Unknown parameter '%s'\n",
+	};
+	for (size_t i = 0; i < sizeof(kernel_own) / sizeof(*kernel_own); i++) {
+		char *dir = user_case();
+		struct json_object *r;
+
+		snprintf(line, sizeof(line), kernel_own[i], quote);
+		write_file(dir, "nodes/n1/kernel.log", line);
+		manifest(dir, NULL);
+		r = analyze(dir);
+		ck_assert_msg(!has_xid(r), "%s", line);
+		json_object_put(r);
+		rmtree(dir);
+	}
+}
+END_TEST
+
 /* One trusted line vouches for a symptom also seen in untrusted files. */
 START_TEST(one_trusted_line_vouches)
 {
@@ -440,6 +496,7 @@ int main(void)
 	tcase_add_test(tc, unlisted_files_are_trusted_as_before);
 	tcase_add_test(tc, unauthenticated_fault_is_inspected_not_drained);
 	tcase_add_test(tc, one_trusted_line_vouches);
+	tcase_add_test(tc, quoted_kernel_message_is_unauthenticated);
 	tcase_add_test(tc, bad_manifest_trusts_nothing);
 	tcase_add_test(tc, manifest_is_not_a_log);
 	tcase_add_test(tc, origin_key_checked);

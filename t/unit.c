@@ -357,6 +357,65 @@ START_TEST(rules_unknown_key_and_code)
 }
 END_TEST
 
+/* a key given twice in one mapping: libyaml keeps both and the loader read
+ * the first, so two "id:" merged two extractors into one; refused, named */
+START_TEST(rules_duplicate_key)
+{
+	char out[4096] = "";
+
+	ck_assert(load_errors("codes:\n  - code: t.fault\n    class: hw\n"
+			      "extractors:\n  - id: x1\n    source: app\n    regex: 'a'\n"
+			      "    id: x2\n    code: t.fault\n"
+			      "    tests:\n      - line: a\n      - line: b\n        none: true\n",
+			      out, sizeof(out)));
+	ck_assert_msg(strstr(out, "50-test.yaml:8: duplicate key \"id\"") != NULL, "%s", out);
+	/* the same key in two mappings is no duplicate */
+	ck_assert_msg(!load_errors(GOOD_RULE, out, sizeof(out)), "%s", out);
+}
+END_TEST
+
+/* a refiner's "as": the code it reads its target as must exist, and it
+ * replaces the verdict; "sources" names evidence kinds */
+START_TEST(rules_refiner_as_and_sources)
+{
+	char out[4096] = "";
+	const char *ref = "refiners:\n  - id: r1\n    symptom: {codes: [t.generic], sources: [%s]}\n"
+			  "    explained_by: {codes: [t.fault]}\n    order: any\n    %s\n"
+			  "    tests:\n      - events:\n          - {code: t.fault}\n"
+			  "          - {code: t.generic}\n        expect: {%s: root}\n";
+	char y[2048];
+
+	snprintf(y, sizeof(y), "%s%s", GOOD_RULE, ref);
+	char z[2048];
+
+	snprintf(z, sizeof(z), y, "app", "as: t.echo", "t.echo");
+	ck_assert_msg(!load_errors(z, out, sizeof(out)), "%s", out);
+	snprintf(z, sizeof(z), y, "app", "as: t.echo", "t.generic"); /* became t.echo */
+	ck_assert(load_errors(z, out, sizeof(out)));
+	ck_assert_msg(strstr(out, "expect names t.generic, which no event has") != NULL, "%s", out);
+	snprintf(z, sizeof(z), y, "app", "as: no.such", "t.generic");
+	ck_assert(load_errors(z, out, sizeof(out)));
+	ck_assert_msg(strstr(out, "code \"no.such\" is not in the catalog") != NULL, "%s", out);
+	snprintf(z, sizeof(z), y, "nosuch", "as: t.echo", "t.echo");
+	ck_assert(load_errors(z, out, sizeof(out)));
+	ck_assert_msg(strstr(out, "unknown source \"nosuch\"") != NULL, "%s", out);
+}
+END_TEST
+
+/* sources: every line of the symptom from one of them (the per-code table
+ * cannot say it: read per symptom) */
+START_TEST(selector_sources_all_lines)
+{
+	struct selector s = { .sources = SRC_APP };
+	struct symptom app = { .sources = SRC_APP }, both = { .sources = SRC_APP | SRC_NODE };
+
+	ck_assert(selector_sources(&s, &app));
+	ck_assert(!selector_sources(&s, &both));
+	s.sources = 0;
+	ck_assert(selector_sources(&s, &both));
+}
+END_TEST
+
 START_TEST(rules_missing_negative_case)
 {
 	char out[4096] = "";
@@ -1768,6 +1827,9 @@ int main(void)
 	tcase_add_test(t, rules_missing_id);
 	tcase_add_test(t, rules_failing_case);
 	tcase_add_test(t, rules_unknown_key_and_code);
+	tcase_add_test(t, rules_duplicate_key);
+	tcase_add_test(t, rules_refiner_as_and_sources);
+	tcase_add_test(t, selector_sources_all_lines);
 	tcase_add_test(t, rules_missing_negative_case);
 	tcase_add_test(t, rules_refiner_case_fails);
 	tcase_add_test(t, rules_yaml_syntax);

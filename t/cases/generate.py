@@ -85,6 +85,7 @@ class Case:
         self.boots = {}
         self.rank_exit = {}                # rank -> (exit_code, signal, time)
         self.ranks_in_json = True
+        self.alloc_gpus = None             # the record's gpus (AllocTRES gres/gpu); None: not known
         self.gpus = gpus
         self.pci = pci
         self.iface = iface
@@ -356,6 +357,8 @@ class Case:
         }
         if self.time_limit:
             job['time_limit'] = self.time_limit
+        if self.alloc_gpus is not None:
+            job['gpus'] = self.alloc_gpus
         job['log_timezone'] = self.tz
         job['transitions'] = self.transitions or [
             {'time': zulu(self.submit), 'state': 'PENDING', 'reason': 'Priority'},
@@ -4015,6 +4018,98 @@ def case_ofi_av_insert_efa():
 
 
 CASES += [case_nccl_nvls_bind_fm, case_ib_mlx5_cmd_timeout, case_ofi_av_insert_efa]
+def case_no_device_gpus_allocated():
+    """A job allocated 4 GPUs whose processes see none -> the node (inspected, not drained): job.json's gpus."""
+    nodes = ['gpu-q-011']
+    c = Case('no-device-gpus-allocated', job_id=318804, nodes=nodes, start='2026-10-02T13:10:00Z',
+             end='2026-10-02T13:10:37Z', state='FAILED', exit_code='1:0', reason='NonZeroExitCode', gpus=4,
+             pci=PCI_4GPU, cluster='q', user='ines', partition='gpu', jobname='bert-eval', ipbase='10.6.0.')
+    c.alloc_gpus = 4
+    c.standard_node('gpu-q-011', noise=30)
+    c.write_node('gpu-q-011', [('messages', 'rfc3339', 'all')])
+    app = ['+ srun python eval.py --fp16']
+    for r in c.ranks:
+        app += [f'[rank{r.rank}]: Traceback (most recent call last):',
+                f'[rank{r.rank}]:   File "/home/ines/bert/eval.py", line 31, in <module>',
+                f'[rank{r.rank}]:     torch.cuda.set_device(local_rank)',
+                f'[rank{r.rank}]: RuntimeError: No CUDA GPUs are available']
+    app += ['srun: error: gpu-q-011: task 0: Exited with exit code 1']
+    c.app['slurm-318804.out'] = app
+    c.write({'sub_domain': ['InfraSW'], 'culprit_nodes': ['gpu-q-011'], 'drain_ok': [],
+             'evidence_contains': 'No CUDA GPUs are available',
+             'why': 'Slurm allocated the job 4 GPUs, yet every rank saw none: the node did not give the job its GPUs; inspect it.'})
+
+
+def case_smi_failed_no_gpus():
+    """nvidia-smi in a job allocated no GPU cannot reach the driver -> the user's request (job.json's gpus 0)."""
+    nodes = ['cpu-q-002']
+    c = Case('smi-failed-no-gpus', job_id=318877, nodes=nodes, start='2026-10-02T14:00:00Z',
+             end='2026-10-02T14:00:12Z', state='FAILED', exit_code='1:0', reason='NonZeroExitCode', gpus=1,
+             pci=PCI_4GPU, cluster='q', user='ines', partition='cpu', jobname='check-env', ipbase='10.6.1.')
+    c.alloc_gpus = 0
+    c.standard_node('cpu-q-002', noise=30)
+    c.write_node('cpu-q-002', [('messages', 'rfc3339', 'all')])
+    c.app['slurm-318877.out'] = [
+        '+ nvidia-smi',
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.",
+        '+ exit 1']
+    c.write({'sub_domain': ['UserConfig'], 'culprit_nodes': [], 'drain_ok': [],
+             'evidence_contains': 'NVIDIA-SMI has failed',
+             'why': 'The job was allocated no GPU (no --gpus/--gres) and ran nvidia-smi: the request, not the node.'})
+
+
+def case_timeout_undated_shm():
+    """NCCL's /dev/shm failure in undated output, then silence until the time limit -> UserResource (printed before the end)."""
+    nodes = ['gpu-q-020']
+    c = Case('timeout-undated-shm', job_id=318911, nodes=nodes, start='2026-10-03T08:00:00Z',
+             end='2026-10-03T08:30:04Z', state='TIMEOUT', exit_code='0:0', reason='TimeLimit', time_limit='00:30:00',
+             gpus=4, pci=PCI_4GPU, cluster='q', user='ines', partition='gpu', jobname='xgb-mgpu', ipbase='10.6.2.')
+    c.standard_node('gpu-q-020', noise=30)
+    c.write_node('gpu-q-020', [('messages', 'rfc3339', 'all')])
+    c.ctld_start('gpu-q-020')
+    c.sched.append((c.end, f'Time limit exhausted for JobId={c.job_id}'))
+    app = ['+ pytest -v tests/python-gpu/test_gpu_with_dask.py']
+    for r in c.ranks:
+        app.append(f'gpu-q-020:{r.pid}:{r.pid + 201} [{r.local}] NCCL INFO Channel 00 : {r.rank}[{r.local}] -> '
+                   f'{(r.rank + 1) % 4}[{(r.local + 1) % 4}] via direct shared memory')
+    for r in c.ranks[:2]:
+        app.append(f'gpu-q-020:{r.pid}:{r.pid + 201} [{r.local}] misc/shmutils.cc:87 NCCL WARN Error while creating '
+                   f'shared memory segment /dev/shm/nccl-{r.pid:x} (size 9637888), error: No space left on device (28)')
+    c.app['slurm-318911.out'] = app
+    c.write({'sub_domain': ['UserResource'], 'culprit_nodes': [], 'drain_ok': [],
+             'evidence_contains': 'No space left on device',
+             'why': 'NCCL could not create its shared-memory segments (/dev/shm full) and the tests hung until the time limit; '
+                    'the undated output was printed while the job ran, before Slurm ended it.'})
+
+
+def case_timeout_then_undated_error():
+    """Progress until Slurm cancels at the time limit; an undated error printed after the cancel line -> SchedTimeLimit."""
+    nodes = ['gpu-q-021']
+    c = Case('timeout-then-undated-error', job_id=318950, nodes=nodes, start='2026-10-03T09:00:00Z',
+             end='2026-10-03T13:00:05Z', state='TIMEOUT', exit_code='0:0', reason='TimeLimit', time_limit='04:00:00',
+             gpus=4, pci=PCI_4GPU, cluster='q', user='ines', partition='gpu', jobname='vit-pretrain', ipbase='10.6.3.')
+    c.standard_node('gpu-q-021', noise=30)
+    c.write_node('gpu-q-021', [('messages', 'rfc3339', 'all')])
+    c.ctld_start('gpu-q-021')
+    c.sched.append((c.end, f'Time limit exhausted for JobId={c.job_id}'))
+    app = script_banner(c)
+    app += c.progress(c.start + sec(300), c.end - sec(60), dt.timedelta(minutes=10), stamp='iso', tflops=210)
+    app += [f'slurmstepd: error: *** JOB {c.job_id} ON gpu-q-021 CANCELLED AT 2026-10-03T13:00:05 DUE TO TIME LIMIT ***',
+            '[rank0]: Traceback (most recent call last):',
+            '[rank0]:   File "/home/ines/vit/train.py", line 140, in <module>',
+            '[rank0]: RuntimeError: CUDA error: an illegal memory access was encountered',
+            'srun: error: gpu-q-021: task 0: Terminated']
+    c.app['slurm-318950.out'] = app
+    c.write({'sub_domain': ['SchedTimeLimit'], 'culprit_nodes': [], 'drain_ok': [],
+             'why': 'The job progressed until Slurm cancelled it at its time limit; the error after the cancel line is '
+                    'dated no earlier than the cancel, so it followed it.'})
+
+
+# a line of the job's output without a time of its own was printed before the job's end
+CASES += [case_timeout_undated_shm, case_timeout_then_undated_error]
+
+# what "no GPU" means follows the GPUs the job was allocated
+CASES += [case_no_device_gpus_allocated, case_smi_failed_no_gpus]
 
 if __name__ == '__main__':
     for f in CASES:

@@ -164,8 +164,9 @@ struct work {
 	struct scan_out out;
 	long before; /* chunk 0: newlines in the file before from */
 	bool shrank;
-	bool seq;  /* a chunk of a huge file: scanned by its finish task, in order */
-	bool done; /* scanned (under workers.lock) */
+	bool seq;    /* a chunk of a huge file: scanned by its finish task, in order */
+	bool done;   /* scanned (under workers.lock) */
+	int scanned; /* a finish task: its file's chunks scanned so far (under workers.lock) */
 };
 
 struct plan {

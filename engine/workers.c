@@ -90,6 +90,21 @@ void plan_file(struct analysis *a, struct plan *p, const char *rel, int file, in
 	}
 }
 
+/* Marks w done and wakes who waits for it; true when w was the last of
+ * its file's chunks to be scanned. */
+static bool scanned(struct workers *ws, struct work *w)
+{
+	bool last = false;
+
+	pthread_mutex_lock(&ws->lock);
+	w->done = true;
+	if (w->fin)
+		last = ++ws->w[w->fin].scanned == ws->w[w->fin].finish;
+	pthread_cond_broadcast(&ws->scanned);
+	pthread_mutex_unlock(&ws->lock);
+	return last;
+}
+
 static void *worker(void *p)
 {
 	struct workers *ws = p;
@@ -102,28 +117,25 @@ static void *worker(void *p)
 		if (w->finish) {
 			struct work *c = w - w->finish;
 
+			/* a file's chunks are finished by the worker that scans
+			 * the last of them (below), so that no worker waits for
+			 * another's chunk while there are files to scan; only a
+			 * huge file's, which this task scans itself, in order */
+			if (!c[0].seq)
+				continue;
 			pthread_mutex_lock(&ws->lock);
 			for (int i = 0; i < w->finish; i++)
 				while (!c[i].done)
 					pthread_cond_wait(&ws->scanned, &ws->lock);
 			pthread_mutex_unlock(&ws->lock);
-			if (c[0].seq)
-				finish_file_seq(ws->a, c, w->finish, &wb);
-			else
-				finish_file(ws->a, c, w->finish, &wb);
-			pthread_mutex_lock(&ws->lock);
-			w->done = true;
-			pthread_cond_broadcast(&ws->scanned);
-			pthread_mutex_unlock(&ws->lock);
+			finish_file_seq(ws->a, c, w->finish, &wb);
+			scanned(ws, w);
 			continue;
 		}
 		if (!w->rel)
 			continue; /* a coverage entry */
 		if (w->seq) {	  /* its file's finish task scans it */
-			pthread_mutex_lock(&ws->lock);
-			w->done = true;
-			pthread_cond_broadcast(&ws->scanned);
-			pthread_mutex_unlock(&ws->lock);
+			scanned(ws, w);
 			continue;
 		}
 		w->sub = sub_new(ws->a);
@@ -131,10 +143,12 @@ static void *worker(void *p)
 			scan_chunk(w->sub, w, w->src, CHUNK_MARGIN, &wb, NULL);
 		else
 			scan_small(w->sub, w, &wb);
-		pthread_mutex_lock(&ws->lock);
-		w->done = true;
-		pthread_cond_broadcast(&ws->scanned);
-		pthread_mutex_unlock(&ws->lock);
+		if (scanned(ws, w)) {
+			struct work *f = &ws->w[w->fin];
+
+			finish_file(ws->a, f - f->finish, f->finish, &wb);
+			scanned(ws, f);
+		}
 	}
 	free(wb.p);
 	return NULL;

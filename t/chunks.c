@@ -204,6 +204,62 @@ START_TEST(chunks_give_one_scan)
 }
 END_TEST
 
+/* Many events (tens of thousands of distinct symptoms: NCCL's completion
+ * errors of 512 ranks from 4,096 peers, timed and untimed) in a file of
+ * about 10 MB cut into chunks of 1 MiB, 300 kB and 64 KiB (then more than
+ * SEQ_CHUNKS: scanned in order by one task, its events folded chunk by
+ * chunk): the result of the file scanned whole, on one thread and on
+ * several. */
+START_TEST(many_events_in_chunks)
+{
+	char *dir = tmpdir(), *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	write_file(dir, "job.json",
+		   "{\"schema\": \"attrib.job/v1\", \"job_id\": \"78\", \"nodes\": [\"gpu-01\", \"gpu-02\"],"
+		   " \"start_time\": \"2025-11-29T08:00:00Z\", \"end_time\": \"2025-11-29T09:00:00Z\","
+		   " \"state\": \"FAILED\", \"exit_code\": \"1:0\", \"log_timezone\": \"UTC\"}\n");
+	for (int i = 0; i < 48000; i++) {
+		if (i % 700 == 0)
+			fprintf(f, "    0: [2025-11-29 08:%02d:%02d] step %d | loss 2.%04d\n",
+				1 + i / 1000 % 50, i / 17 % 60, i, 9000 - i / 10);
+		fprintf(f,
+			"%5d: NET/IB : Got completion from peer 10.0.%d.%d<%d> with status=12 opcode=0 len=0 "
+			"vendor err 129 (Recv) localGid ::ffff:10.0.0.1 remoteGids::ffff:10.0.0.2 hca "
+			"mlx5_%d\n",
+			i * 7 % 512, i * 13 % 16, i * 31 % 256, 33000 + i % 97, i % 8);
+	}
+	fclose(f);
+	mkdir_p(dir, "app");
+	write_file(dir, "app/slurm-78.out", buf);
+	char *whole = analyze(dir, 64u << 20, 1);
+
+	ck_assert_msg(strstr(whole, "Got completion from peer"),
+		      "the completion errors were not read: %.1000s", whole);
+	const struct {
+		size_t chunk;
+		int threads;
+	} runs[] = { { 1u << 20, 1 }, { 1u << 20, 2 }, { 65536, 3 }, { 300000, 16 } };
+	for (size_t i = 0; i < sizeof(runs) / sizeof(*runs); i++) {
+		char *other = analyze(dir, runs[i].chunk, runs[i].threads);
+		size_t at = 0;
+
+		while (whole[at] && whole[at] == other[at])
+			at++;
+		ck_assert_msg(
+			!whole[at] && !other[at],
+			"chunks of %zu bytes, %d threads: the result differs from byte %zu:\n%.300s\n%.300s",
+			runs[i].chunk, runs[i].threads, at, whole + (at > 100 ? at - 100 : 0),
+			other + (at > 100 ? at - 100 : 0));
+		free(other);
+	}
+	free(whole);
+	free(buf);
+	rmtree(dir);
+}
+END_TEST
+
 int main(void)
 {
 	char rules[4096];
@@ -217,6 +273,7 @@ int main(void)
 		return EXIT_FAILURE;
 	tcase_set_timeout(t, 300);
 	tcase_add_test(t, chunks_give_one_scan);
+	tcase_add_test(t, many_events_in_chunks);
 	suite_add_tcase(s, t);
 	int rc = run_suite(s);
 	attrib_catalog_free(cat);

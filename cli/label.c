@@ -1,0 +1,201 @@
+/* attrib label: what the admin found of a stored diagnosis, recorded in
+ * the store (store/label.h) beside it; and attrib report --accuracy, what
+ * those labels say of attrib on this cluster. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "command.h"
+#include "contract.h"
+#include "jsonread.h"
+#include "label.h"
+
+void usage_label(FILE *out)
+{
+	fputs("Usage: attrib label JOBID [--attempt N] (--confirm | --sub-domain X\n"
+	      "                    [--culprit NODE]... [--cause CODE]) [--note TEXT]\n"
+	      "                    [--config FILE]\n"
+	      "\n"
+	      "Records what you found of a job's stored diagnosis (its latest attempt\n"
+	      "unless --attempt): --confirm, the diagnosis is right; or the right\n"
+	      "sub-domain, culprit nodes (none: no node to blame) and cause.  The\n"
+	      "diagnosis stays as attrib made it; every label is kept with who and\n"
+	      "when, and the latest counts (attrib show, attrib report --accuracy,\n"
+	      "attrib export).\n"
+	      "\n"
+	      "  --confirm         the diagnosis is right (its verdict is recorded)\n"
+	      "  --sub-domain X    the right sub-domain (InfraHW, UserCode, ...)\n"
+	      "  --culprit NODE    a culprit node (repeat for several)\n"
+	      "  --cause CODE      the right root cause, a code of the rule catalog\n"
+	      "  --note TEXT       a note (a ticket, what was found)\n"
+	      "Exit status: 0 recorded; 1 usage; 4 no stored result, or the store\n"
+	      "cannot be written.\n",
+	      out);
+}
+
+static int print_label(const struct label_row *l, void *arg)
+{
+	*(struct json_object **)arg = store_label_json(l);
+	return 1;
+}
+
+/* "a,b": the names sorted, each once (a label compares as a set) */
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void join_sorted(char **names, int n, char *out, size_t len)
+{
+	size_t used = 0;
+
+	qsort(names, (size_t)n, sizeof(*names), by_name);
+	out[0] = 0;
+	for (int i = 0; i < n; i++)
+		if (i == 0 || strcmp(names[i], names[i - 1]))
+			used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "," : "", names[i]);
+}
+
+int cmd_label(struct ctx *x)
+{
+	const char *job = x->args[0], *sd = x->f.sub_domain;
+	const char *user = getenv("SUDO_USER") ? getenv("SUDO_USER") : getenv("USER");
+	char by[160], culprits[DRAIN_MAX_NODES * (CONTRACT_NAME_MAX + 1) + 1];
+	long got = -1;
+	char *text;
+
+	/* one verdict: confirmed, or the admin's own */
+	if (x->confirm == (sd != NULL) || (x->confirm && (x->nforce || x->cause))) {
+		usage_label(stderr);
+		return EXIT_USAGE;
+	}
+	if (sd && sub_domain_index(sd) < 0) {
+		fprintf(stderr, "attrib: --sub-domain %s: not a sub-domain (", sd);
+		for (int i = 0; i < SUB_DOMAIN_N; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "", contract_sub_domains[i]);
+		fprintf(stderr, ")\n");
+		return EXIT_USAGE;
+	}
+	if (x->cause && !contract_valid_name(x->cause)) {
+		fprintf(stderr, "attrib: --cause: not a code of the rule catalog\n");
+		return EXIT_USAGE;
+	}
+	if (x->note && strlen(x->note) > 4096) {
+		fprintf(stderr, "attrib: --note: at most 4096 bytes\n");
+		return EXIT_USAGE;
+	}
+	if (!(text = store_get(x->s, job, x->attempt, &got))) {
+		fprintf(stderr, "attrib: no stored result for job %s\n", job);
+		return EXIT_STORE;
+	}
+	free(text);
+	join_sorted(x->force, x->nforce, culprits, sizeof(culprits));
+	snprintf(by, sizeof(by), "attrib label (uid %d%s%.64s)", (int)getuid(), user ? ", " : "",
+		 user ? user : "");
+	struct label_row l = { .job_id = job,
+			       .attempt = got,
+			       .by = by,
+			       .created = (long long)time(NULL),
+			       .confirm = x->confirm,
+			       .sub_domain = sd,
+			       .culprits = culprits,
+			       .cause = x->cause,
+			       .note = x->note };
+	if (store_add_label(x->s, &l) != 1) {
+		fprintf(stderr, "attrib: cannot record the label of job %s\n", job);
+		return EXIT_STORE;
+	}
+	struct json_object *o = NULL;
+	store_latest_label(x->s, job, got, print_label, &o);
+	json_clean_strings(o);
+	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return 0;
+}
+
+static const char *str(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) && v ? json_object_get_string(v) : "-";
+}
+
+static void print_row(struct json_object *e, const char *key)
+{
+	char name[40];
+
+	snprintf(name, sizeof(name), "%s", str(e, key));
+	for (char *p = name; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
+	printf("  %-24s %7s %8s %8s %8s %9s %6s\n", name, str(e, "results"), str(e, "labelled"),
+	       str(e, "sub_domain_agreement"), str(e, "culprit_agreement"), str(e, "precision"),
+	       str(e, "false_drains"));
+}
+
+int report_accuracy(struct ctx *x)
+{
+	struct json_object *r = store_accuracy(x->s, x->f.since, x->by), *a;
+
+	if (!r) {
+		if (x->by)
+			fprintf(stderr, "attrib: --by %s: expected sub_domain, rule, node or partition\n",
+				x->by);
+		else
+			fprintf(stderr, "attrib: cannot read the store\n");
+		return x->by ? EXIT_USAGE : EXIT_STORE;
+	}
+	json_clean_strings(r);
+	if (x->json) {
+		printf("%s\n",
+		       json_object_to_json_string_ext(r,
+						      JSON_C_TO_STRING_PRETTY |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(r);
+		return 0;
+	}
+	printf("Diagnoses: %s, labelled: %s (share %s)\n", str(r, "results"), str(r, "labelled"),
+	       str(r, "labelled_share"));
+	printf("Agreement with the labels: sub-domain %s, culprit nodes %s, both %s\n",
+	       str(r, "sub_domain_agreement"), str(r, "culprit_agreement"), str(r, "precision"));
+	printf("Nodes drained for labelled jobs: %s, cleared by the label (false drains): %s\n",
+	       str(r, "drained_nodes"), str(r, "false_drains"));
+	printf("Unattributed, labelled since: %s\n", str(r, "unattributed_labelled"));
+	printf("\nPer rule (root cause code):\n  %-24s %7s %8s %8s %8s %9s %6s\n", "RULE", "JOBS", "LABELLED",
+	       "SUB_DOM", "CULPRITS", "PRECISION", "FALSE");
+	json_object_object_get_ex(r, "rules", &a);
+	for (size_t i = 0; i < json_object_array_length(a); i++)
+		print_row(json_object_array_get_idx(a, i), "rule");
+	if (x->by && json_object_object_get_ex(r, "groups", &a)) {
+		printf("\nBy %s:\n  %-24s %7s %8s %8s %8s %9s %6s\n", x->by, "", "JOBS", "LABELLED",
+		       "SUB_DOM", "CULPRITS", "PRECISION", "FALSE");
+		for (size_t i = 0; i < json_object_array_length(a); i++)
+			print_row(json_object_array_get_idx(a, i), x->by);
+	}
+	json_object_put(r);
+	return 0;
+}
+
+/* attrib report: hours lost, or with --accuracy what the labels say */
+int cmd_report_or_accuracy(struct ctx *x)
+{
+	return x->accuracy ? report_accuracy(x) : cmd_report(x);
+}
+
+void usage_report_or_accuracy(FILE *out)
+{
+	usage_report(out);
+	fputs("\n"
+	      "Usage: attrib report --accuracy [--since AGE|DATE] [--by DIMENSION]\n"
+	      "                     [--json] [--config FILE]\n"
+	      "\n"
+	      "How right attrib is on this cluster, by the admins' labels (attrib\n"
+	      "label): of the diagnoses made since (default 30d), the share labelled,\n"
+	      "the agreement of sub-domain and culprit nodes with the latest label,\n"
+	      "the nodes attrib drained that the label clears (false drains: not among\n"
+	      "its culprits, or not an infrastructure fault), the unattributed jobs\n"
+	      "labelled since, and each rule's precision (labelled jobs it got right).\n"
+	      "  --by DIMENSION    groups: sub_domain, rule, node, partition\n"
+	      "Exit status: 0 printed; 1 usage; 4 the store cannot be read.\n",
+	      out);
+}

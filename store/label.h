@@ -1,0 +1,47 @@
+/* Admins' verdicts on stored diagnoses (table labels): what the admin who
+ * looked at a job found, beside the diagnosis (which stays as the engine
+ * made it).  A job attempt may be labelled several times; every label is
+ * kept, the latest counts.  Written by attrib label, read by attrib show,
+ * attrib report --accuracy, attrib export and attrib rules diff --store. */
+#ifndef ATTRIB_STORE_LABEL_H
+#define ATTRIB_STORE_LABEL_H
+
+#include "store.h"
+
+struct label_row {
+	const char *job_id;
+	long attempt;
+	const char *by; /* who: "attrib label (uid N, NAME)" */
+	long long created;
+	/* confirm: the admin agrees with the diagnosis; sub_domain, culprits
+	 * and cause are then the diagnosis's, copied when the label is written
+	 * (a later revision of the result does not change what was confirmed) */
+	bool confirm;
+	const char *sub_domain;
+	const char *culprits; /* node names, comma-separated, sorted; "" none */
+	const char *cause;    /* a code of the rule catalog, NULL: not said */
+	const char *note;     /* NULL: none */
+};
+
+/* Records a label; a confirm label takes its sub_domain, culprits and
+ * cause from the stored result of (job, attempt).  1 written, 0 (job,
+ * attempt) has no result, -1 on error. */
+int store_add_label(store *s, const struct label_row *l);
+/* The labels of a job (attempt < 0: every attempt), oldest first. */
+int store_each_label(store *s, const char *job_id, long attempt,
+		     int (*fn)(const struct label_row *l, void *arg), void *arg);
+/* The latest label of (job, attempt) through fn: 1 found, 0 none, -1 error. */
+int store_latest_label(store *s, const char *job_id, long attempt,
+		       int (*fn)(const struct label_row *l, void *arg), void *arg);
+/* A label as JSON (doc/formats.md, "The label"); NULL when out of memory. */
+struct json_object *store_label_json(const struct label_row *l);
+
+/* attrib report --accuracy: the results stored since since, each with its
+ * latest label, summed (doc/formats.md, "The accuracy report"); by:
+ * NULL, "sub_domain", "rule", "node" or "partition" adds "groups".  NULL
+ * on error. */
+struct json_object *store_accuracy(store *s, long long since, const char *by);
+/* Whether a comma-separated list of names a and b hold the same names. */
+bool label_same_nodes(const char *a, const char *b);
+
+#endif

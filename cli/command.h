@@ -68,6 +68,10 @@ int cmd_report(struct ctx *x);
 /* eval.c: attrib scored on labelled cases */
 void usage_eval(FILE *out);
 int cmd_eval(struct ctx *x);
+/* Whether result answers the label exp (expected.json, doc/formats.md "The
+ * evaluation"): attrib eval's "correct"; false with *invalid saying what
+ * is wrong when exp is no label. */
+bool eval_correct(struct json_object *exp, struct json_object *result, const char **invalid);
 
 /* label.c: admins' verdicts, and the accuracy they show */
 void usage_label(FILE *out);

@@ -39,23 +39,6 @@ static int print_label(const struct label_row *l, void *arg)
 	return 1;
 }
 
-/* "a,b": the names sorted, each once (a label compares as a set) */
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void join_sorted(char **names, int n, char *out, size_t len)
-{
-	size_t used = 0;
-
-	qsort(names, (size_t)n, sizeof(*names), by_name);
-	out[0] = 0;
-	for (int i = 0; i < n; i++)
-		if (i == 0 || strcmp(names[i], names[i - 1]))
-			used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "," : "", names[i]);
-}
-
 int cmd_label(struct ctx *x)
 {
 	const char *job = x->args[0], *sd = x->f.sub_domain;
@@ -76,20 +59,12 @@ int cmd_label(struct ctx *x)
 		fprintf(stderr, ")\n");
 		return EXIT_USAGE;
 	}
-	if (x->cause && !contract_valid_name(x->cause)) {
-		fprintf(stderr, "attrib: --cause: not a code of the rule catalog\n");
-		return EXIT_USAGE;
-	}
-	if (x->note && strlen(x->note) > 4096) {
-		fprintf(stderr, "attrib: --note: at most 4096 bytes\n");
-		return EXIT_USAGE;
-	}
 	if (!(text = store_get(x->s, job, x->attempt, &got))) {
 		fprintf(stderr, "attrib: no stored result for job %s\n", job);
 		return EXIT_STORE;
 	}
 	free(text);
-	join_sorted(x->force, x->nforce, culprits, sizeof(culprits));
+	label_join_nodes((const char **)x->force, x->nforce, culprits, sizeof(culprits));
 	snprintf(by, sizeof(by), "attrib label (uid %d%s%.64s)", (int)getuid(), user ? ", " : "",
 		 user ? user : "");
 	struct label_row l = { .job_id = job,
@@ -101,6 +76,11 @@ int cmd_label(struct ctx *x)
 			       .culprits = culprits,
 			       .cause = x->cause,
 			       .note = x->note };
+	const char *why = label_invalid(&l);
+	if (why) {
+		fprintf(stderr, "attrib: the label of job %s: %s\n", job, why);
+		return EXIT_USAGE;
+	}
 	if (store_add_label(x->s, &l) != 1) {
 		fprintf(stderr, "attrib: cannot record the label of job %s\n", job);
 		return EXIT_STORE;

@@ -40,6 +40,50 @@ int store_add_label(store *s, const struct label_row *l)
 	return rc;
 }
 
+const char *label_invalid(const struct label_row *l)
+{
+	const char *p = l->culprits ? l->culprits : "";
+	char node[CONTRACT_NAME_MAX + 1];
+
+	if (!l->confirm && (!l->sub_domain || sub_domain_index(l->sub_domain) < 0))
+		return "sub_domain is not a sub-domain";
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		snprintf(node, sizeof(node), "%.*s", (int)n, p);
+		if (n > CONTRACT_NAME_MAX || !contract_valid_name(node))
+			return "a culprit is not a node name";
+		p += n + (p[n] == ',');
+	}
+	if (l->cause && !contract_valid_name(l->cause))
+		return "cause is not the name of a rule's code";
+	if (l->note && strlen(l->note) > LABEL_NOTE_MAX)
+		return "note is longer than 4096 bytes";
+	return NULL;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int label_join_nodes(const char **names, int n, char *out, size_t len)
+{
+	size_t used = 0;
+
+	qsort(names, (size_t)n, sizeof(*names), by_name);
+	out[0] = 0;
+	for (int i = 0; i < n; i++)
+		if (i == 0 || strcmp(names[i], names[i - 1])) {
+			int w = snprintf(out + used, len - used, "%s%s", used ? "," : "", names[i]);
+
+			if (w < 0 || (size_t)w >= len - used)
+				return -1;
+			used += (size_t)w;
+		}
+	return 0;
+}
+
 #define LABEL_COLUMNS "job_id, attempt, by, created, confirm, sub_domain, culprits, cause, note"
 
 static struct label_row label_of(sqlite3_stmt *st)

@@ -23,6 +23,18 @@ struct label_row {
 	const char *note;     /* NULL: none */
 };
 
+#define LABEL_NOTE_MAX 4096
+#define LABEL_NODES_MAX 64
+
+/* What is wrong with l (not confirm: a sub-domain that is not one; a
+ * culprit that is not a node name; a cause that is not a code's name; a
+ * note over LABEL_NOTE_MAX bytes), NULL when nothing: one check for attrib
+ * label and the service's POST /api/v1/jobs/ID/label. */
+const char *label_invalid(const struct label_row *l);
+/* The n names sorted, each once, comma-separated into out (a label's
+ * culprits, compared as a set); -1 when they do not fit. */
+int label_join_nodes(const char **names, int n, char *out, size_t len);
+
 /* Records a label; a confirm label takes its sub_domain, culprits and
  * cause from the stored result of (job, attempt).  1 written, 0 (job,
  * attempt) has no result, -1 on error. */

@@ -79,4 +79,21 @@ printf 'StateDir = %s\n' "$T/state" >"$T/cli.conf"
 "$A" show 4242 --json --config "$T/cli.conf" >"$T/show.json"
 check "attrib show: the API's label" \
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["label"]["by"] == "api (rt)"' "$T/show.json"
+
+# /metrics: the labels' gauges, computed when attribd starts (then once a
+# minute): 4242 (InfraHW) labelled InfraNet, 66001 (UserCode) confirmed;
+# of 4242's drains, node-01 is cleared by its label, node-02 is not
+check "label: 66001 confirmed (201)" test "$(post /api/v1/jobs/66001/label '{"confirm":true}' "${L[@]}")" = 201
+sqlite3 "$T/state/attrib.db" "INSERT INTO drains(job_id, attempt, node, reason, decision, decided_by, created)
+	VALUES ('4242', 0, 'node-01', 'r', 'drained', 'attribd', $now), ('4242', 0, 'node-02', 'r', 'drained', 'attribd', $now)"
+dash_stop
+rm -f "$T/attrib.log"
+dash_start "$T/tok.conf" || bad "attribd starts again"
+metrics_ready() { curl -s "http://127.0.0.1:$port/metrics" >"$T/metrics" && grep -q '^attrib_false_drains_total' "$T/metrics"; }
+wait_for 120 metrics_ready
+check "/metrics: the sub-domain agreement of the labels, by the result's sub-domain" \
+	sh -c "grep -qx 'attrib_label_agreement_ratio{sub_domain=\"InfraHW\"} 0.0000' '$T/metrics' &&
+		grep -qx 'attrib_label_agreement_ratio{sub_domain=\"UserCode\"} 1.0000' '$T/metrics'"
+check "/metrics: no ratio for a sub-domain without labels" sh -c "! grep -q 'ratio{sub_domain=\"InfraNet\"}' '$T/metrics'"
+check "/metrics: the false drain the label shows" grep -qx 'attrib_false_drains_total 1' "$T/metrics"
 finish

@@ -115,7 +115,7 @@ static void print_row(struct json_object *e, const char *key)
 
 int report_accuracy(struct ctx *x)
 {
-	struct json_object *r = store_accuracy(x->s, x->f.since, x->by), *a;
+	struct json_object *r = store_accuracy(x->s, x->f.since, 0, x->by), *a;
 
 	if (!r) {
 		if (x->by)

@@ -190,7 +190,7 @@ void metrics_note_hours_lost(store *s, long long since, long long until)
 
 void metrics_note_accuracy(store *s, long long since)
 {
-	struct json_object *r = store_accuracy(s, since, "sub_domain"), *groups, *v;
+	struct json_object *r = store_accuracy(s, since, 0, "sub_domain"), *groups, *v;
 
 	if (!r) {
 		log_msg(LOGL_WARNING, "metrics: the labels' agreement not computed (the store)");

@@ -321,7 +321,7 @@ static struct json_object *entries(struct json_object *tally, const char *name)
 	return a;
 }
 
-struct json_object *store_accuracy(store *s, long long since, const char *by)
+struct json_object *store_accuracy(store *s, long long since, long long until, const char *by)
 {
 	sqlite3_stmt *st = NULL, *dr = NULL;
 	struct json_object *all = json_object_new_object(), *rules = json_object_new_object(),
@@ -338,7 +338,8 @@ struct json_object *store_accuracy(store *s, long long since, const char *by)
 		    " FROM results r LEFT JOIN labels l ON l.id = (SELECT id FROM labels"
 		    "  WHERE job_id = r.job_id AND attempt = r.attempt ORDER BY created DESC, id DESC LIMIT "
 		    "1)"
-		    " WHERE r.created >= ?1 ORDER BY r.created, r.job_id, r.attempt",
+		    " WHERE r.created >= ?1 AND (?2 = 0 OR r.created < ?2) ORDER BY r.created, r.job_id, "
+		    "r.attempt",
 		    -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(s->db,
 			       "SELECT DISTINCT node FROM drains WHERE job_id = ?1 AND attempt = ?2"
@@ -346,6 +347,7 @@ struct json_object *store_accuracy(store *s, long long since, const char *by)
 			       -1, &dr, NULL) != SQLITE_OK)
 		goto done;
 	sqlite3_bind_int64(st, 1, since);
+	sqlite3_bind_int64(st, 2, until);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *job = (const char *)sqlite3_column_text(st, 0);
 		const char *sd = (const char *)sqlite3_column_text(st, 2);

@@ -48,11 +48,11 @@ int store_latest_label(store *s, const char *job_id, long attempt,
 /* A label as JSON (doc/formats.md, "The label"); NULL when out of memory. */
 struct json_object *store_label_json(const struct label_row *l);
 
-/* attrib report --accuracy: the results stored since since, each with its
- * latest label, summed (doc/formats.md, "The accuracy report"); by:
- * NULL, "sub_domain", "rule", "node" or "partition" adds "groups".  NULL
- * on error. */
-struct json_object *store_accuracy(store *s, long long since, const char *by);
+/* attrib report --accuracy: the results stored since since (and before
+ * until, 0: no end), each with its latest label, summed (doc/formats.md,
+ * "attrib report --accuracy --json"); by: NULL, "sub_domain", "rule",
+ * "node" or "partition" adds "groups".  NULL on error. */
+struct json_object *store_accuracy(store *s, long long since, long long until, const char *by);
 /* Whether a comma-separated list of names a and b hold the same names. */
 bool label_same_nodes(const char *a, const char *b);
 

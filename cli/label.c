@@ -9,6 +9,7 @@
 #include "contract.h"
 #include "jsonread.h"
 #include "label.h"
+#include "paths.h"
 
 void usage_label(FILE *out)
 {
@@ -64,6 +65,25 @@ int cmd_label(struct ctx *x)
 		return EXIT_STORE;
 	}
 	free(text);
+	/* the cause, a code of the catalog the site runs (RulesDir), when one
+	 * can be loaded here: a label naming a code nobody has is no help to
+	 * anyone reading it */
+	if (x->cause) {
+		struct attrib_options opt = attrib_options_env(getenv);
+		attrib_catalog *cat = attrib_catalog_load(rules_path(x->conf.rules_dir), &opt, stderr);
+		bool known = !cat || attrib_catalog_has_code(cat, x->cause);
+
+		if (!cat)
+			fprintf(stderr,
+				"attrib: the rule catalog %s cannot be loaded: --cause %s not checked\n",
+				rules_path(x->conf.rules_dir), x->cause);
+		attrib_catalog_free(cat);
+		if (!known) {
+			fprintf(stderr, "attrib: --cause %s: no rule of the catalog %s has this code\n",
+				x->cause, rules_path(x->conf.rules_dir));
+			return EXIT_USAGE;
+		}
+	}
 	label_join_nodes((const char **)x->force, x->nforce, culprits, sizeof(culprits));
 	snprintf(by, sizeof(by), "attrib label (uid %d%s%.64s)", (int)getuid(), user ? ", " : "",
 		 user ? user : "");

@@ -50,6 +50,9 @@ check "label: --confirm with --sub-domain: exit 1" test $? = 1
 check "label: an invalid node name: exit 1" test $? = 1
 "$A" label 999 --confirm "${C[@]}" >/dev/null 2>&1
 check "label: a job without a result: exit 4" test $? = 4
+"$A" label 201 --sub-domain InfraHW --cause no.such_code "${C[@]}" >/dev/null 2>"$tmp/err"
+check "label: a cause no rule of the catalog has: exit 1, said" \
+	sh -c "test $? = 1 && grep -q 'no rule of the catalog' '$tmp/err'"
 "$A" label --help | grep -q '^Exit status'
 check "label --help says the exit statuses" test $? = 0
 

@@ -49,8 +49,18 @@ static bool word_byte(unsigned char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-/* buf with every replacement made (a user name only as a whole word);
- * the caller frees; *len updated */
+/* Whether the word at buf[i] is the first component of an absolute path
+ * ("/dev/null" for a user named dev): a system directory, never the
+ * user's, so a user name there is left alone (the case would no longer
+ * analyse the same: /dev/null is a discarded stream). */
+static bool root_dir(const char *buf, size_t i)
+{
+	return i > 0 && buf[i - 1] == '/' &&
+		(i == 1 || !(word_byte((unsigned char)buf[i - 2]) || buf[i - 2] == '.' || buf[i - 2] == '-'));
+}
+
+/* buf with every replacement made (a user name only as a whole word, not
+ * a root directory's name); the caller frees; *len updated */
 static char *replaced(const char *buf, size_t *len, const struct anon *a)
 {
 	size_t cap = *len + 64, n = 0;
@@ -66,7 +76,7 @@ static char *replaced(const char *buf, size_t *len, const struct anon *a)
 			fl = strlen(a->from[k]);
 			if (fl && i + fl <= *len && !memcmp(buf + i, a->from[k], fl) &&
 			    (a->from[k][0] == '/' ||
-			     ((i == 0 || !word_byte((unsigned char)buf[i - 1])) &&
+			     (!root_dir(buf, i) && (i == 0 || !word_byte((unsigned char)buf[i - 1])) &&
 			      (i + fl == *len || !word_byte((unsigned char)buf[i + fl])))))
 				hit = k;
 		}
@@ -187,25 +197,25 @@ static int anonymise_ids(const char *dst)
 {
 	char path[PATH_MAX + 32];
 	struct json_object *j;
+	bool changed = false;
 	int rc = 0;
 
 	snprintf(path, sizeof(path), "%s/job.json", dst);
 	if (!(j = json_object_from_file(path)))
 		return -1;
-	if (json_object_object_get_ex(j, "uid", NULL)) {
-		json_object_object_add(j, "uid", json_object_new_int(10001));
-		rc = -1;
-	}
-	if (json_object_object_get_ex(j, "gid", NULL)) {
-		json_object_object_add(j, "gid", json_object_new_int(10001));
-		rc = -1;
-	}
-	if (rc < 0 &&
+	for (const char *const *k = (const char *const[]){ "uid", "gid", NULL }; *k; k++)
+		if (json_object_object_get_ex(j, *k, NULL)) {
+			json_object_object_add(j, *k, json_object_new_int(10001));
+			changed = true;
+		}
+	/* (unlinked first: the copy was made O_EXCL, and is rewritten whole) */
+	if (changed &&
 	    (unlink(path) < 0 ||
-	     json_object_to_file_ext(path, j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0))
+	     json_object_to_file_ext(path, j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) <
+		     0)) {
 		fprintf(stderr, "attrib: %s: cannot be written\n", path);
-	else
-		rc = 0;
+		rc = -1;
+	}
 	json_object_put(j);
 	return rc;
 }

@@ -45,10 +45,12 @@ PY
 store_case 301 nccl-bad-ifname tim
 store_case 302 shared-node-other-gpu-xid79 tim
 store_case 303 segfault-user-ext dana
+# a user named as a system directory: its own name goes, /dev/null stays
+store_case 304 segfault-user-ext dev
 
 "$A" label 301 --confirm "${C[@]}" >/dev/null
 "$A" label 302 --sub-domain InfraSW --culprit node-99 --note 'not the GPU' "${C[@]}" >/dev/null
-"$A" export 301 302 303 "$tmp/out" --anonymise "${C[@]}" >"$tmp/export.out" 2>"$tmp/err"
+"$A" export 301 302 303 304 "$tmp/out" --anonymise "${C[@]}" >"$tmp/export.out" 2>"$tmp/err"
 check "export: exit 0" test $? = 0
 check "export: a line per case, the unlabelled one said" \
 	sh -c "grep -q '/out/301.0\$' '$tmp/export.out' && grep -q '303.0 (no label' '$tmp/export.out'"
@@ -59,8 +61,11 @@ check "export --anonymise: no home path in any file" sh -c "! grep -rqE '/home/(
 check "export --anonymise: no user name in a file name" sh -c "! find '$tmp/out' | grep -qE 'tim|dana'"
 check "export --anonymise: the same name everywhere (job.json, the renamed file)" \
 	sh -c "grep -q '\"user\": *\"user1\"' '$tmp/out/301.0/job.json' && grep -qx 'checkpoint at /home/user1/ckpt by user1' '$tmp/out/301.0/app/notes-user1.txt'"
+check "export --anonymise: user dev: no /home/dev, no \"dev\" user, /dev/null kept" sh -c \
+	"! grep -rq '/home/dev' '$tmp/out/304.0' && grep -q '\"user\": *\"user1\"' '$tmp/out/304.0/job.json' &&
+	grep -q 'nhc >/dev/null' '$tmp/out/304.0/nodes/cx-g08/journal.txt' && grep -q '/home/user1/dedup/train.py' '$tmp/out/304.0/app/slurm-66001.out'"
 check "export --anonymise: the uid replaced" sh -c "grep -q '\"uid\": *10001' '$tmp/out/302.0/job.json' && ! grep -q 4711 '$tmp/out/302.0/job.json'"
-for j in 301 302 303; do
+for j in 301 302 303 304; do
 	"$A" analyze --json "$tmp/out/$j.0" >"$tmp/$j.again.json"
 	check "export --anonymise: job $j analyses to the same verdict" python3 -c '
 import json, sys

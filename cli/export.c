@@ -220,31 +220,6 @@ static int anonymise_ids(const char *dst)
 	return rc;
 }
 
-static int latest_label(const struct label_row *l, void *arg)
-{
-	*(struct json_object **)arg = store_label_json(l);
-	return 1;
-}
-
-/* expected.json of attrib eval from a label */
-static struct json_object *expected_of(struct json_object *label)
-{
-	struct json_object *e = json_object_new_object(), *sd = json_object_new_array(), *v;
-
-	json_object_object_get_ex(label, "sub_domain", &v);
-	json_object_array_add(sd, json_object_get(v));
-	json_object_object_add(e, "sub_domain", sd);
-	json_object_object_get_ex(label, "culprit_nodes", &v);
-	json_object_object_add(e, "culprit_nodes", json_object_get(v));
-	/* a drain of a culprit the admin named is no false drain */
-	json_object_object_add(e, "drain_ok", json_object_get(v));
-	if (json_object_object_get_ex(label, "cause", &v) && v)
-		json_object_object_add(e, "root_code", json_object_get(v));
-	json_object_object_add(e, "source", json_object_new_string("attrib label"));
-	json_object_object_add(e, "label", json_object_get(label));
-	return e;
-}
-
 static int export_one(struct ctx *x, const char *job, const char *dir)
 {
 	char src[PATH_MAX], dst[PATH_MAX], path[PATH_MAX + 32], home[PATH_MAX] = "";
@@ -294,8 +269,8 @@ static int export_one(struct ctx *x, const char *job, const char *dir)
 	 * in job.json alone */
 	if (x->anonymise && anonymise_ids(dst) < 0)
 		goto out;
-	if (store_latest_label(x->s, job, got, latest_label, &label) == 1) {
-		struct json_object *e = expected_of(label);
+	if (store_latest_label(x->s, job, got, &label) == 1) {
+		struct json_object *e = label_expected_json(label);
 		const char *s = json_object_to_json_string_ext(e,
 							       JSON_C_TO_STRING_PRETTY |
 								       JSON_C_TO_STRING_NOSLASHESCAPE);

@@ -34,12 +34,6 @@ void usage_label(FILE *out)
 	      out);
 }
 
-static int print_label(const struct label_row *l, void *arg)
-{
-	*(struct json_object **)arg = store_label_json(l);
-	return 1;
-}
-
 int cmd_label(struct ctx *x)
 {
 	const char *job = x->args[0], *sd = x->f.sub_domain;
@@ -106,7 +100,7 @@ int cmd_label(struct ctx *x)
 		return EXIT_STORE;
 	}
 	struct json_object *o = NULL;
-	store_latest_label(x->s, job, got, print_label, &o);
+	store_latest_label(x->s, job, got, &o);
 	json_clean_strings(o);
 	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);

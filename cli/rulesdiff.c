@@ -47,25 +47,11 @@ static void verdict(struct json_object *r, char *out, size_t len)
 }
 
 /* the store's latest label of "JOB.ATTEMPT" as expected.json, NULL: none */
-static int label_as_expected(const struct label_row *l, void *arg)
-{
-	struct json_object *e = json_object_new_object(), *sd = json_object_new_array(),
-			   *lj = store_label_json(l), *cul;
-
-	json_object_array_add(sd, l->sub_domain ? json_object_new_string(l->sub_domain) : NULL);
-	json_object_object_add(e, "sub_domain", sd);
-	json_object_object_get_ex(lj, "culprit_nodes", &cul);
-	json_object_object_add(e, "culprit_nodes", json_object_get(cul));
-	json_object_put(lj);
-	*(struct json_object **)arg = e;
-	return 1;
-}
-
 static struct json_object *store_expected(store *s, const char *name)
 {
 	char job[CONTRACT_NAME_MAX + 1];
 	const char *dot = strrchr(name, '.');
-	struct json_object *e = NULL;
+	struct json_object *label = NULL, *e = NULL;
 	char *end;
 	long attempt;
 
@@ -75,7 +61,9 @@ static struct json_object *store_expected(store *s, const char *name)
 	if (end == dot + 1 || *end)
 		return NULL;
 	snprintf(job, sizeof(job), "%.*s", (int)(dot - name), name);
-	store_latest_label(s, job, attempt, label_as_expected, &e);
+	if (store_latest_label(s, job, attempt, &label) == 1)
+		e = label_expected_json(label);
+	json_object_put(label);
 	return e;
 }
 

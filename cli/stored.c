@@ -223,12 +223,6 @@ static void print_drains(struct json_object *drains, bool json, bool requeues)
 	}
 }
 
-static int label_json(const struct label_row *l, void *arg)
-{
-	*(struct json_object **)arg = store_label_json(l);
-	return 1;
-}
-
 /* the label in a few lines of printable ASCII (a store is a file) */
 static const char *lstr(struct json_object *l, const char *k)
 {
@@ -322,7 +316,7 @@ int cmd_show(struct ctx *x)
 		json_object_object_add(r, "findings", json_object_get(findings));
 	/* the admin's latest label, beside the diagnosis as the findings are */
 	struct json_object *label = NULL;
-	if (store_latest_label(s, job, got, label_json, &label) < 0)
+	if (store_latest_label(s, job, got, &label) < 0)
 		fprintf(stderr, "attrib: cannot read the labels of job %s\n", job);
 	json_clean_strings(label);
 	if (json && label)

@@ -332,12 +332,6 @@ static int finding_cb(const struct finding_row *f, void *arg)
 	return 0;
 }
 
-static int label_cb(const struct label_row *l, void *arg)
-{
-	*(struct json_object **)arg = store_label_json(l);
-	return 1;
-}
-
 static unsigned job(store *s, struct api_req *q, const char *id, struct json_object **out)
 {
 	static const char *const allowed[] = { "attempt", NULL };
@@ -385,7 +379,7 @@ static unsigned job(store *s, struct api_req *q, const char *id, struct json_obj
 	/* the admin's latest label (attrib label, POST .../label), or null */
 	struct json_object *label = NULL;
 
-	if (store_latest_label(s, id, got, label_cb, &label) < 0)
+	if (store_latest_label(s, id, got, &label) < 0)
 		return 500;
 	json_clean_strings(label);
 	json_object_object_add(*out, "label", label);

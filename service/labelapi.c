@@ -18,12 +18,6 @@ static struct json_object *error_json(const char *msg)
 	return o;
 }
 
-static int latest(const struct label_row *l, void *arg)
-{
-	*(struct json_object **)arg = store_label_json(l);
-	return 1;
-}
-
 /* the label of body into l (its strings point into body's object), or
  * what is wrong */
 static const char *read_body(struct json_object *o, struct label_row *l, long *attempt, const char **names,
@@ -112,7 +106,7 @@ unsigned label_api(const char *db, const char *id, const char *body, size_t len,
 	}
 	free(text);
 	l.attempt = got;
-	if (store_add_label(s, &l) != 1 || store_latest_label(s, id, got, latest, &res) != 1) {
+	if (store_add_label(s, &l) != 1 || store_latest_label(s, id, got, &res) != 1) {
 		why = "the label cannot be recorded";
 		goto done;
 	}

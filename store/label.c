@@ -135,17 +135,6 @@ int store_each_label(store *s, const char *job_id, long attempt,
 	return n < 0 ? -1 : 0;
 }
 
-int store_latest_label(store *s, const char *job_id, long attempt,
-		       int (*fn)(const struct label_row *l, void *arg), void *arg)
-{
-	int n = labels_of(s,
-			  "SELECT " LABEL_COLUMNS " FROM labels WHERE job_id = ?1 AND attempt = ?2"
-			  " ORDER BY created DESC, id DESC LIMIT 1",
-			  job_id, attempt, fn, arg);
-
-	return n < 0 ? -1 : n > 0;
-}
-
 static struct json_object *str_or_null(const char *v)
 {
 	return v ? json_object_new_string(v) : NULL;
@@ -187,6 +176,43 @@ struct json_object *store_label_json(const struct label_row *l)
 	json_object_object_add(o, "cause", str_or_null(l->cause));
 	json_object_object_add(o, "note", str_or_null(l->note));
 	return o;
+}
+
+static int latest_json(const struct label_row *l, void *arg)
+{
+	*(struct json_object **)arg = store_label_json(l);
+	return 1;
+}
+
+int store_latest_label(store *s, const char *job_id, long attempt, struct json_object **out)
+{
+	int n;
+
+	*out = NULL;
+	n = labels_of(s,
+		      "SELECT " LABEL_COLUMNS " FROM labels WHERE job_id = ?1 AND attempt = ?2"
+		      " ORDER BY created DESC, id DESC LIMIT 1",
+		      job_id, attempt, latest_json, out);
+	return n < 0 || (n > 0 && !*out) ? -1 : n > 0;
+}
+
+struct json_object *label_expected_json(struct json_object *label)
+{
+	struct json_object *e = json_object_new_object(), *sd = json_object_new_array(), *v = NULL;
+
+	json_object_object_get_ex(label, "sub_domain", &v);
+	json_object_array_add(sd, json_object_get(v));
+	json_object_object_add(e, "sub_domain", sd);
+	v = NULL;
+	json_object_object_get_ex(label, "culprit_nodes", &v);
+	json_object_object_add(e, "culprit_nodes", json_object_get(v));
+	/* a drain of a culprit the admin named is no false drain */
+	json_object_object_add(e, "drain_ok", json_object_get(v));
+	if (json_object_object_get_ex(label, "cause", &v) && v)
+		json_object_object_add(e, "root_code", json_object_get(v));
+	json_object_object_add(e, "source", json_object_new_string("attrib label"));
+	json_object_object_add(e, "label", json_object_get(label));
+	return e;
 }
 
 /* whether the comma-separated list has name */

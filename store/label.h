@@ -42,11 +42,15 @@ int store_add_label(store *s, const struct label_row *l);
 /* The labels of a job (attempt < 0: every attempt), oldest first. */
 int store_each_label(store *s, const char *job_id, long attempt,
 		     int (*fn)(const struct label_row *l, void *arg), void *arg);
-/* The latest label of (job, attempt) through fn: 1 found, 0 none, -1 error. */
-int store_latest_label(store *s, const char *job_id, long attempt,
-		       int (*fn)(const struct label_row *l, void *arg), void *arg);
-/* A label as JSON (doc/formats.md, "The label"); NULL when out of memory. */
+/* A label as JSON (doc/formats.md, "Labels"); NULL when out of memory. */
 struct json_object *store_label_json(const struct label_row *l);
+/* The latest label of (job, attempt) as JSON in *out (the caller puts
+ * it): 1 found, 0 none (*out NULL), -1 error. */
+int store_latest_label(store *s, const char *job_id, long attempt, struct json_object **out);
+/* attrib eval's expected.json (doc/formats.md, "The evaluation") made of
+ * a label's JSON: its sub-domain, its culprits (drain_ok too), its cause
+ * as root_code, and the label itself.  The caller puts it. */
+struct json_object *label_expected_json(struct json_object *label);
 
 /* attrib report --accuracy: the results stored since since (and before
  * until, 0: no end), each with its latest label, summed (doc/formats.md,

@@ -129,15 +129,15 @@ static void print_row(struct json_object *e, const char *key)
 
 int report_accuracy(struct ctx *x)
 {
-	struct json_object *r = store_accuracy(x->s, x->f.since, 0, x->by), *a;
+	struct json_object *r, *a;
 
-	if (!r) {
-		if (x->by)
-			fprintf(stderr, "attrib: --by %s: expected sub_domain, rule, node or partition\n",
-				x->by);
-		else
-			fprintf(stderr, "attrib: cannot read the store\n");
-		return x->by ? EXIT_USAGE : EXIT_STORE;
+	if (x->by && !accuracy_by_ok(x->by)) {
+		fprintf(stderr, "attrib: --by %s: expected one of " ACCURACY_BY_LIST "\n", x->by);
+		return EXIT_USAGE;
+	}
+	if (!(r = store_accuracy(x->s, x->f.since, 0, x->by))) {
+		fprintf(stderr, "attrib: cannot read the store\n");
+		return EXIT_STORE;
 	}
 	json_clean_strings(r);
 	if (x->json) {

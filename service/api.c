@@ -564,9 +564,8 @@ static unsigned accuracy(store *s, struct api_req *q, struct json_object **out)
 
 	if (!only(q, allowed) || !time_arg(q, "since", q->now - 30 * 86400LL, &since))
 		return 400;
-	if (strcmp(by, "sub_domain") && strcmp(by, "rule") && strcmp(by, "node") && strcmp(by, "partition")) {
-		snprintf(q->err, q->errlen, "by: \"%.64s\" is not one of sub_domain, rule, node, partition",
-			 by);
+	if (!accuracy_by_ok(by)) {
+		snprintf(q->err, q->errlen, "by: \"%.64s\" is not one of " ACCURACY_BY_LIST, by);
 		return 400;
 	}
 	if (!(*out = store_accuracy(s, since, 0, by)))

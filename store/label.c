@@ -347,6 +347,12 @@ static struct json_object *entries(struct json_object *tally, const char *name)
 	return a;
 }
 
+bool accuracy_by_ok(const char *by)
+{
+	return !strcmp(by, "sub_domain") || !strcmp(by, "rule") || !strcmp(by, "node") ||
+		!strcmp(by, "partition");
+}
+
 struct json_object *store_accuracy(store *s, long long since, long long until, const char *by)
 {
 	sqlite3_stmt *st = NULL, *dr = NULL;
@@ -354,8 +360,7 @@ struct json_object *store_accuracy(store *s, long long since, long long until, c
 			   *groups = json_object_new_object(), *out = NULL;
 	int rc;
 
-	if (by && strcmp(by, "sub_domain") && strcmp(by, "rule") && strcmp(by, "node") &&
-	    strcmp(by, "partition"))
+	if (by && !accuracy_by_ok(by))
 		goto done;
 	if (sqlite3_prepare_v2(
 		    s->db,

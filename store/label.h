@@ -57,6 +57,9 @@ struct json_object *label_expected_json(struct json_object *label);
  * "attrib report --accuracy --json"); by: NULL, "sub_domain", "rule",
  * "node" or "partition" adds "groups".  NULL on error. */
 struct json_object *store_accuracy(store *s, long long since, long long until, const char *by);
+#define ACCURACY_BY_LIST "sub_domain, rule, node, partition"
+/* by is one of ACCURACY_BY_LIST's */
+bool accuracy_by_ok(const char *by);
 /* Whether a comma-separated list of names a and b hold the same names. */
 bool label_same_nodes(const char *a, const char *b);
 

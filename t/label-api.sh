@@ -80,6 +80,17 @@ printf 'StateDir = %s\n' "$T/state" >"$T/cli.conf"
 check "attrib show: the API's label" \
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["label"]["by"] == "api (rt)"' "$T/show.json"
 
+# the Fleet page's figures: attrib report --accuracy's, and 12 weeks
+check "GET /api/v1/accuracy?by=user: 400" \
+	test "$(curl -s -o "$T/b" -w '%{http_code}' "${R[@]}" "$D/api/v1/accuracy?by=user")" = 400
+curl -s -o "$T/b" "${R[@]}" "$D/api/v1/accuracy"
+"$A" report --accuracy --json --config "$T/cli.conf" >"$T/acc.json"
+check "GET /api/v1/accuracy: attrib report --accuracy's figures, by sub-domain, 12 weeks" python3 -c '
+import json, sys
+a, c = (json.load(open(p)) for p in sys.argv[1:3])
+assert [a[k] for k in ("results", "labelled", "sub_domain_agree")] == [c[k] for k in ("results", "labelled", "sub_domain_agree")] == [2, 1, 0], (a, c)
+assert a["by"] == "sub_domain" and len(a["weeks"]) == 12 and a["weeks"][-1]["labelled"] == 1, a' "$T/b" "$T/acc.json"
+
 # /metrics: the labels' gauges, computed when attribd starts (then once a
 # minute): 4242 (InfraHW) labelled InfraNet, 66001 (UserCode) confirmed;
 # of 4242's drains, node-01 is cleared by its label, node-02 is not

@@ -93,7 +93,8 @@ static void usage_rules(FILE *out)
 {
 	fputs("Usage: attrib rules check [PATH]\n"
 	      "       attrib rules doc [PATH]\n"
-	      "       attrib rules diff --from OLD --to NEW (DIR | --store [--config FILE]) [--json]\n"
+	      "       attrib rules diff --from OLD --to NEW (DIR | --store [--config FILE])\n"
+	      "                         [--json]\n"
 	      "\n"
 	      "check: loads every *.yaml under PATH (a directory or one file; default\n"
 	      "the catalog in use), validates each rule and runs its inline cases.\n"
@@ -102,8 +103,9 @@ static void usage_rules(FILE *out)
 	      "diff: analyses every case of DIR (each DIR/CASE/ with job.json), or with\n"
 	      "--store every stored case (STATE/cases/JOB.ATTEMPT), under the catalogs\n"
 	      "OLD and NEW, and prints each job whose verdict (sub-domain, culprit\n"
-	      "nodes, root cause code) changes, marked better, worse or unknown by its\n"
-	      "label (DIR/CASE/expected.json, or the store's latest label); a line\n"
+	      "nodes, root cause code) changes, marked by its label (DIR/CASE/\n"
+	      "expected.json, or the store's latest label) better, worse, same (right,\n"
+	      "or wrong, under both) or unknown (no label); a line\n"
 	      "JOB OLD -> NEW MARK, --json an array.  Exit status: 0 no labelled job\n"
 	      "got worse; 1 one did (or usage); 2 no case; 3 a catalog is invalid;\n"
 	      "4 the store cannot be read.\n",

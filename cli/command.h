@@ -27,6 +27,10 @@ struct ctx {
 	const char *rules_opt; /* --rules after the command */
 	char *force[DRAIN_MAX_NODES];
 	int nforce;
+	/* label: --confirm, --cause, --note; rules diff: --from, --to,
+	 * --store; export: --anonymise */
+	bool confirm, use_store, anonymise, accuracy;
+	const char *cause, *note, *from, *to;
 	char **args; /* the positional arguments */
 	int nargs;
 	/* what the set-up made of them */
@@ -64,6 +68,22 @@ int cmd_report(struct ctx *x);
 /* eval.c: attrib scored on labelled cases */
 void usage_eval(FILE *out);
 int cmd_eval(struct ctx *x);
+/* Whether result answers the label exp (expected.json, doc/formats.md "The
+ * evaluation"): attrib eval's "correct"; false with *invalid saying what
+ * is wrong when exp is no label. */
+bool eval_correct(struct json_object *exp, struct json_object *result, const char **invalid);
+
+/* label.c: admins' verdicts, and the accuracy they show */
+void usage_label(FILE *out);
+int cmd_label(struct ctx *x);
+int report_accuracy(struct ctx *x);
+int cmd_report_or_accuracy(struct ctx *x);
+void usage_report_or_accuracy(FILE *out);
+/* export.c: stored cases as a labelled corpus */
+void usage_export(FILE *out);
+int cmd_export(struct ctx *x);
+/* rulesdiff.c: two catalogs' verdicts on the same cases */
+int cmd_rules_diff(struct ctx *x);
 
 /* findings.c: fleet findings (repeat offenders), each with its drain
  * decisions, as JSON arrays: those raised since since (standing), those

@@ -142,6 +142,21 @@ static bool answers(struct json_object *a, const struct result_view *v)
 		same_set(get(a, "culprit_nodes"), v->culprit_nodes);
 }
 
+bool eval_correct(struct json_object *exp, struct json_object *result, const char **invalid)
+{
+	struct json_object *also = get(exp, "also");
+	struct result_view v;
+	bool ok;
+
+	if ((*invalid = label_invalid(exp)))
+		return false;
+	result_view_of(result, &v);
+	ok = answers(exp, &v);
+	for (size_t i = 0; also && !ok && i < json_object_array_length(also); i++)
+		ok = answers(json_object_array_get_idx(also, i), &v);
+	return ok;
+}
+
 static struct json_object *copy_names(struct json_object *a)
 {
 	struct json_object *o = json_object_new_array();
@@ -160,7 +175,7 @@ static struct json_object *score(const attrib_catalog *cat, const char *dir, con
 	char path[4096], why[512];
 	struct json_object *r, *exp, *o, *e, *g, *fd, *also;
 	struct result_view v;
-	const char *node, *action, *fam;
+	const char *node, *action, *fam, *invalid;
 	bool ok;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -183,9 +198,7 @@ static struct json_object *score(const attrib_catalog *cat, const char *dir, con
 	}
 	result_view_of(r, &v);
 	also = get(exp, "also");
-	ok = answers(exp, &v);
-	for (size_t i = 0; also && !ok && i < json_object_array_length(also); i++)
-		ok = answers(json_object_array_get_idx(also, i), &v);
+	ok = eval_correct(exp, r, &invalid); /* (checked above) */
 	fd = json_object_new_array();
 	for (size_t i = 0; i < result_array_len(v.actions); i++)
 		if (result_action_at(&v, i, &node, &action) && !strcmp(action, "drain") &&

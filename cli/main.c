@@ -49,6 +49,9 @@ static void usage(FILE *out)
 	      "  requeue JOBID [--dry-run] requeue a failed job without its culprits\n"
 	      "  undrain NODE [--force]  return a node attrib drained to service\n"
 	      "  eval DIR [--json] ...   score attrib on a directory of labelled cases\n"
+	      "  label JOBID --confirm|--sub-domain X ...  record an admin's verdict\n"
+	      "  export JOBID... DIR     stored cases as labelled case directories\n"
+	      "  rules diff --from OLD --to NEW [DIR|--store]  two catalogs' verdicts\n"
 	      "\n"
 	      "The service of the live pipeline is attribd(8) (`attrib serve` runs it).\n"
 	      "\n"
@@ -90,11 +93,22 @@ static void usage_rules(FILE *out)
 {
 	fputs("Usage: attrib rules check [PATH]\n"
 	      "       attrib rules doc [PATH]\n"
+	      "       attrib rules diff --from OLD --to NEW (DIR | --store [--config FILE])\n"
+	      "                         [--json]\n"
 	      "\n"
 	      "check: loads every *.yaml under PATH (a directory or one file; default\n"
 	      "the catalog in use), validates each rule and runs its inline cases.\n"
 	      "Problems are printed as FILE:LINE: message; exit status 3 if any.\n"
-	      "doc: prints the catalog as Markdown.\n",
+	      "doc: prints the catalog as Markdown.\n"
+	      "diff: analyses every case of DIR (each DIR/CASE/ with job.json), or with\n"
+	      "--store every stored case (STATE/cases/JOB.ATTEMPT), under the catalogs\n"
+	      "OLD and NEW, and prints each job whose verdict (sub-domain, culprit\n"
+	      "nodes, root cause code) changes, marked by its label (DIR/CASE/\n"
+	      "expected.json, or the store's latest label) better, worse, same (right,\n"
+	      "or wrong, under both) or unknown (no label); a line\n"
+	      "JOB OLD -> NEW MARK, --json an array.  Exit status: 0 no labelled job\n"
+	      "got worse; 1 one did (or usage); 2 no case; 3 a catalog is invalid;\n"
+	      "4 the store cannot be read.\n",
 	      out);
 }
 
@@ -222,6 +236,30 @@ static int option(struct ctx *x, int c, const char *arg)
 		return 0;
 	case 'l':
 		return parse_limit(arg, &x->f.limit);
+	case 'K':
+		x->confirm = true;
+		return 0;
+	case 'X':
+		x->cause = arg;
+		return 0;
+	case 'x':
+		x->note = arg;
+		return 0;
+	case 'O':
+		x->from = arg;
+		return 0;
+	case 'P':
+		x->to = arg;
+		return 0;
+	case 'S':
+		x->use_store = true;
+		return 0;
+	case 'A':
+		x->anonymise = true;
+		return 0;
+	case 'Y':
+		x->accuracy = true;
+		return 0;
 	case 'f':
 		if (x->nforce == DRAIN_MAX_NODES || !contract_valid_name(arg))
 			return -1;
@@ -328,6 +366,8 @@ static int cmd_rules(struct ctx *x)
 		attrib_catalog_free(cat);
 		return 0;
 	}
+	if (!strcmp(x->args[0], "diff"))
+		return cmd_rules_diff(x);
 	if (!strcmp(x->args[0], "doc")) {
 		if (!(cat = load(path)))
 			return EXIT_RULES;
@@ -349,7 +389,24 @@ static int cmd_rules(struct ctx *x)
 		NULL, 0, NULL, 0 \
 	}
 static const struct option analyze_opts[] = { OPT("json", no_argument, 'j'), OPT_HELP, OPT_END };
-static const struct option rules_opts[] = { OPT_HELP, OPT_END };
+static const struct option rules_opts[] = { OPT("from", required_argument, 'O'),
+					    OPT("to", required_argument, 'P'),
+					    OPT("store", no_argument, 'S'),
+					    OPT("config", required_argument, 'c'),
+					    OPT("json", no_argument, 'j'),
+					    OPT_HELP,
+					    OPT_END };
+static const struct option label_opts[] = { OPT("config", required_argument, 'c'),
+					    OPT("attempt", required_argument, 'a'),
+					    OPT("confirm", no_argument, 'K'),
+					    OPT("sub-domain", required_argument, 'D'),
+					    OPT("culprit", required_argument, 'f'),
+					    OPT("cause", required_argument, 'X'),
+					    OPT("note", required_argument, 'x'),
+					    OPT_HELP,
+					    OPT_END };
+static const struct option export_opts[] = { OPT("config", required_argument, 'c'),
+					     OPT("anonymise", no_argument, 'A'), OPT_HELP, OPT_END };
 static const struct option show_opts[] = { OPT("config", required_argument, 'c'),
 					   OPT("attempt", required_argument, 'a'),
 					   OPT("json", no_argument, 'j'),
@@ -378,6 +435,7 @@ static const struct option report_opts[] = { OPT("config", required_argument, 'c
 					     OPT("by", required_argument, 'b'),
 					     OPT("json", no_argument, 'j'),
 					     OPT("csv", no_argument, 'C'),
+					     OPT("accuracy", no_argument, 'Y'),
 					     OPT_HELP,
 					     OPT_END };
 static const struct option drain_opts[] = { OPT("config", required_argument, 'c'),
@@ -396,13 +454,15 @@ static const struct option undrain_opts[] = { OPT("config", required_argument, '
 
 static const struct command commands[] = {
 	{ "analyze", cmd_analyze, usage_analyze, analyze_opts, "jh", 1, 1, false, NEED_CATALOG, 0 },
-	{ "rules", cmd_rules, usage_rules, rules_opts, "h", 1, 2, false, NEED_NOTHING, 0 },
+	{ "rules", cmd_rules, usage_rules, rules_opts, "O:P:Sc:jh", 1, 2, false, NEED_NOTHING, 0 },
 	{ "show", cmd_show, usage_show, show_opts, "c:a:jdRh", 1, 1, true, NEED_STORE, 0 },
 	{ "list", cmd_list, usage_list, list_opts, "c:s:n:u:l:jh", 0, 0, false, NEED_STORE, 7 * 86400 },
 	{ "nodes", cmd_nodes, usage_nodes, nodes_opts, "c:s:l:jh", 0, 0, false, NEED_STORE, 30 * 86400 },
 	{ "drain", cmd_drain, usage_drain, drain_opts, "c:a:f:h", 1, 1, true, NEED_STORE_RW, 0 },
-	{ "report", cmd_report, usage_report, report_opts, "c:s:U:b:jCh", 0, 0, false, NEED_STORE,
-	  30 * 86400 },
+	{ "report", cmd_report_or_accuracy, usage_report_or_accuracy, report_opts, "c:s:U:b:jCYh", 0, 0,
+	  false, NEED_STORE, 30 * 86400 },
+	{ "label", cmd_label, usage_label, label_opts, "c:a:KD:f:X:x:h", 1, 1, true, NEED_STORE_RW, 0 },
+	{ "export", cmd_export, usage_export, export_opts, "c:Ah", 2, 100000, false, NEED_STORE, 0 },
 	{ "requeue", cmd_requeue, usage_requeue, requeue_opts, "c:h", 1, 1, true, NEED_STORE_RW, 0 },
 	{ "undrain", cmd_undrain, usage_undrain, undrain_opts, "c:Fh", 1, 1, true, NEED_STORE_RW, 0 },
 	{ "eval", cmd_eval, usage_eval, eval_opts, "jM:r:h", 1, 1, false, NEED_CATALOG, 0 },

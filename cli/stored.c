@@ -8,6 +8,7 @@
 #include "command.h"
 #include "contract.h"
 #include "jsonread.h"
+#include "label.h"
 #include "render.h"
 #include "requeue.h"
 #include "text.h"
@@ -222,6 +223,40 @@ static void print_drains(struct json_object *drains, bool json, bool requeues)
 	}
 }
 
+/* the label in a few lines of printable ASCII (a store is a file) */
+static const char *lstr(struct json_object *l, const char *k)
+{
+	const char *v = json_str(l, k);
+
+	return v ? v : "";
+}
+
+static void print_label(struct json_object *l)
+{
+	struct json_object *cul = NULL;
+	char line[1024];
+	size_t n;
+
+	json_object_object_get_ex(l, "culprit_nodes", &cul);
+	n = (size_t)snprintf(line, sizeof(line), "%s by %s: %s, culprits ",
+			     json_object_get_boolean(json_object_object_get(l, "confirm")) ? "Confirmed"
+											   : "Labelled",
+			     lstr(l, "by"), lstr(l, "sub_domain"));
+	for (size_t i = 0; i < json_object_array_length(cul) && n < sizeof(line); i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s", i ? "," : "",
+				      json_object_get_string(json_object_array_get_idx(cul, i)));
+	if (!json_object_array_length(cul) && n < sizeof(line))
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "none");
+	if (n < sizeof(line) && *lstr(l, "cause"))
+		n += (size_t)snprintf(line + n, sizeof(line) - n, ", cause %s", lstr(l, "cause"));
+	if (n < sizeof(line) && *lstr(l, "note"))
+		snprintf(line + n, sizeof(line) - n, "; note: %s", lstr(l, "note"));
+	for (char *p = line; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
+	printf("\nAdmin's label (the latest):\n  %s\n", line);
+}
+
 int cmd_show(struct ctx *x)
 {
 	store *s = x->s;
@@ -279,6 +314,13 @@ int cmd_show(struct ctx *x)
 	struct json_object *findings = findings_of_job(s, job);
 	if (json && json_object_array_length(findings))
 		json_object_object_add(r, "findings", json_object_get(findings));
+	/* the admin's latest label, beside the diagnosis as the findings are */
+	struct json_object *label = NULL;
+	if (store_latest_label(s, job, got, &label) < 0)
+		fprintf(stderr, "attrib: cannot read the labels of job %s\n", job);
+	json_clean_strings(label);
+	if (json && label)
+		json_object_object_add(r, "label", json_object_get(label));
 	if (json) {
 		printf("%s\n",
 		       json_object_to_json_string_ext(r,
@@ -298,7 +340,10 @@ int cmd_show(struct ctx *x)
 			printf("\nFleet findings citing this job:\n");
 			findings_print(stdout, findings);
 		}
+		if (label)
+			print_label(label);
 	}
+	json_object_put(label);
 	json_object_put(findings);
 	json_object_put(drains);
 	json_object_put(requeues);

@@ -252,6 +252,12 @@ static const struct key keys[] = {
 	  "must then send \"Authorization: Bearer TOKEN\" (401 without). It, and DashboardTLSKey, "
 	  "must be owned by root or by the user attribd runs as, and neither its group nor other "
 	  "users may have any access (mode 0600 or less): attribd refuses to start otherwise." },
+	{ "LabelTokenFile", T_PATH, O(label_token_file), 0, "", NULL,
+	  "File holding the bearer token of POST /api/v1/jobs/ID/label on the dashboard's address (a "
+	  "ticket system recording an admin's verdict, as attrib label does): one line of at least 16 "
+	  "printable characters, owned and readable as DashboardTokenFile, and not the same token "
+	  "(the dashboard's read-only token is refused: 403). Not set: labels are recorded only by "
+	  "attrib label." },
 	{ "DashboardInsecure", T_ENUM, O(dashboard_insecure), 0, "no", "no|yes",
 	  "yes: the dashboard may listen beyond loopback without TLS or without a token, showing "
 	  "users' names, job names and log lines to whoever reaches it (a warning is logged at each "

@@ -62,6 +62,7 @@ struct attrib_config {
 	char *dashboard_tls_cert;   /* DashboardTLSCert, or NULL */
 	char *dashboard_tls_key;    /* DashboardTLSKey, or NULL */
 	char *dashboard_token_file; /* DashboardTokenFile, or NULL */
+	char *label_token_file;	    /* LabelTokenFile, or NULL: no labels by the API */
 	/* who reaches the dashboard (service/dashboard.c) */
 	char *dashboard_insecure;    /* DashboardInsecure: no | yes */
 	char **dashboard_allow_from; /* DashboardAllowFrom: addresses, CIDR ranges */

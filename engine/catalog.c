@@ -1193,6 +1193,14 @@ int attrib_catalog_tagged_codes(const attrib_catalog *cat, const char *tag, cons
 	return n;
 }
 
+bool attrib_catalog_has_code(const attrib_catalog *cat, const char *code)
+{
+	for (int i = 0; i < cat->ncodes; i++)
+		if (cat->codes[i]->code && !strcmp(cat->codes[i]->code, code))
+			return true;
+	return false;
+}
+
 int attrib_catalog_drain_classes(const attrib_catalog *cat, const char **names, int max)
 {
 	int n = 0;

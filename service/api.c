@@ -5,6 +5,7 @@
  *   GET /api/v1/jobs/ID?attempt=
  *   GET /api/v1/nodes?since=
  *   GET /api/v1/report?since=&until=&by=
+ *   GET /api/v1/accuracy?since=&by=
  *
  * A request's parameters are checked before anything is read: an unknown
  * or repeated parameter, or a value out of its form, is a 400 that names
@@ -19,6 +20,8 @@
 #include "api.h"
 #include "contract.h"
 #include "findings.h"
+#include "jsonread.h"
+#include "label.h"
 #include "report.h"
 #include "store.h"
 #include "timefmt.h"
@@ -373,6 +376,13 @@ static unsigned job(store *s, struct api_req *q, const char *id, struct json_obj
 		return 500;
 	}
 	json_object_object_add(*out, "findings", findings);
+	/* the admin's latest label (attrib label, POST .../label), or null */
+	struct json_object *label = NULL;
+
+	if (store_latest_label(s, id, got, &label) < 0)
+		return 500;
+	json_clean_strings(label);
+	json_object_object_add(*out, "label", label);
 	return 200;
 }
 
@@ -539,6 +549,52 @@ static unsigned report(store *s, struct api_req *q, struct json_object **out)
 	return *out ? 200 : 500;
 }
 
+#define ACCURACY_WEEKS 12
+
+/* attrib report --accuracy's figures (store_accuracy) since since
+ * (default 30 days ago), grouped by (default sub_domain), and the
+ * agreement of each of the last ACCURACY_WEEKS weeks (7 days back from
+ * now, oldest first): the Fleet page's table and trend */
+static unsigned accuracy(store *s, struct api_req *q, struct json_object **out)
+{
+	static const char *const allowed[] = { "since", "by", NULL };
+	const char *by = arg(q, "by") ? arg(q, "by") : "sub_domain";
+	struct json_object *weeks;
+	long long since;
+
+	if (!only(q, allowed) || !time_arg(q, "since", q->now - 30 * 86400LL, &since))
+		return 400;
+	if (!accuracy_by_ok(by)) {
+		snprintf(q->err, q->errlen, "by: \"%.64s\" is not one of " ACCURACY_BY_LIST, by);
+		return 400;
+	}
+	if (!(*out = store_accuracy(s, since, 0, by)))
+		return 500;
+	weeks = json_object_new_array();
+	json_object_object_add(*out, "weeks", weeks);
+	for (int w = ACCURACY_WEEKS; w > 0; w--) {
+		long long from = q->now - w * 7 * 86400LL, to = from + 7 * 86400LL;
+		struct json_object *r = store_accuracy(s, from, to, NULL), *o, *v;
+		char t[40];
+
+		if (!r)
+			return 500;
+		o = json_object_new_object();
+		time_format_sec((time_t)from, t, sizeof(t));
+		json_object_object_add(o, "from", json_object_new_string(t));
+		for (const char *const *k =
+			     (const char *const[]){ "results", "labelled", "sub_domain_agreement",
+						    "precision", "false_drains", NULL };
+		     *k; k++)
+			if (json_object_object_get_ex(r, *k, &v))
+				json_object_object_add(o, *k, json_object_get(v));
+		json_object_array_add(weeks, o);
+		json_object_put(r);
+	}
+	json_clean_strings(*out);
+	return 200;
+}
+
 unsigned api_handle(store *s, const char *path, struct json_object *args, long long now, api_state_fn state,
 		    void *state_arg, char **body)
 {
@@ -555,6 +611,8 @@ unsigned api_handle(store *s, const char *path, struct json_object *args, long l
 		status = nodes(s, &q, state, state_arg, &out);
 	else if (!strcmp(path, "/api/v1/report"))
 		status = report(s, &q, &out);
+	else if (!strcmp(path, "/api/v1/accuracy"))
+		status = accuracy(s, &q, &out);
 	else {
 		snprintf(err, sizeof(err), "no such resource");
 		status = 404;

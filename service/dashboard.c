@@ -6,7 +6,10 @@
  *   GET /, /app.js, /style.css   the page (www/, embedded at build time)
  *   GET /api/v1/...              api.c
  *
- * Read only: GET and HEAD, anything else 405.  HTTPS when DashboardTLSCert
+ * Read only: GET and HEAD, anything else 405; but for POST
+ * /api/v1/jobs/ID/label (labelapi.c) when LabelTokenFile is set: its own
+ * token (401 without, 403 with the read-only one), a body of at most
+ * LABEL_BODY_MAX bytes, written through a connection of its own.  HTTPS when DashboardTLSCert
  * and DashboardTLSKey are set (libmicrohttpd with GnuTLS); a bearer token
  * when DashboardTokenFile is (compared in constant time); both files
  * root's or attribd's user's, of mode 0600 at most.  Beyond loopback it
@@ -41,6 +44,7 @@
 #include "conf.h"
 #include "contract.h"
 #include "http.h"
+#include "labelapi.h"
 #include "httpguard.h"
 #include "log.h"
 #include "metrics.h"
@@ -52,6 +56,7 @@
 #define STATE_TTL 60   /* seconds the nodes' Slurm states are kept */
 #define DASH_THREADS 2 /* the page answered while one thread waits for the store */
 #define HOST_MAX 256
+#define LABEL_BODY_MAX 16384
 
 struct dashboard {
 	struct http_guard *g;
@@ -61,7 +66,9 @@ struct dashboard {
 	pthread_mutex_t lock; /* s, states, states_at */
 	bool lock_made;
 	store *s;
-	char *token; /* NULL: none asked for */
+	char *token;	   /* NULL: none asked for */
+	char *label_token; /* LabelTokenFile's; NULL: no labels by the API */
+	char *db;	   /* the store's path, for the labels' writes */
 	char *cert, *key;
 	struct node_state_map *states;
 	long long states_at;
@@ -232,6 +239,81 @@ static const char *host_problem(struct dashboard *d, struct MHD_Connection *c, u
 	return why;
 }
 
+/* "/api/v1/jobs/ID/label": ID into id */
+static bool label_url(const char *url, char *id, size_t len)
+{
+	const char *p = url + strlen("/api/v1/jobs/"), *end;
+
+	if (strncmp(url, "/api/v1/jobs/", strlen("/api/v1/jobs/")) || !(end = strchr(p, '/')) ||
+	    strcmp(end, "/label") || end == p || (size_t)(end - p) >= len)
+		return false;
+	snprintf(id, len, "%.*s", (int)(end - p), p);
+	return true;
+}
+
+struct label_body {
+	size_t n;
+	bool too_big;
+	char buf[LABEL_BODY_MAX];
+};
+
+static void request_done(void *cls, void **con_cls)
+{
+	(void)cls;
+	free(*con_cls);
+	*con_cls = NULL;
+}
+
+/* POST /api/v1/jobs/ID/label: the token at the head, then the body, then
+ * the label recorded (labelapi.c) */
+static enum MHD_Result label_post(struct dashboard *d, struct MHD_Connection *c, const char *id,
+				  const char *data, size_t *size, void **con_cls)
+{
+	struct label_body *b = *con_cls;
+	char *body = NULL;
+	unsigned status;
+	enum MHD_Result ret;
+
+	if (!b) {
+		const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							    MHD_HTTP_HEADER_AUTHORIZATION);
+		const char *got = h && !strncasecmp(h, "Bearer ", 7) ? h + 7 : NULL;
+
+		*size = 0;
+		if (got && !token_ok(d->label_token, got) && d->token && token_ok(d->token, got))
+			return send_error(c, MHD_HTTP_FORBIDDEN,
+					  "the dashboard's token reads; a label needs LabelTokenFile's");
+		if (!got || !token_ok(d->label_token, got))
+			return send_error(c, MHD_HTTP_UNAUTHORIZED,
+					  "a label needs a bearer token (Authorization: Bearer TOKEN)");
+		if (!(b = calloc(1, sizeof(*b))))
+			return MHD_NO;
+		*con_cls = b;
+		return MHD_YES;
+	}
+	if (*size) {
+		if (b->n + *size > sizeof(b->buf))
+			b->too_big = true;
+		else
+			memcpy(b->buf + b->n, data, *size);
+		b->n += b->too_big ? 0 : *size;
+		*size = 0;
+		return MHD_YES;
+	}
+	if (b->too_big)
+		return send_error(c, 413 /* Content Too Large */, "the body is larger than 16384 bytes");
+	status = label_api(d->db, id, b->buf, b->n, (long long)time(NULL), &body);
+	if (!body)
+		return send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	if (status >= 500)
+		log_msg(LOGL_ERROR, "dashboard: label of job %s: %s", id, body);
+	else if (status == 201)
+		log_msg(LOGL_INFO, "dashboard: job %s labelled: %s", id, body);
+	ret = respond(c, status, "application/json", body, strlen(body), true, false);
+	free(body);
+	return ret;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			       const char *version, const char *upload_data, size_t *upload_data_size,
 			       void **con_cls)
@@ -241,15 +323,18 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	unsigned status;
 	char why[160];
 
+	char id[CONTRACT_NAME_MAX + 2];
+
 	(void)version;
-	(void)upload_data;
-	(void)con_cls;
-	http_guard_head_done(c);
+	if (!*con_cls)
+		http_guard_head_done(c);
 	if ((bad = host_problem(d, c, &status, why, sizeof(why)))) {
 		atomic_fetch_add(&svc_metrics.dashboard_refused_host, 1);
 		*upload_data_size = 0; /* a body is not read: the answer closes the connection */
 		return send_error(c, status, bad);
 	}
+	if (d->label_token && !strcmp(method, MHD_HTTP_METHOD_POST) && label_url(url, id, sizeof(id)))
+		return label_post(d, c, id, upload_data, upload_data_size, con_cls);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
 		*upload_data_size = 0; /* a body is not read: the answer closes the connection */
 		return send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "read only: GET and HEAD");
@@ -348,6 +433,10 @@ static void dashboard_free(struct dashboard *d)
 	if (d->token)
 		explicit_bzero(d->token, strlen(d->token));
 	free(d->token);
+	if (d->label_token)
+		explicit_bzero(d->label_token, strlen(d->label_token));
+	free(d->label_token);
+	free(d->db);
 	if (d->key)
 		explicit_bzero(d->key, strlen(d->key));
 	free(d->key);
@@ -471,6 +560,21 @@ struct dashboard *dashboard_start(const struct attrib_config *conf, const char *
 		snprintf(err, errlen, "DashboardTokenFile %s", why);
 		goto fail;
 	}
+	if (conf->label_token_file &&
+	    !(d->label_token = read_token(conf->label_token_file, why, sizeof(why)))) {
+		snprintf(err, errlen, "LabelTokenFile %s", why);
+		goto fail;
+	}
+	if (d->label_token && d->token && !strcmp(d->label_token, d->token)) {
+		snprintf(err, errlen,
+			 "LabelTokenFile holds DashboardTokenFile's token: whoever reads "
+			 "the dashboard could then write labels");
+		goto fail;
+	}
+	if (!(d->db = strdup(db))) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	if (allow_list_set(&d->allow, "DashboardAllowFrom", conf->dashboard_allow_from,
 			   conf->ndashboard_allow_from, false, err, errlen) < 0 ||
 	    hosts_set(d, conf, ai->ai_addr, err, errlen) < 0)
@@ -499,6 +603,7 @@ struct dashboard *dashboard_start(const struct attrib_config *conf, const char *
 			 .idle_timeout = (unsigned)conf->http_idle_timeout },
 		.allowed = allowed,
 		.cls = d,
+		.done = request_done,
 		.handler = handler,
 		.handler_cls = d,
 		.refused = &svc_metrics.dashboard_refused_address,

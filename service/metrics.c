@@ -6,6 +6,7 @@
 #include "contract.h"
 #include "findings.h"
 #include "jsonread.h"
+#include "label.h"
 #include "log.h"
 #include "metrics.h"
 #include "nodedrains.h"
@@ -187,6 +188,60 @@ void metrics_note_hours_lost(store *s, long long since, long long until)
 	atomic_store(&svc_metrics.hours_lost_set, true);
 }
 
+void metrics_note_accuracy(store *s, long long since)
+{
+	struct json_object *r = store_accuracy(s, since, 0, "sub_domain"), *groups, *v;
+
+	if (!r) {
+		log_msg(LOGL_WARNING, "metrics: the labels' agreement not computed (the store)");
+		return;
+	}
+	for (int i = 0; i < SUB_DOMAIN_N; i++) {
+		atomic_store(&svc_metrics.label_count[i], 0);
+		atomic_store(&svc_metrics.label_agree[i], 0);
+	}
+	json_object_object_get_ex(r, "groups", &groups);
+	for (size_t i = 0; i < json_object_array_length(groups); i++) {
+		struct json_object *g = json_object_array_get_idx(groups, i);
+		int k = sub_domain_index(json_str(g, "sub_domain"));
+
+		if (k < 0)
+			continue;
+		if (json_object_object_get_ex(g, "labelled", &v))
+			atomic_store(&svc_metrics.label_count[k], (long)json_object_get_int64(v));
+		if (json_object_object_get_ex(g, "sub_domain_agree", &v))
+			atomic_store(&svc_metrics.label_agree[k], (long)json_object_get_int64(v));
+	}
+	if (json_object_object_get_ex(r, "false_drains", &v))
+		atomic_store(&svc_metrics.false_drains, (long)json_object_get_int64(v));
+	atomic_store(&svc_metrics.accuracy_set, true);
+	json_object_put(r);
+}
+
+/* the labels' gauges, once computed: a sub-domain without labels has no
+ * ratio (not 0: nothing is known of it) */
+static void render_accuracy(FILE *f, const struct metrics *m)
+{
+	if (!atomic_load(&m->accuracy_set))
+		return;
+	fputs("# HELP attrib_label_agreement_ratio Of the results of the last ReportWindow an admin"
+	      " labelled, the share whose sub-domain the latest label confirms, by the result's"
+	      " sub-domain (attrib report --accuracy).\n# TYPE attrib_label_agreement_ratio gauge\n",
+	      f);
+	for (int i = 0; i < SUB_DOMAIN_N; i++) {
+		long n = atomic_load(&m->label_count[i]);
+
+		if (n > 0)
+			fprintf(f, "attrib_label_agreement_ratio{sub_domain=\"%s\"} %.4f\n",
+				contract_sub_domains[i], (double)atomic_load(&m->label_agree[i]) / n);
+	}
+	fprintf(f,
+		"# HELP attrib_false_drains_total Nodes drained for the results of the last ReportWindow"
+		" that their latest label clears (attrib report --accuracy).\n"
+		"# TYPE attrib_false_drains_total gauge\nattrib_false_drains_total %ld\n",
+		(long)atomic_load(&m->false_drains));
+}
+
 /* the GPU-hours lost gauges, once computed */
 static void render_hours_lost(FILE *f, const struct metrics *m)
 {
@@ -312,6 +367,7 @@ char *metrics_render(void)
 		"Dashboard requests refused (421, or 400 without one) for their Host: not in DashboardHosts.",
 		m->dashboard_refused_host);
 	render_hours_lost(f, m);
+	render_accuracy(f, m);
 	fputs("# HELP attrib_findings_total Fleet findings raised by the service, by kind.\n"
 	      "# TYPE attrib_findings_total counter\n",
 	      f);

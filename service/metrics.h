@@ -97,6 +97,12 @@ struct metrics {
 	atomic_ulong health_failed;   /* of which the check failed */
 	atomic_ulong undrains[4];     /* by enum undrain_decision, recorded */
 	atomic_ulong findings_repeat; /* repeat-offender findings raised */
+	/* the admins' labels of the results of the last ReportWindow
+	 * (store_accuracy): per sub-domain of the result, labelled and agreed
+	 * with; the drains the labels clear; shown once computed */
+	atomic_long label_count[SUB_DOMAIN_N], label_agree[SUB_DOMAIN_N];
+	atomic_long false_drains;
+	atomic_bool accuracy_set;
 };
 extern struct metrics svc_metrics;
 const char *reject_name(enum reject_reason r);
@@ -110,6 +116,8 @@ void metrics_note_result(struct json_object *result, const char *job_end, const 
  * [since, until]. */
 struct store;
 void metrics_note_hours_lost(struct store *s, long long since, long long until);
+/* The labels' gauges, from the store: results stored since since. */
+void metrics_note_accuracy(struct store *s, long long since);
 /* A drain decision was recorded (store_add_drain's decision). */
 void metrics_note_drain(const char *decision);
 /* A requeue decision was recorded (requeue_row's decision). */

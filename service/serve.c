@@ -933,6 +933,7 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 		/* /metrics' GPU-hours lost: a scan of the window, once a minute */
 		if (conf->report_window > 0 && l.now >= next_hours_lost) {
 			metrics_note_hours_lost(s, l.now - conf->report_window, l.now);
+			metrics_note_accuracy(s, l.now - conf->report_window);
 			next_hours_lost = l.now + 60;
 		}
 		if (!stopping && poll(&pfd, 1, 1000) > 0)

@@ -154,6 +154,13 @@ static const char *const migrations[] = {
 	"DROP INDEX results_report;"
 	"CREATE INDEX results_report ON results(ended, created, sub_domain, gpus, started,"
 	" job_id, attempt, user, partition, culprit_switch, vouched);",
+	/* 13: admins' labels (store/label.c): what the admin found of a
+	 * diagnosis, every label kept, the latest counting */
+	"CREATE TABLE labels("
+	" id INTEGER PRIMARY KEY, job_id TEXT NOT NULL, attempt INTEGER NOT NULL,"
+	" by TEXT NOT NULL, created INTEGER NOT NULL, confirm INTEGER NOT NULL,"
+	" sub_domain TEXT, culprits TEXT NOT NULL DEFAULT '', cause TEXT, note TEXT);"
+	"CREATE INDEX labels_job ON labels(job_id, attempt, created);",
 };
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == STORE_SCHEMA_VERSION,
 	       "STORE_SCHEMA_VERSION is the number of migrations");

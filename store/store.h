@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 /* the newest schema: the number of store.c's migrations */
-#define STORE_SCHEMA_VERSION 12
+#define STORE_SCHEMA_VERSION 13
 
 typedef struct store store;
 

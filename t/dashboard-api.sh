@@ -76,7 +76,7 @@ check "the 400 names the parameter" test "$(py 'print(r["error"])')" = "limit: a
 check "job 9256: 200" test "$(get /api/v1/jobs/9256)" = 200
 check "job 9256: result, drains, findings; culprit gpu-137, 256 nodes" \
 	test "$(py 'x=r["result"]; print(sorted(r), x["culprit_nodes"], len(x["job_nodes"]), x["root_cause"]["node"])')" = \
-	"['attempt', 'drains', 'findings', 'job_id', 'result'] ['gpu-137'] 256 gpu-137"
+	"['attempt', 'drains', 'findings', 'job_id', 'label', 'result'] ['gpu-137'] 256 gpu-137"
 sqlc "INSERT INTO drains(job_id, attempt, node, reason, decision, decided_by, created) VALUES ('9256', 0, 'gpu-137', 'attrib: NVLink', 'suggested', 'attrib serve (policy suggest)', strftime('%s','now'))"
 sqlc "INSERT INTO findings(kind, subject, summary, jobs, created) VALUES ('repeat-offender', 'gpu-137', 'gpu-137 failed 3 jobs in 7 days', '[{\"job_id\":\"9256\",\"attempt\":0}]', strftime('%s','now'))"
 get /api/v1/jobs/9256 >/dev/null

@@ -6,7 +6,9 @@
 # Checks: the 256-node job's root-cause lane is its culprit node, its
 # healthy lanes are one count and the nodes that sent nothing are marked;
 # the Jobs page counts what the store holds; the hostile job's name and
-# log line are text, never markup.
+# log line are text, never markup; an admin's label on the job page (its
+# note as text), the accuracy table and weekly trend on the Fleet page,
+# with attrib report --accuracy's figures.
 set -u
 A=${ATTRIB:-./attrib}
 SRC=$(cd "${SRCDIR:-.}" && pwd)
@@ -24,6 +26,9 @@ export SLURM_CONF=$T/no-slurm.conf
 
 mkdir -p "$T/state"
 n=$(dash_store "$T/state/attrib.db")
+printf 'StateDir = %s\n' "$T/state" >"$T/cli.conf"
+"$A" label 4242 --sub-domain InfraNet --culprit node-02 --note 'RT#5 <b>x</b>' --config "$T/cli.conf" >/dev/null || bad "label 4242"
+"$A" label 9256 --confirm --config "$T/cli.conf" >/dev/null || bad "label 9256"
 dash_up $((22000 + $$ % 20000)); up=$?
 [ $up = 2 ] && skip "no free port"
 [ $up = 0 ] || { cat "$T/attribd.out"; bad "attribd starts"; finish; }
@@ -63,12 +68,17 @@ check "job 9256: the 3 nodes that sent nothing, on their lanes" \
 	test "$(grep -o '<g class="lane silent" data-node="gpu-20[0-2]"' "$T/job256.html" | wc -l)" = 3
 check "job 9256: the verdict line" grep -q 'id="verdict"><strong>InfraHW</strong>: NVLink link down' "$T/job256.html"
 check "job 9256: its root evidence with file:line" grep -q 'nodes/gpu-137/journal.txt:2' "$T/job256.html"
+check "job 9256: the label, confirmed" grep -q 'id="label"><strong>Confirmed</strong>' "$T/job256.html"
 
 page job4242 /job/4242
 check "job 4242: downstream symptoms in order, offsets from the root" \
 	python3 -c "import re,sys; h=open('$T/job4242.html').read(); t=h[h.index('id=\"downstream\"'):]; o=re.findall(r'<td class=\"num\">\+([0-9.]+) s</td>', t); sys.exit(not (len(o) >= 5 and [float(x) for x in o] == sorted(float(x) for x in o)))"
 
+check "job 4242: the label beside the verdict, its note as text" sh -c \
+	"grep -q 'id=\"label\"><strong>Labelled InfraNet</strong> — culprit node-02 by attrib label (uid ' '$T/job4242.html' && grep -qF ': RT#5 &lt;b&gt;x&lt;/b&gt;</p>' '$T/job4242.html'"
+
 page hostile /job/666
+check "hostile: no label, none shown" sh -c "! grep -q 'id=\"label\"' '$T/hostile.html'"
 check "hostile: the name is text (no element made of it)" sh -c \
 	"grep -qF '&lt;script&gt;alert(\"x\")&lt;/script&gt;' '$T/hostile.html' && ! grep -q '<img src=\"x\"' '$T/hostile.html' && [ \$(grep -c '<script' '$T/hostile.html') = 1 ]"
 check "hostile: the log line is text" grep -qF '&lt;img src=x onerror=alert(2)&gt;' "$T/hostile.html"
@@ -83,5 +93,15 @@ check "fleet: the weeks chart, the causes and the nodes" \
 	sh -c "grep -q 'id=\"weeks\"' '$T/fleet.html' && grep -q 'id=\"top-causes\"' '$T/fleet.html' && grep -q 'id=\"top-nodes\"' '$T/fleet.html'"
 lost=$(sqlite3 "$T/state/attrib.db" "SELECT printf('%.1f GPU-hours lost by %d failed jobs', coalesce(SUM(CASE WHEN gpus IS NOT NULL AND started IS NOT NULL AND ended IS NOT NULL THEN max(ended - started, 0) * gpus / 3600.0 END), 0), COUNT(*)) FROM results WHERE sub_domain IS NOT 'Pass' AND coalesce(ended, created) <= CAST(strftime('%s','now') AS INTEGER)")
 check "fleet: '$lost', as the store sums it" grep -qF "$lost" "$T/fleet.html"
+"$A" report --accuracy --since 1970-01-01 --json --config "$T/cli.conf" >"$T/acc.json"
+want=$(python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))
+r = lambda x: "\u2014" if x is None else "%.0f%%" % (100 * x)
+print("%d of %d diagnoses labelled; sub-domain agrees %s, culprits %s, %d false drains" % (a["labelled"], a["results"], r(a["sub_domain_agreement"]), r(a["culprit_agreement"]), a["false_drains"]))' "$T/acc.json")
+check "fleet: the labels' figures as attrib report --accuracy's ('$want')" grep -qF "id=\"accuracy-total\">$want<" "$T/fleet.html"
+check "fleet: the accuracy table, InfraHW's 2 labelled, 1 agreeing" \
+	python3 -c "import re,sys; h=open('$T/fleet.html').read(); t=h[h.index('id=\"accuracy\"'):]; t=t[t.index('data-group=\"InfraHW\"'):]; t=t[:t.index('</tr>')]; c=re.findall(r'<td[^>]*>([^<]*)</td>', t); sys.exit(not (c[2] == '2' and c[3] == '50%'))"
+check "fleet: the weekly agreement trend" grep -q 'id="accuracy-weeks"' "$T/fleet.html"
 check "fleet: the 256-node job's 1,024 GPU-hours are in" grep -q "pretrain\|1024.0 GPU-h\|10[0-9][0-9]\.[0-9] GPU-hours" "$T/fleet.html"
 finish

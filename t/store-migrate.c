@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 #include "testutil.h"
 #include "store.h"
+#include "label.h"
 
 static char *fixture_sql(const char *name)
 {
@@ -191,11 +192,25 @@ static void upgrade(const char *fixture, int version, bool readonly)
 		.started = 1796079600,
 		.gpus = 4,
 		.partition = "gpu",
+		.sub_domain = "InfraHW",
+		.culprits = "node-77",
 		.result_json = "{\"end_time\":\"2026-12-01T00:00:00Z\","
 			       "\"culprit_nodes\":[\"node-77\"],\"culprit_switch\":\"leaf-3\"}"
 	};
 	ck_assert_int_eq(store_put(s, &r, "c", 2), 1);
+	/* v13: labels, on an upgraded store: kept, the latest counts */
+	struct label_row l1 = { .job_id = "9001", .by = "t", .created = 3, .confirm = true };
+	struct label_row l2 = { .job_id = "9001", .by = "t", .created = 4, .sub_domain = "UserCode" };
+	struct label_row none = { .job_id = "9999", .by = "t", .created = 4, .sub_domain = "UserCode" };
+	ck_assert_int_eq(store_add_label(s, &l1), 1);
+	ck_assert_int_eq(store_add_label(s, &l2), 1);
+	ck_assert_int_eq(store_add_label(s, &none), 0);
 	store_close(s);
+	ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM labels WHERE job_id = '9001'"), 2);
+	ck_assert_int_eq(raw_int(db,
+				 "SELECT count(*) FROM labels WHERE job_id = '9001' AND confirm = 1"
+				 " AND culprits = 'node-77' AND sub_domain = 'InfraHW'"),
+			 1);
 	ck_assert_int_eq(raw_int(db, "SELECT ended FROM results WHERE job_id = '9001'"), 1796083200);
 	ck_assert_int_eq(raw_int(db,
 				 "SELECT count(*) FROM results WHERE job_id = '9001' AND started = 1796079600"

@@ -237,7 +237,15 @@
 				el('td', {}, [el('a', { href: '#', text: s.symptom + (s.set_aside ? ' (set aside: ' + s.set_aside + ')' : ''),
 					onclick: e => { e.preventDefault(); evHolder.replaceChildren(evidenceBox(s.symptom + ' (' + s.code + ')', s, tl.rootT)); } })]),
 				el('td', { text: evidenceOf(s).map(e => e.file + ':' + e.line).join(', ') })])))]);
-		const kids = [head, verdict, facts];
+		const kids = [head, verdict];
+		/* the admin's latest label, beside the verdict it judges */
+		if (r.label) {
+			const l = r.label;
+			kids.push(el('p', { class: 'label', id: 'label' }, [el('strong', { text: l.confirm ? 'Confirmed' : 'Labelled ' + (l.sub_domain || '?') }),
+				l.confirm ? '' : ' \u2014 culprit ' + ((l.culprit_nodes || []).length ? l.culprit_nodes.join(', ') : 'none') + (l.cause ? ', cause ' + l.cause : ''),
+				' by ' + l.by + ', ' + utc(l.time) + (l.note ? ': ' + l.note : '')]));
+		}
+		kids.push(facts);
 		if (res.explanation) kids.push(el('p', { text: res.explanation }));
 		if (root) kids.push(evidenceBox('Root cause: ' + root.symptom + ' (' + root.code + ')',
 			{ evidence: root.evidence, node: root.node, first_time: root.time }, null));
@@ -298,6 +306,30 @@
 		});
 		return s;
 	}
+	/* how right attrib is by the admins' labels: a table by sub-domain and
+	 * the weekly agreement */
+	function ratio(x) {
+		return x === null || x === undefined ? '\u2014' : (100 * x).toFixed(0) + '%';
+	}
+	function accuracyParts(a) {
+		const head = ['Sub-domain', 'Jobs', 'Labelled', 'Sub-domain agrees', 'Culprits agree', 'False drains'];
+		const row = (name, g) => el('tr', { 'data-group': name }, [el('td', { text: name }), el('td', { class: 'num', text: String(g.results) }),
+			el('td', { class: 'num', text: String(g.labelled) }), el('td', { class: 'num', text: ratio(g.sub_domain_agreement) }),
+			el('td', { class: 'num', text: ratio(g.culprit_agreement) }), el('td', { class: 'num', text: String(g.false_drains) })]);
+		const table = el('table', { id: 'accuracy' }, [el('thead', {}, [el('tr', {}, head.map(h => el('th', { scope: 'col', text: h })))]),
+			el('tbody', {}, [...(a.groups || []).map(g => row(g.sub_domain, g)), row('all', a)])]);
+		const weeks = a.weeks || [], W = 640, H = 80, bw = Math.max(6, W / Math.max(1, weeks.length) - 4);
+		const s = sv('svg', { class: 'bars', width: W, height: H + 20, role: 'img', 'aria-label': 'sub-domain agreement of the labelled jobs per week', id: 'accuracy-weeks' });
+		weeks.forEach((w, i) => {
+			const x = i * (bw + 4), v = w.sub_domain_agreement;
+			if (v !== null && v !== undefined)
+				s.append(sv('rect', { class: 'b0', x, y: H - v * H, width: bw, height: Math.max(1, v * H) }, [sv('title', { text: w.from.slice(0, 10) + ': ' + ratio(v) + ' of ' + w.labelled + ' labelled' })]));
+			if (i % 2 === 0) s.append(sv('text', { x, y: H + 14, text: w.from.slice(5, 10) }));
+		});
+		return [el('h2', { text: 'How right attrib is, by the admins\u2019 labels' }),
+			el('p', { class: 'muted', id: 'accuracy-total', text: a.labelled + ' of ' + a.results + ' diagnoses labelled; sub-domain agrees ' + ratio(a.sub_domain_agreement) + ', culprits ' + ratio(a.culprit_agreement) + ', ' + a.false_drains + ' false drains' }),
+			table, el('h2', { text: 'Sub-domain agreement per week' }), s];
+	}
 	async function fleetPage(q) {
 		const r = await api('/api/v1/report' + (q.get('since') ? '?since=' + encodeURIComponent(q.get('since')) : ''));
 		const kids = [el('h1', { text: 'Fleet' })];
@@ -309,6 +341,7 @@
 			el('tr', {}, [el('td', { text: x.node || x.key || '' }), el('td', { class: 'num', text: Number(x.gpu_hours).toFixed(1) + ' GPU-h, ' + x.jobs + (x.jobs === 1 ? ' job' : ' jobs') })])))])]);
 		kids.push(el('p', { id: 'fleet-total', text: Number(r.gpu_hours).toFixed(1) + ' GPU-hours lost by ' + r.jobs + ' failed jobs since ' + r.since + (r.unknown_gpus ? ' (' + r.unknown_gpus + ' without a GPU count)' : '') }));
 		kids.push(el('div', { class: 'grid2' }, [list('Top causes', r.groups, 'top-causes'), list('Top nodes', r.top_nodes, 'top-nodes')]));
+		kids.push(...accuracyParts(await api('/api/v1/accuracy' + (q.get('since') ? '?since=' + encodeURIComponent(q.get('since')) : ''))));
 		show(...kids);
 	}
 

@@ -82,7 +82,7 @@ cleanup_more() { :; }	# the test's own, after attribd stops, before the cluster 
 # stored_is_analyzed: one job, one truth (doc/formats.md, "The result"):
 # for every case attribd kept in W/state, attrib analyze --json of the
 # case prints the stored result (attrib show --json without the fleet
-# findings it adds); a case the engine cannot read is stored as
+# findings and the admin's label it adds); a case the engine cannot read is stored as
 # result_unusable()'s, which only the service makes
 stored_is_analyzed() {
 	local c name job att n=0 bad_cases='' prog=${ATTRIB_BIN:-$A} rules
@@ -100,6 +100,7 @@ stored_is_analyzed() {
 import json, sys
 s, a = (json.load(open(f)) for f in sys.argv[1:3])
 s.pop("findings", None)
+s.pop("label", None)
 if json.dumps(s) != json.dumps(a):
     for k in sorted(set(s) | set(a)):
         if s.get(k) != a.get(k):

@@ -286,9 +286,12 @@ START_TEST(default_causes_from_the_rules)
 					    "unattributed",
 					    "cuda.illegal_address",
 					    "cuda.unknown_error",
+					    "cuda.init_unknown",
 					    "nccl.remote_error",
 					    "nccl.timeout",
-					    "py.segfault" };
+					    "py.segfault",
+					    "py.bus_error",
+					    "py.killed" };
 	size_t n = sizeof(want) / sizeof(*want);
 
 	write_conf("");

@@ -194,7 +194,11 @@ check "the service still runs" kill -0 "$spid"
 j=620
 cp "$EX/app/slurm-4242.out" "$T/out/slurm-$j.out"
 for n in node-01 node-03 node-04; do post_bundle $j $n >/dev/null; done
-make_record $j >"$T/spool/jobs/$j.0.json"
+# written as jobcomp/attrib writes a record, whole or not at all: attribd
+# may see the file between its creation and its last byte (on a loaded
+# machine it did, and put the half record in quarantine)
+make_record $j >"$T/spool/jobs/.$j.0.json.tmp"
+mv "$T/spool/jobs/.$j.0.json.tmp" "$T/spool/jobs/$j.0.json"
 if show_json $j; then
 	ok "job $j diagnosed at BundleDeadline without node-02"
 else

@@ -172,7 +172,8 @@ check "metrics: the replay was counted" grep -qx 'attrib_bundles_rejected_total{
 check "the log names the rejection" grep -q 'rejected (replayed' "$T/attrib.log"
 
 # ---- COMPLETED: no diagnosis ----
-make_record 502 COMPLETED >"$T/spool/jobs/502.0.json"
+make_record 502 COMPLETED >"$T/spool/jobs/.502.0.json.tmp"	# whole, as jobcomp/attrib writes
+mv "$T/spool/jobs/.502.0.json.tmp" "$T/spool/jobs/502.0.json"
 wait_for 60 test ! -e "$T/spool/jobs/502.0.json"
 check "a COMPLETED job's record is consumed" test ! -e "$T/spool/jobs/502.0.json"
 check "a COMPLETED job gets no diagnosis" sh -c "! '$A' show 502 --config '$T/attrib.conf' >/dev/null 2>&1"

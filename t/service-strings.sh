@@ -209,8 +209,10 @@ attack() { # JOB > record: claims uid 0, its std_out the root-only file;
 		-e "s|^{|{\"uid\": 0, \"gid\": 0, \"attempt\": 0, \"reconciled\": true, \"std_out\": \"$T/secret\",|" \
 		"$EX/job.json"
 }
-attack 710 >"$T/spool/jobs/710.0.json"
-chown 65534 "$T/spool/jobs/710.0.json"
+# (owned by the user before attribd can see it: written aside, then moved)
+attack 710 >"$T/spool/jobs/.710.0.json.tmp"
+chown 65534 "$T/spool/jobs/.710.0.json.tmp"
+mv "$T/spool/jobs/.710.0.json.tmp" "$T/spool/jobs/710.0.json"
 wait_for 60 test ! -e "$T/spool/jobs/710.0.json"
 check "a record owned by an ordinary user is moved aside" test -e "$T/spool/jobs/.invalid.710.0.json"
 check "the log says why" grep -q "710.0.json: owned by uid 65534, which may not write here" "$T/attrib.log"

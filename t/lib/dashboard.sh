@@ -57,7 +57,9 @@ dash_store() { # DB: prints how many results it stored
 	mkdir -p "$T/cases"
 	dash_case256 "$T/cases/big256"
 	dash_hostile "$T/cases/hostile"
-	for d in "$SRC"/t/cases/*/ "$SRC"/examples/*/ "$T/cases/big256/" "$T/cases/hostile/"; do
+	# the made cases first (the newest): on the first page whatever the
+	# number of t/cases
+	for d in "$T/cases/hostile/" "$T/cases/big256/" "$SRC"/t/cases/*/ "$SRC"/examples/*/; do
 		[ -f "$d/job.json" ] || continue
 		"$A" --rules "$SRC/rules" analyze "$d" --json >"$T/r.json" 2>/dev/null
 		[ -s "$T/r.json" ] || continue

@@ -8,6 +8,7 @@
 #include "slurmapi.h"
 #include "text.h"
 #include "timefmt.h"
+#include "xalloc.h"
 
 #define WIDTH 79 /* an 80-column terminal, the last column left free */
 
@@ -37,15 +38,11 @@ static int add_row(const struct node_fault_row *r, void *arg)
 
 	/* rows come in node order */
 	if (!a || strcmp(a->node, r->node)) {
-		if (f->n == f->cap) {
-			size_t cap = f->cap ? 2 * f->cap : 64;
-			struct node_agg *v = realloc(f->v, cap * sizeof(*v));
+		struct node_agg *v = array_room(f->v, &f->cap, f->n, sizeof(*v), 64);
 
-			if (!v)
-				goto oom;
-			f->v = v;
-			f->cap = cap;
-		}
+		if (!v)
+			goto oom;
+		f->v = v;
 		a = &f->v[f->n];
 		memset(a, 0, sizeof(*a));
 		if (!(a->node = strdup(r->node)))

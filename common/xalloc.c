@@ -1,4 +1,5 @@
-/* Allocation that cannot fail: see xalloc.h. */
+/* Allocation that cannot fail, and room in an array: see xalloc.h. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "xalloc.h"
@@ -17,6 +18,18 @@ void *xcalloc(size_t n, size_t m)
 	if (!p)
 		abort();
 	return p;
+}
+
+void *array_room(void *v, size_t *cap, size_t n, size_t size, size_t first)
+{
+	size_t c = *cap ? 2 * *cap : first;
+
+	if (n < *cap)
+		return v;
+	if (c > SIZE_MAX / size || !(v = realloc(v, c * size)))
+		return NULL;
+	*cap = c;
+	return v;
 }
 
 void *xrealloc(void *p, size_t n)

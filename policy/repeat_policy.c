@@ -27,6 +27,7 @@
 #include "contract.h"
 #include "history.h"
 #include "repeat_policy.h"
+#include "xalloc.h"
 
 /* jobs named in a summary; the finding's job list cites every one */
 #define SUMMARY_JOBS 12
@@ -49,15 +50,11 @@ int repeat_tally_add(const struct history_row *r, void *arg)
 	if (j && j->attempt > r->attempt)
 		return 0;
 	if (!j) {
-		if (t->n == t->cap) {
-			size_t cap = t->cap ? 2 * t->cap : 16;
-			struct repeat_job *v = realloc(t->v, cap * sizeof(*v));
+		struct repeat_job *v = array_room(t->v, &t->cap, t->n, sizeof(*v), 16);
 
-			if (!v)
-				goto oom;
-			t->v = v;
-			t->cap = cap;
-		}
+		if (!v)
+			goto oom;
+		t->v = v;
 		j = &t->v[t->n++];
 		memset(j, 0, sizeof(*j));
 		if (!(j->job_id = strdup(r->job_id)))

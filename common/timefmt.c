@@ -190,13 +190,25 @@ static size_t clock_part(const char *s, size_t len, struct tm *tm, double *frac)
 	return 8 + fraction(s + 8, len - 8, frac);
 }
 
+/* A stamp without a year (month mon 0-11, day): its clock at s + at, the
+ * year the one that puts it nearest the reference; the bytes read, or 0 */
+static size_t year_less(const struct timectx *tc, int mon, int day, const char *s, size_t len, size_t at,
+			double *t)
+{
+	struct tm tm = { .tm_mon = mon, .tm_mday = day };
+	double frac = 0;
+	size_t n = clock_part(s + at, len - at, &tm, &frac);
+
+	if (!n)
+		return 0;
+	*t = nearest_year(tc, &tm, frac);
+	return at + n;
+}
+
 /* RFC 3164: "Nov 29 08:12:01" (day space-padded), optional fraction. */
 static size_t parse_3164(const struct timectx *tc, const char *s, size_t len, double *t)
 {
-	struct tm tm = { 0 };
-	double frac = 0;
 	int mo, d;
-	size_t n;
 
 	if (len < 15 || (mo = month_of(s)) < 0 || s[3] != ' ')
 		return 0;
@@ -206,13 +218,7 @@ static size_t parse_3164(const struct timectx *tc, const char *s, size_t len, do
 		return 0;
 	if (s[6] != ' ' || d < 1 || d > 31)
 		return 0;
-	tm.tm_mon = mo;
-	tm.tm_mday = d;
-	n = clock_part(s + 7, len - 7, &tm, &frac);
-	if (!n)
-		return 0;
-	*t = nearest_year(tc, &tm, frac);
-	return 7 + n;
+	return year_less(tc, mo, d, s, len, 7, t);
 }
 
 /* dmesg -T: "[Sun Nov 29 08:12:01 2026]" */
@@ -249,21 +255,12 @@ static size_t parse_dmesg_t(const struct timectx *tc, const char *s, size_t len,
 /* glog: "E0908 23:53:26.858664036" */
 static size_t parse_glog(const struct timectx *tc, const char *s, size_t len, double *t)
 {
-	struct tm tm = { 0 };
-	double frac = 0;
 	int mo, d;
-	size_t n;
 
 	if (len < 14 || !strchr("EWIF", s[0]) || !digits(s + 1, len - 1, 2, &mo) ||
 	    !digits(s + 3, len - 3, 2, &d) || s[5] != ' ' || mo < 1 || mo > 12)
 		return 0;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	n = clock_part(s + 6, len - 6, &tm, &frac);
-	if (!n)
-		return 0;
-	*t = nearest_year(tc, &tm, frac);
-	return 6 + n;
+	return year_less(tc, mo - 1, d, s, len, 6, t);
 }
 
 /* ctime(3): "Sat Nov 29 08:12:01 2025" (mpirun --timestamp-output), the

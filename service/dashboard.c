@@ -66,9 +66,10 @@ struct dashboard {
 	pthread_mutex_t lock; /* s, states, states_at */
 	bool lock_made;
 	store *s;
-	char *token;	   /* NULL: none asked for */
-	char *label_token; /* LabelTokenFile's; NULL: no labels by the API */
-	char *db;	   /* the store's path, for the labels' writes */
+	char *token;		   /* NULL: none asked for */
+	char *label_token;	   /* LabelTokenFile's; NULL: no labels by the API */
+	char *db;		   /* the store's path, for the labels' writes */
+	const attrib_catalog *cat; /* a label's cause is one of its codes */
 	char *cert, *key;
 	struct node_state_map *states;
 	long long states_at;
@@ -302,7 +303,7 @@ static enum MHD_Result label_post(struct dashboard *d, struct MHD_Connection *c,
 	}
 	if (b->too_big)
 		return send_error(c, 413 /* Content Too Large */, "the body is larger than 16384 bytes");
-	status = label_api(d->db, id, b->buf, b->n, (long long)time(NULL), &body);
+	status = label_api(d->db, d->cat, id, b->buf, b->n, (long long)time(NULL), &body);
 	if (!body)
 		return send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 	if (status >= 500)
@@ -504,7 +505,8 @@ static int hosts_set(struct dashboard *d, const struct attrib_config *conf, cons
 	return 0;
 }
 
-struct dashboard *dashboard_start(const struct attrib_config *conf, const char *db, char *err, size_t errlen)
+struct dashboard *dashboard_start(const struct attrib_config *conf, const attrib_catalog *cat, const char *db,
+				  char *err, size_t errlen)
 {
 	struct dashboard *d = calloc(1, sizeof(*d));
 	struct addrinfo *ai = NULL;
@@ -571,6 +573,7 @@ struct dashboard *dashboard_start(const struct attrib_config *conf, const char *
 			 "the dashboard could then write labels");
 		goto fail;
 	}
+	d->cat = cat;
 	if (!(d->db = strdup(db))) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;

@@ -3,6 +3,7 @@
 #define ATTRIB_DASHBOARD_H
 
 #include <stddef.h>
+#include "attrib.h"
 #include "conf.h"
 
 struct dashboard;
@@ -13,7 +14,8 @@ struct dashboard;
  * only the Host names of DashboardHosts.  NULL with a reason in err:
  * beyond loopback without TLS and a token (unless DashboardInsecure =
  * yes), a token or key file of another user or others may read. */
-struct dashboard *dashboard_start(const struct attrib_config *conf, const char *db, char *err, size_t errlen);
+struct dashboard *dashboard_start(const struct attrib_config *conf, const attrib_catalog *cat, const char *db,
+				  char *err, size_t errlen);
 unsigned dashboard_port(struct dashboard *d);
 void dashboard_stop(struct dashboard *d);
 

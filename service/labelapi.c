@@ -66,7 +66,8 @@ static const char *read_body(struct json_object *o, struct label_row *l, long *a
 	return NULL;
 }
 
-unsigned label_api(const char *db, const char *id, const char *body, size_t len, long long now, char **out)
+unsigned label_api(const char *db, const attrib_catalog *cat, const char *id, const char *body, size_t len,
+		   long long now, char **out)
 {
 	struct label_row l = { .job_id = id, .created = now };
 	const char *names[LABEL_NODES_MAX], *why = NULL, *who;
@@ -87,6 +88,9 @@ unsigned label_api(const char *db, const char *id, const char *body, size_t len,
 		label_join_nodes(names, n, culprits, sizeof(culprits));
 		l.culprits = culprits;
 		why = label_invalid(&l);
+		/* as attrib label checks it: a code of the catalog attribd uses */
+		if (!why && l.cause && cat && !attrib_catalog_has_code(cat, l.cause))
+			why = "cause is not a code of the rule catalog";
 	}
 	if (why)
 		goto done;

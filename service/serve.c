@@ -873,7 +873,7 @@ int serve_main(const struct attrib_config *conf, const attrib_catalog *cat, bool
 		goto out;
 	}
 	if (conf->dashboard && !strcmp(conf->dashboard, "on")) {
-		if (!(dash = dashboard_start(conf, db, err, sizeof(err)))) {
+		if (!(dash = dashboard_start(conf, cat, db, err, sizeof(err)))) {
 			log_msg(LOGL_ERROR, "%s", err);
 			goto out;
 		}

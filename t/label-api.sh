@@ -60,6 +60,10 @@ check "label: 400 for confirm with a sub-domain" \
 	test "$(post /api/v1/jobs/4242/label '{"confirm":true,"sub_domain":"InfraHW"}' "${L[@]}")" = 400
 check "label: 400 for a culprit that is not a node name" \
 	test "$(post /api/v1/jobs/4242/label '{"sub_domain":"InfraHW","culprit_nodes":["a/b"]}' "${L[@]}")" = 400
+check "label: 400 for a cause that is no code of the catalog" \
+	test "$(post /api/v1/jobs/4242/label '{"sub_domain":"InfraHW","cause":"xid.nonesuch"}' "${L[@]}")" = 400
+check "label: the cause a code of the catalog is taken" \
+	test "$(post /api/v1/jobs/4242/label '{"sub_domain":"InfraHW","cause":"xid.79"}' "${L[@]}")" = 201
 check "label: 400 for a body that is not JSON" test "$(post /api/v1/jobs/4242/label 'nope' "${L[@]}")" = 400
 check "label: 404 for a job without a result" test "$(post /api/v1/jobs/999/label '{"confirm":true}' "${L[@]}")" = 404
 check "label: 413 for a body over 16 KiB" \

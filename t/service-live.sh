@@ -38,9 +38,14 @@ W=$(mktemp -d /tmp/attrib-service-live-XXXXXX)
 chmod 0755 "$W"
 
 . "$SRC/t/lib/check.sh"
-spid='' started_cluster=''
+spid='' started_cluster='' cleaned=''
+# (finish runs it, so that its check counts; the trap if the test dies)
+finish_hook() { cleanup; }
 cleanup() {
+	[ -n "$cleaned" ] && return
+	cleaned=1
 	if [ -n "$spid" ]; then kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; fi
+	declare -F stored_is_analyzed >/dev/null && stored_is_analyzed "$W/state" "$W/attrib.conf" "$A"
 	[ -n "$started_cluster" ] && "$CLUSTER" stop >/dev/null 2>&1
 	if [ "$fail" -gt 0 ]; then
 		echo "# service log:"; sed 's/^/#   /' "$W/attrib.log" 2>/dev/null | tail -40

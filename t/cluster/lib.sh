@@ -92,3 +92,44 @@ sacct_final() { # jobid [timeout, 120 s]
 field() { # jobid field
 	TZ=UTC SLURM_TIME_FORMAT='%Y-%m-%dT%H:%M:%SZ' sacct -n -P -X -j "$1" -o "$2" 2>/dev/null | head -n1
 }
+
+# stored_is_analyzed STATE CONF PROG: one job, one truth (doc/formats.md,
+# "The result"): for every case attribd kept in STATE, `PROG analyze
+# --json` of the case, with the catalog the stored result names, prints the
+# stored result (`PROG show --json`, without the fleet findings and the
+# admin's label it adds).  A case the engine cannot read is stored as
+# result_unusable()'s, which only the service makes: not compared, said.
+# A check of check.sh (nothing when STATE holds no case).
+stored_is_analyzed() {
+	local state=$1 conf=$2 prog=$3 c name n=0 bad_cases='' rules
+	for c in "$state"/cases/*.*/; do
+		[ -f "$c/job.json" ] || continue
+		name=$(basename "$c")
+		if ! "$prog" show "${name%.*}" -a "${name##*.}" --json --config "$conf" >"$state/truth-stored.json" 2>/dev/null; then
+			bad_cases="$bad_cases $name(no stored result)"
+			continue
+		fi
+		rules=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("catalog") or "")' "$state/truth-stored.json" 2>/dev/null)
+		if ! "$prog" ${rules:+--rules "$rules"} analyze --json "$c" >"$state/truth-analyzed.json" 2>/dev/null; then
+			python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+sys.exit(not any(c.get("source") == "job.json" and c.get("status") == "error" for c in r.get("coverage", [])))' \
+				"$state/truth-stored.json" || bad_cases="$bad_cases $name(analyze failed)"
+			continue
+		fi
+		n=$((n + 1))
+		python3 - "$state/truth-stored.json" "$state/truth-analyzed.json" <<'PY' || bad_cases="$bad_cases $name"
+import json, sys
+s, a = (json.load(open(f)) for f in sys.argv[1:3])
+s.pop("findings", None)
+s.pop("label", None)
+if json.dumps(s) != json.dumps(a):
+    for k in sorted(set(s) | set(a)):
+        if s.get(k) != a.get(k):
+            print("#   %s: stored %s, analyzed %s" % (k, json.dumps(s.get(k))[:200], json.dumps(a.get(k))[:200]))
+    sys.exit(1)
+PY
+	done
+	rm -f "$state/truth-stored.json" "$state/truth-analyzed.json"
+	[ "$n" -gt 0 ] || [ -n "$bad_cases" ] || return 0
+	check "attrib analyze of each of the $n stored cases gives its stored result${bad_cases:+ (not:$bad_cases)}" test -z "$bad_cases"
+}

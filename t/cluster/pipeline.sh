@@ -79,38 +79,6 @@ pipeline_workdir() {
 }
 wpid='' cleaned=''
 cleanup_more() { :; }	# the test's own, after attribd stops, before the cluster does
-# stored_is_analyzed: one job, one truth (doc/formats.md, "The result"):
-# for every case attribd kept in W/state, attrib analyze --json of the
-# case prints the stored result (attrib show --json without the fleet
-# findings and the admin's label it adds); a case the engine cannot read is stored as
-# result_unusable()'s, which only the service makes
-stored_is_analyzed() {
-	local c name job att n=0 bad_cases='' prog=${ATTRIB_BIN:-$A} rules
-	# the catalog attribd used (the result names it): its RulesDir, else
-	# the program's own default
-	rules=$(sed -n 's/^RulesDir *= *//p' "$W/attrib.conf" 2>/dev/null | tail -n1)
-	for c in "$W"/state/cases/*.*/; do
-		[ -f "$c/job.json" ] || continue
-		name=$(basename "$c")
-		job=${name%.*} att=${name##*.}
-		"$prog" show "$job" -a "$att" --json --config "$W/attrib.conf" >"$W/truth-stored.json" 2>/dev/null || continue
-		"$prog" ${rules:+--rules "$rules"} analyze --json "$c" >"$W/truth-analyzed.json" 2>/dev/null || continue
-		n=$((n + 1))
-		python3 - "$W/truth-stored.json" "$W/truth-analyzed.json" <<'PY' || bad_cases="$bad_cases $name"
-import json, sys
-s, a = (json.load(open(f)) for f in sys.argv[1:3])
-s.pop("findings", None)
-s.pop("label", None)
-if json.dumps(s) != json.dumps(a):
-    for k in sorted(set(s) | set(a)):
-        if s.get(k) != a.get(k):
-            print("#   %s: stored %s, analyzed %s" % (k, json.dumps(s.get(k))[:200], json.dumps(a.get(k))[:200]))
-    sys.exit(1)
-PY
-	done
-	[ "$n" -gt 0 ] || return 0	# the test stored nothing (or failed before)
-	check "attrib analyze of each of the $n stored cases gives its stored result${bad_cases:+ (not:$bad_cases)}" test -z "$bad_cases"
-}
 # cleanup: stops everything the test started (the watcher, attribd,
 # cleanup_more, the cluster); on failure prints the logs; removes W unless
 # ATTRIB_LIVE_KEEP=1.  Once, and never from a subshell.
@@ -121,7 +89,7 @@ cleanup() {
 	cleaned=1
 	[ -n "$wpid" ] && kill "$wpid" 2>/dev/null && wait "$wpid" 2>/dev/null
 	if [ -n "$spid" ]; then kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; fi
-	stored_is_analyzed
+	stored_is_analyzed "$W/state" "$W/attrib.conf" "${ATTRIB_BIN:-$A}"
 	cleanup_more
 	[ -n "$started_cluster" ] && "$CLUSTER" stop >/dev/null 2>&1
 	if [ "$fail" -gt 0 ]; then

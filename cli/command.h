@@ -47,6 +47,10 @@ int parse_limit(const char *v, int *limit);
 
 /* stored.c: what attribd stored */
 void usage_show(FILE *out);
+/* The catalog at path, with the options of the environment (ATTRIB_THREADS,
+ * ...); NULL, said on stderr, when it is invalid. */
+attrib_catalog *cli_load_catalog(const char *path);
+
 int cmd_show(struct ctx *x);
 void usage_list(FILE *out);
 int cmd_list(struct ctx *x);

@@ -229,17 +229,6 @@ static struct json_object *score(const attrib_catalog *cat, const char *dir, con
 	return o;
 }
 
-/* a/b with four decimals; null when b is 0 */
-static struct json_object *ratio(int a, int b)
-{
-	char buf[32];
-
-	if (!b)
-		return NULL;
-	snprintf(buf, sizeof(buf), "%.4f", (double)a / b);
-	return json_object_new_double_s(strtod(buf, NULL), buf);
-}
-
 /* groups[key] (an object {cases, correct}) counted once more */
 static void tally(struct json_object *groups, const char *key, bool ok)
 {
@@ -283,7 +272,7 @@ static struct json_object *group_list(struct json_object *groups, const char *na
 
 		json_object_object_add(o, name, json_object_new_string(json_str(o, "name")));
 		json_object_object_del(o, "name");
-		json_object_object_add(o, rate, ratio(num(o, "correct"), num(o, "cases")));
+		json_object_object_add(o, rate, json_ratio(num(o, "correct"), num(o, "cases")));
 	}
 	return arr;
 }
@@ -330,10 +319,10 @@ static struct json_object *figures(const char *dir, const char *catalog, struct 
 		json_object_object_add(o, "sub_domain", json_object_new_string(contract_sub_domains[d]));
 		json_object_object_add(o, "expected", json_object_new_int(exp_n[d]));
 		json_object_object_add(o, "expected_correct", json_object_new_int(exp_ok[d]));
-		json_object_object_add(o, "recall", ratio(exp_ok[d], exp_n[d]));
+		json_object_object_add(o, "recall", json_ratio(exp_ok[d], exp_n[d]));
 		json_object_object_add(o, "answered", json_object_new_int(got_n[d]));
 		json_object_object_add(o, "answered_correct", json_object_new_int(got_ok[d]));
-		json_object_object_add(o, "precision", ratio(got_ok[d], got_n[d]));
+		json_object_object_add(o, "precision", json_ratio(got_ok[d], got_n[d]));
 		json_object_array_add(sds, o);
 		if (!exp_n[d])
 			continue;
@@ -348,10 +337,10 @@ static struct json_object *figures(const char *dir, const char *catalog, struct 
 	json_object_object_add(s, "catalog", json_object_new_string(catalog));
 	json_object_object_add(s, "cases", json_object_new_int(n));
 	json_object_object_add(s, "correct", json_object_new_int(correct));
-	json_object_object_add(s, "accuracy", ratio(correct, n));
+	json_object_object_add(s, "accuracy", json_ratio(correct, n));
 	json_object_object_add(s, "false_drains", fds);
 	json_object_object_add(s, "unattributed", json_object_new_int(unattributed));
-	json_object_object_add(s, "unattributed_share", ratio(unattributed, n));
+	json_object_object_add(s, "unattributed_share", json_ratio(unattributed, n));
 	json_object_object_add(s, "sub_domains", sds);
 	json_object_object_add(s, "confusion", cm);
 	json_object_object_add(s, "rules", group_list(rules, "rule", "precision"));

@@ -163,7 +163,7 @@ struct command {
 	long since; /* --since's default, seconds back */
 };
 
-static attrib_catalog *load(const char *path)
+attrib_catalog *cli_load_catalog(const char *path)
 {
 	struct attrib_options opt = attrib_options_env(getenv);
 	attrib_catalog *cat = attrib_catalog_load(path, &opt, stderr);
@@ -298,7 +298,7 @@ static int setup(const struct command *cmd, int argc, char **argv, struct ctx *x
 	}
 	if (cmd->need == NEED_CATALOG) {
 		x->rules = rules_path(x->rules_opt ? x->rules_opt : rules_opt);
-		if (!(x->cat = load(x->rules)))
+		if (!(x->cat = cli_load_catalog(x->rules)))
 			return EXIT_RULES;
 	}
 	if (cmd->need == NEED_STORE || cmd->need == NEED_STORE_RW) {
@@ -369,7 +369,7 @@ static int cmd_rules(struct ctx *x)
 	if (!strcmp(x->args[0], "diff"))
 		return cmd_rules_diff(x);
 	if (!strcmp(x->args[0], "doc")) {
-		if (!(cat = load(path)))
+		if (!(cat = cli_load_catalog(path)))
 			return EXIT_RULES;
 		attrib_catalog_markdown(cat, stdout);
 		attrib_catalog_free(cat);

@@ -72,16 +72,6 @@ static int is_case(const struct dirent *e)
 	return e->d_name[0] != '.';
 }
 
-static attrib_catalog *load_quiet(const char *path)
-{
-	struct attrib_options opt = attrib_options_env(getenv);
-	attrib_catalog *cat = attrib_catalog_load(path, &opt, stderr);
-
-	if (!cat)
-		fprintf(stderr, "attrib: the rule catalog %s is invalid\n", path);
-	return cat;
-}
-
 int cmd_rules_diff(struct ctx *x)
 {
 	char dir[PATH_MAX];
@@ -116,7 +106,7 @@ int cmd_rules_diff(struct ctx *x)
 	} else {
 		snprintf(dir, sizeof(dir), "%s", x->args[1]);
 	}
-	if (!(from = load_quiet(x->from)) || !(to = load_quiet(x->to))) {
+	if (!(from = cli_load_catalog(x->from)) || !(to = cli_load_catalog(x->to))) {
 		rc = EXIT_RULES;
 		goto done;
 	}

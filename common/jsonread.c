@@ -147,3 +147,13 @@ int json_clean_strings(struct json_object *o)
 	}
 	return changed;
 }
+
+struct json_object *json_ratio(long a, long b)
+{
+	char buf[32];
+
+	if (!b)
+		return NULL;
+	snprintf(buf, sizeof(buf), "%.4f", (double)a / b);
+	return json_object_new_double_s(strtod(buf, NULL), buf);
+}

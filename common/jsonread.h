@@ -35,5 +35,8 @@ const char *json_str(struct json_object *o, const char *k);
  * attrib shows.  Keys are left alone (attrib's own, never input's).
  * Returns how many strings it changed. */
 int json_clean_strings(struct json_object *o);
+/* a / b as a JSON number written with four decimals (0.9375), the form of
+ * every share and rate attrib prints; NULL (JSON null) when b is 0 */
+struct json_object *json_ratio(long a, long b);
 
 #endif

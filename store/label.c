@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 #include "contract.h"
 #include "internal.h"
+#include "jsonread.h"
 #include "label.h"
 #include "timefmt.h"
 
@@ -250,17 +251,6 @@ bool label_same_nodes(const char *a, const char *b)
 	return list_within(a, b) && list_within(b, a);
 }
 
-/* a/b with four decimals; null when b is 0 (as attrib eval's) */
-static struct json_object *ratio(long a, long b)
-{
-	char buf[32];
-
-	if (!b)
-		return NULL;
-	snprintf(buf, sizeof(buf), "%.4f", (double)a / b);
-	return json_object_new_double_s(strtod(buf, NULL), buf);
-}
-
 enum {
 	F_RESULTS,
 	F_LABELLED,
@@ -305,10 +295,10 @@ static void add_ratios(struct json_object *t)
 {
 	long labelled = get_count(t, F_LABELLED);
 
-	json_object_object_add(t, "labelled_share", ratio(labelled, get_count(t, F_RESULTS)));
-	json_object_object_add(t, "sub_domain_agreement", ratio(get_count(t, F_SUB_AGREE), labelled));
-	json_object_object_add(t, "culprit_agreement", ratio(get_count(t, F_CULPRITS_AGREE), labelled));
-	json_object_object_add(t, "precision", ratio(get_count(t, F_CORRECT), labelled));
+	json_object_object_add(t, "labelled_share", json_ratio(labelled, get_count(t, F_RESULTS)));
+	json_object_object_add(t, "sub_domain_agreement", json_ratio(get_count(t, F_SUB_AGREE), labelled));
+	json_object_object_add(t, "culprit_agreement", json_ratio(get_count(t, F_CULPRITS_AGREE), labelled));
+	json_object_object_add(t, "precision", json_ratio(get_count(t, F_CORRECT), labelled));
 }
 
 static int by_key(const void *a, const void *b)

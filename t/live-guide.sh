@@ -442,6 +442,9 @@ check "the guide's '$cmd' prints what the guide shows ($(tail -n1 "$W/rules-chec
 check "SIGTERM stops the service (exit 0)" stop_service
 kill "$wpid" 2>/dev/null && wait "$wpid" 2>/dev/null
 wpid=''
+# one job, one truth, with the installed attrib (before the purge)
+stored_is_analyzed "$W/state" "$W/attrib.conf" "$ATTRIB_BIN"
+truth_checked=1
 "$CLUSTER" stop >/dev/null 2>&1
 started_cluster=''
 purge_packages

@@ -249,8 +249,9 @@ struct job {
 	double start, end;
 	struct rank_info *ranks;
 	int nranks;
-	bool ranks_exit; /* some rank's exit is recorded */
-	long long gpus;	 /* GPUs allocated (TRES gres/gpu); -1: not known */
+	bool ranks_exit;	       /* some rank's exit is recorded */
+	long long gpus;		       /* GPUs allocated (TRES gres/gpu); -1: not known */
+	struct job_record_view record; /* job.json as read: the result's job fields */
 };
 
 int job_load(struct job *job, const char *path, char *err, size_t errlen);

@@ -55,6 +55,7 @@ int job_load(struct job *job, const char *path, char *err, size_t errlen)
 		return -1;
 	if (!job_record_read(o, &v, why, sizeof(why)))
 		return fail(err, errlen, CASE_JOB ": %s", why);
+	job->record = v;
 	job->job_id = v.job_id;
 	job->state = v.state;
 	nodes = v.nodes;

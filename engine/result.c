@@ -643,11 +643,7 @@ struct json_object *result_build(struct analysis *a, const struct verdict *v)
 	/* the job's facts (job.json) and the service's history of this
 	 * diagnosis (evidence.json): attrib analyze of a stored case gives
 	 * the stored result */
-	struct job_record_view jr;
-	char why[256];
-
-	job_record_read(a->job.root, &jr, why, sizeof(why)); /* read once before: job_load */
-	result_add_job(o, &jr);
+	result_add_job(o, &a->job.record);
 	revisions(a, o);
 
 	free(culprit);
